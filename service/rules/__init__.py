@@ -1,0 +1,15 @@
+"""The game, pure: state, commands, `decide` and `evolve`, views. No I/O, no clock,
+no global randomness, no framework: deterministic given (state, command, dice).
+"""
+
+from service.rules import game as _game  # noqa: F401  (registers evolve handlers)
+from service.rules import turn as _turn  # noqa: F401
+from service.rules.decide import Actor, Command, decide
+from service.rules.events import RULES_VERSION, Event
+from service.rules.evolve import evolve, fold
+from service.rules.state import Setup, State, initial_state
+
+__all__ = [
+    "RULES_VERSION", "Actor", "Command", "Event", "Setup", "State", "decide", "evolve",
+    "fold", "initial_state",
+]

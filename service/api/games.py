@@ -1,0 +1,197 @@
+"""The game routes of DESIGN.md section 4. Thin: parse, call the referee, render."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Query, Request, Response
+from fastapi.responses import JSONResponse
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from service.api import auth
+from service.api.problems import Problem
+from service.api.schemas import AdminDeadlines, AdminReason, CreateGame, JoinSeat, SignedOrder
+from service.crypto.tokens import hash_token
+from service.referee import games as referee
+from service.referee import reads
+from service.referee.core import GameNotFound, state_of
+from service.referee.orders import submit_order
+from service.rules.awaiting import awaiting
+from service.rules.decide import position
+from service.rules.view import view
+from service.store.models import GameRow, PlayerRow
+
+router = APIRouter(prefix="/v1")
+GameId = Annotated[str, Path(max_length=64, description="the game's id")]
+
+
+@asynccontextmanager
+async def transaction(request: Request) -> AsyncIterator[AsyncSession]:
+    """One transaction per request, committed here and nowhere else."""
+    async with request.app.state.sessionmaker() as session:
+        try:
+            async with session.begin():
+                yield session
+        except GameNotFound as missing:
+            raise Problem(404, "game/not_found", f"no game {missing}") from None
+        except referee.Unauthorized as error:
+            raise Problem(401, error.code, error.detail) from None
+
+
+def _summary(game: GameRow) -> dict[str, Any]:
+    state = state_of(game)
+    return {
+        "id": game.id,
+        "name": game.name,
+        "status": state.status,
+        "version": game.version,
+        "scenario": game.scenario["id"],
+        "dice_mode": game.dice["mode"],
+        "turn": state.turn.number,
+        "round": state.turn.round,
+        "impulse": state.turn.impulse,
+        "step": state.turn.step,
+        "phasing_side": state.turn.phasing_side,
+        "awaiting": awaiting(state),
+        "position": position(state),
+    }
+
+
+@router.post("/games", status_code=201, summary="Create a game")
+async def create_game(body: CreateGame, request: Request) -> dict[str, Any]:
+    key = request.app.state.settings.operator_key
+    if key and auth.bearer(request) != key:
+        raise Problem(401, "auth/operator_only", "creating games needs the operator key")
+    async with transaction(request) as session:
+        return await referee.create_game(session, body.model_dump())
+
+
+@router.get("/games", summary="List the games the caller belongs to")
+async def list_games(
+    request: Request,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    after: Annotated[str | None, Query(max_length=64)] = None,
+) -> dict[str, Any]:
+    digest = hash_token(auth.bearer(request))
+    async with transaction(request) as session:
+        ids = select(PlayerRow.game_id).where(PlayerRow.token_hash == digest).union(
+            select(GameRow.id).where(GameRow.gm_token_hash == digest)
+        ).subquery()
+        query = select(GameRow).where(GameRow.id.in_(select(ids.c[0])))
+        if after:
+            query = query.where(GameRow.id > after)
+        rows = (await session.execute(query.order_by(GameRow.id).limit(limit + 1))).scalars()
+        games = list(rows)
+        if not games and not after:
+            total = await session.scalar(select(func.count()).select_from(ids))
+            if not total:
+                raise Problem(401, "auth/bad_token", "unknown token")
+        page = games[:limit]
+        return {"games": [_summary(g) for g in page],
+                "next": page[-1].id if len(games) > limit else None}
+
+
+@router.get("/games/{game_id}", summary="Summary: status, turn, step and who must act")
+async def game_summary(game_id: GameId, request: Request) -> dict[str, Any]:
+    async with transaction(request) as session:
+        m = await auth.member(session, game_id, auth.bearer(request))
+        return _summary(m.game)
+
+
+@router.post("/games/{game_id}/seats/{side}", status_code=201, summary="Join a side")
+async def join(game_id: GameId, side: Annotated[str, Path(max_length=40)], body: JoinSeat,
+               request: Request) -> dict[str, Any]:
+    async with transaction(request) as session:
+        return await referee.join_seat(session, game_id, side, body.model_dump())
+
+
+@router.get("/games/{game_id}/state", summary="The caller's view of the current state")
+async def game_state(game_id: GameId, request: Request, response: Response) -> Any:
+    async with transaction(request) as session:
+        m = await auth.member(session, game_id, auth.bearer(request))
+        viewer = m.viewer
+        etag = f'W/"{m.game.version}-{viewer.role}-{viewer.player_id or ""}"'
+        if request.headers.get("if-none-match") == etag:
+            return Response(status_code=304, headers={"ETag": etag})
+        body = view(state_of(m.game), viewer)
+        body["game"]["version"] = m.game.version
+        body["game"]["name"] = m.game.name
+        response.headers["ETag"] = etag
+        return body
+
+
+@router.get("/games/{game_id}/log", summary="Every event in order (paginated)")
+async def game_log(
+    game_id: GameId,
+    request: Request,
+    after: Annotated[int, Query(ge=0, le=2**62)] = 0,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> dict[str, Any]:
+    async with transaction(request) as session:
+        m = await auth.member(session, game_id, auth.bearer(request))
+        events = await reads.log(session, m.game, m.viewer, after=after, limit=limit)
+        nxt = events[-1]["seq"] if len(events) == limit else None
+        return {"events": events, "next_after": nxt, "head": m.game.head_seq}
+
+
+@router.post("/games/{game_id}/orders", status_code=201, summary="Submit a signed order")
+async def post_order(game_id: GameId, envelope: SignedOrder, request: Request) -> Any:
+    async with transaction(request) as session:
+        m = await auth.member(session, game_id, auth.bearer(request))
+        player = auth.require_player(m)
+        result = await submit_order(session, game_id, player, envelope.model_dump())
+    if result.replayed:
+        return JSONResponse(result.body, status_code=200,
+                            headers={"Idempotent-Replayed": "true"})
+    return result.body
+
+
+@router.get("/games/{game_id}/dice", summary="Commitments, revealed seeds, every roll")
+async def dice(game_id: GameId, request: Request) -> dict[str, Any]:
+    async with transaction(request) as session:
+        m = await auth.member(session, game_id, auth.bearer(request))
+        return await reads.dice(session, m.game)
+
+
+@router.get("/games/{game_id}/export", summary="The whole verifiable record")
+async def export(game_id: GameId, request: Request) -> dict[str, Any]:
+    async with transaction(request) as session:
+        m = await auth.member(session, game_id, auth.bearer(request))
+        return await reads.export(session, m.game, m.viewer)
+
+
+async def _admin(request: Request, game_id: str, kind: str, body: dict[str, Any]) -> Any:
+    async with transaction(request) as session:
+        m = await auth.member(session, game_id, auth.bearer(request))
+        auth.require_gm(m)
+        applied = await referee.gm_command(session, game_id, kind, body)
+        return {"version": applied.version, "events": applied.events,
+                "position": position(applied.state), "awaiting": awaiting(applied.state)}
+
+
+@router.post("/games/{game_id}/admin/pause", summary="GM: pause (clocks stop)")
+async def admin_pause(game_id: GameId, body: AdminReason, request: Request) -> Any:
+    return await _admin(request, game_id, "admin.pause", body.model_dump())
+
+
+@router.post("/games/{game_id}/admin/resume", summary="GM: resume")
+async def admin_resume(game_id: GameId, body: AdminReason, request: Request) -> Any:
+    return await _admin(request, game_id, "admin.resume", body.model_dump())
+
+
+@router.post("/games/{game_id}/admin/end", summary="GM: end the game, reveal the dice seeds")
+async def admin_end(game_id: GameId, body: AdminReason, request: Request) -> Any:
+    return await _admin(request, game_id, "admin.end", body.model_dump())
+
+
+@router.post("/games/{game_id}/admin/deadlines", summary="GM: set deadlines per step")
+async def admin_deadlines(game_id: GameId, body: AdminDeadlines, request: Request) -> Any:
+    return await _admin(request, game_id, "admin.deadlines", body.model_dump())
+
+
+@router.post("/games/{game_id}/admin/force", summary="GM: apply the default action now")
+async def admin_force(game_id: GameId, body: AdminReason, request: Request) -> Any:
+    return await _admin(request, game_id, "admin.force", body.model_dump())

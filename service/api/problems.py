@@ -1,0 +1,145 @@
+"""RFC 9457 problem details: every error the API returns, with a stable `type` per kind.
+
+The `type` is `/problems/<code>` (relative to the service; GET it for a description).
+Codes are the domain's (`order/stale`, `reorg/no_supply_path`); the HTTP status follows
+the error's class: 401 authentication, 403 acting for another, 404 unknown, 409 conflict
+with the current state, 422 a payload that could never be valid.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from service.rules.errors import Malformed, Refused, RulesError
+
+MEDIA_TYPE = "application/problem+json"
+
+TITLES: dict[int, str] = {
+    400: "Bad request",
+    401: "Not authenticated",
+    403: "Forbidden",
+    404: "Not found",
+    405: "Method not allowed",
+    409: "Conflict with the current state",
+    413: "Payload too large",
+    415: "Unsupported media type",
+    422: "Invalid payload",
+    429: "Too many requests",
+    500: "Internal error",
+    503: "Service unavailable",
+}
+
+
+class Problem(Exception):
+    """An error answered as problem+json."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        detail: str,
+        *,
+        errors: list[dict[str, Any]] | None = None,
+        headers: dict[str, str] | None = None,
+        **extra: Any,
+    ) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.errors = errors
+        self.headers = headers
+        self.extra = extra
+
+    def body(self, instance: str | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "type": f"/problems/{self.code}",
+            "title": TITLES.get(self.status, "Error"),
+            "status": self.status,
+            "detail": self.detail,
+            "code": self.code,
+        }
+        if instance:
+            body["instance"] = instance
+        if self.errors:
+            body["errors"] = self.errors
+        body.update(self.extra)
+        return body
+
+
+def problem_response(problem: Problem, request: Request | None = None) -> JSONResponse:
+    return JSONResponse(
+        problem.body(request.url.path if request else None),
+        status_code=problem.status,
+        media_type=MEDIA_TYPE,
+        headers=problem.headers,
+    )
+
+
+def from_rules(error: RulesError) -> Problem:
+    status = 422 if isinstance(error, Malformed) else 409 if isinstance(error, Refused) else 403
+    errors = [{"path": path, "message": message} for path, message in error.errors]
+    extra: dict[str, Any] = dict(error.extra)
+    if error.rule:
+        extra["rule"] = error.rule
+    return Problem(status, error.code, error.message, errors=errors or None, **extra)
+
+
+def _json_path(loc: tuple[Any, ...]) -> str:
+    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
+    return "/" + "/".join(parts) if parts else "/"
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers that turn every failure into problem+json."""
+
+    @app.exception_handler(Problem)
+    async def _problem(request: Request, exc: Problem) -> JSONResponse:
+        return problem_response(exc, request)
+
+    @app.exception_handler(RulesError)
+    async def _rules(request: Request, exc: RulesError) -> JSONResponse:
+        return problem_response(from_rules(exc), request)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [
+            {"path": _json_path(tuple(e.get("loc", ()))), "message": str(e.get("msg", ""))}
+            for e in exc.errors()
+        ]
+        where = {str(e.get("loc", ("",))[0]) for e in exc.errors()}
+        code = "request/malformed_body" if "body" in where else "request/invalid_parameter"
+        detail = "; ".join(f"{e['path']}: {e['message']}" for e in errors[:5])
+        return problem_response(Problem(422, code, detail, errors=errors), request)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return problem_response(
+            Problem(exc.status_code, code, str(exc.detail), headers=exc.headers), request
+        )
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+
+        if isinstance(exc, OperationalError | InterfaceError | ConnectionError | OSError) or (
+            isinstance(exc, DBAPIError) and exc.connection_invalidated
+        ):
+            return problem_response(
+                Problem(
+                    503,
+                    "service/database_unavailable",
+                    "the database is not reachable; retry shortly",
+                    headers={"Retry-After": "2"},
+                ),
+                request,
+            )
+        return problem_response(
+            Problem(500, "internal", "an unexpected error happened; it has been logged"), request
+        )

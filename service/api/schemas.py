@@ -1,0 +1,94 @@
+"""Request bodies (the pinned shapes of DESIGN.md 4.0 and 4.1), with examples."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Name = Field(min_length=1, max_length=80)
+
+
+class CreateGame(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{
+            "name": "Drang 1945", "scenario": "dno-demo",
+            "options": {"turn_end": {"threshold": 83}},
+            "dice": {"mode": "scripted", "script": {"initiative": [5, 8, 5]}},
+        }]},
+    )
+    name: str = Name
+    scenario: str | dict[str, Any] = Field(description="a built-in id or an inline scenario")
+    options: dict[str, Any] = Field(default_factory=dict)
+    dice: dict[str, Any] = Field(default_factory=lambda: {"mode": "fair"})
+
+
+class JoinSeat(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{
+            "join_code": "k3J9...", "name": "Dave",
+            "public_key": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo", "powers": ["cw", "usa"],
+        }]},
+    )
+    join_code: str = Field(min_length=1, max_length=200)
+    name: str = Name
+    public_key: str = Field(min_length=1, max_length=200)
+    powers: list[str] | None = Field(default=None, max_length=20)
+
+
+class Order(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    game: str = Field(max_length=100)
+    player: str = Field(max_length=100)
+    seq: int = Field(ge=0, le=2**53 - 1)
+    turn: int = Field(ge=0, le=1_000_000)
+    impulse: int = Field(ge=0, le=1_000_000)
+    step: str = Field(max_length=40)
+    kind: str = Field(max_length=40)
+    body: dict[str, Any] = Field(default_factory=dict)
+
+
+ORDER_EXAMPLES: dict[str, dict[str, Any]] = {
+    "roll": {"dice": "2d10", "purpose": "attrition in 1432"},
+    "declare": {"actions": {"cw": "land", "usa": "pass"},
+                "chits": {"cw": {"kind": "land", "hq": "cw-hq-monty"}}},
+    "initiative.reroll": {"demand": True},
+    "initiative.choose": {"position": "last"},
+    "done": {},
+    "production": {"powers": {"cw": {"bp_spent": 30, "bp_on_rps": 5}}},
+}
+
+
+class SignedOrder(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [
+            {"order": {"game": "<game id>", "player": "<player id>", "seq": i + 1, "turn": 1,
+                       "impulse": 1, "step": "declare" if kind == "declare" else "action",
+                       "kind": kind, "body": body},
+             "signature": "<base64url Ed25519 over the RFC 8785 bytes of order>"}
+            for i, (kind, body) in enumerate(ORDER_EXAMPLES.items())
+        ]},
+    )
+    order: Order
+    signature: str = Field(min_length=1, max_length=200)
+
+
+class AdminReason(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    reason: str = Field(default="", max_length=2000)
+
+
+class AdminDeadlines(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"deadlines": {"declare": 86400, "production": None},
+                                         "reason": "one day per declaration"}]},
+    )
+    deadlines: dict[str, int | None]
+    reason: str = Field(default="", max_length=2000)
+
+
+Role = Literal["player", "gm"]

@@ -1,0 +1,46 @@
+"""The FastAPI application: engine and sessions built in the lifespan, routes, errors."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+
+from service.api import games, health, problems
+from service.settings import Settings, get_settings
+from service.store.database import make_engine, make_sessionmaker, resolve_database_url
+
+
+def create_app(settings: Settings | None = None, *, database_url: str | None = None) -> FastAPI:
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        url = database_url or resolve_database_url()
+        engine = make_engine(url, pool_size=settings.pool_size)
+        app.state.engine = engine
+        app.state.sessionmaker = make_sessionmaker(engine)
+        try:
+            yield
+        finally:
+            await engine.dispose()
+
+    app = FastAPI(
+        title="WiF referee",
+        version="0.1.0",
+        description="Play-by-web referee for three-sided World in Flames-style games: "
+        "signed orders, verifiable dice, a hash-chained turn log.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    if settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["*"],
+            allow_headers=["*"], expose_headers=["ETag", "Idempotent-Replayed"],
+        )
+    problems.install(app)
+    app.include_router(health.router)
+    app.include_router(games.router)
+    return app

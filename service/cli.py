@@ -1,0 +1,65 @@
+"""`python -m service`: serve, migrate, verify."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+
+
+def _migrate() -> str:
+    from service.store.database import make_engine, migrate, resolve_database_url
+
+    url = resolve_database_url()
+
+    async def run() -> None:
+        engine = make_engine(url, pool_size=1)
+        try:
+            await migrate(engine)
+        finally:
+            await engine.dispose()
+
+    asyncio.run(run())
+    return url
+
+
+def serve(host: str, port: int, workers: int) -> None:
+    import uvicorn
+
+    url = _migrate()
+    os.environ["DATABASE_URL"] = url
+    uvicorn.run("service.app:create_app", factory=True, host=host, port=port,
+                workers=workers, log_level=os.environ.get("LOG_LEVEL", "info").lower())
+
+
+def main(argv: list[str] | None = None) -> int:
+    from service.settings import get_settings
+
+    settings = get_settings()
+    parser = argparse.ArgumentParser(prog="service", description="WiF referee service")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_serve = sub.add_parser("serve", help="migrate, then serve the API with uvicorn")
+    p_serve.add_argument("--host", default=settings.host)
+    p_serve.add_argument("--port", type=int, default=settings.port)
+    p_serve.add_argument("--workers", type=int, default=settings.workers)
+    sub.add_parser("migrate", help="upgrade the database to the newest schema")
+    p_verify = sub.add_parser("verify", help="check an export offline (no database)")
+    p_verify.add_argument("export", help="path of an export JSON file")
+    args = parser.parse_args(argv)
+    if args.command == "serve":
+        serve(args.host, args.port, args.workers)
+    elif args.command == "migrate":
+        _migrate()
+        print("database is at the newest schema")
+    elif args.command == "verify":
+        from service.verify import verify_file
+
+        report = verify_file(args.export)
+        print(report.text())
+        return 0 if report.ok else 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

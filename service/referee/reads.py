@@ -1,0 +1,119 @@
+"""Reads: the log as a member may see it, the dice record, the export."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from service.referee.core import rfc3339, state_of
+from service.rules import Event
+from service.rules.view import Viewer, is_sealed, view
+from service.store.models import EventRow, GameRow, OrderRow
+
+
+def event_record(row: EventRow) -> dict[str, Any]:
+    return {
+        "seq": row.seq, "turn": row.turn, "impulse": row.impulse, "step": row.step,
+        "kind": row.kind, "actor": row.actor, "text": row.text, "data": row.data,
+        "at": rfc3339(row.at), "rules_version": row.rules_version, "hash": row.hash,
+    }
+
+
+def _redact(record: dict[str, Any]) -> dict[str, Any]:
+    return {**record, "data": {"side": record["data"].get("side"), "sealed": True},
+            "text": f"{record['data'].get('side')} answered (sealed until the window closes).",
+            "sealed": True}
+
+
+async def log(session: AsyncSession, game: GameRow, viewer: Viewer, *, after: int,
+              limit: int) -> list[dict[str, Any]]:
+    rows = (
+        await session.execute(
+            select(EventRow).where(EventRow.game_id == game.id, EventRow.seq > after)
+            .order_by(EventRow.seq).limit(limit)
+        )
+    ).scalars().all()
+    state = state_of(game)
+    out = []
+    for row in rows:
+        record = event_record(row)
+        if is_sealed(Event.from_record(record), state, viewer):
+            record = _redact(record)
+        out.append(record)
+    return out
+
+
+async def dice(session: AsyncSession, game: GameRow) -> dict[str, Any]:
+    rows = (
+        await session.execute(
+            select(EventRow).where(EventRow.game_id == game.id,
+                                   EventRow.kind.in_(("dice.committed", "dice.revealed",
+                                                      "dice.rolled")))
+            .order_by(EventRow.seq)
+        )
+    ).scalars().all()
+    turns: dict[int, dict[str, Any]] = {}
+    for row in rows:
+        t = int(row.data["turn"])
+        entry = turns.setdefault(t, {"turn": t, "commitment": None, "seed": None, "rolls": []})
+        if row.kind == "dice.committed":
+            entry["commitment"] = row.data["commitment"]
+        elif row.kind == "dice.revealed":
+            entry["seed"] = row.data["seed"]
+        else:
+            entry["rolls"].append({"seq": row.seq, **row.data})
+    return {"game": game.id, "mode": game.dice["mode"],
+            "scripted": game.dice["mode"] == "scripted",
+            "algorithm": "DESIGN.md 4.2: HMAC-SHA256(seed_T, "
+                         "'{game_id}|{T}|{i}|{j}|{purpose}|{chain_hash}')",
+            "turns": [turns[t] for t in sorted(turns)]}
+
+
+async def export(session: AsyncSession, game: GameRow, viewer: Viewer) -> dict[str, Any]:
+    """Everything a third party needs to verify the game offline."""
+    events = (
+        await session.execute(
+            select(EventRow).where(EventRow.game_id == game.id).order_by(EventRow.seq)
+        )
+    ).scalars().all()
+    orders = (
+        await session.execute(
+            select(OrderRow).where(OrderRow.game_id == game.id)
+            .order_by(OrderRow.created_at, OrderRow.player_id, OrderRow.seq)
+        )
+    ).scalars().all()
+    from service.store.models import PlayerRow
+
+    players = (
+        await session.execute(select(PlayerRow).where(PlayerRow.game_id == game.id))
+    ).scalars().all()
+    state = state_of(game)
+    records = [event_record(e) for e in events]
+    sealed_hidden = any(is_sealed(Event.from_record(r), state, viewer) for r in records)
+    if sealed_hidden:
+        records = [_redact(r) if is_sealed(Event.from_record(r), state, viewer) else r
+                   for r in records]
+    dice_info: dict[str, Any] = {"mode": game.dice["mode"]}
+    if game.dice["mode"] == "scripted":
+        dice_info["scripted"] = True
+        if state.status == "finished":
+            dice_info["script"] = game.dice.get("script", {})
+    if game.dice["mode"] == "seeded" and state.status == "finished":
+        dice_info["master_seed"] = game.dice["seed"]
+    return {
+        "format": "wif-referee-export/1",
+        "game": {"id": game.id, "name": game.name, "status": state.status,
+                 "version": game.version, "rules_version": game.rules_version},
+        "scenario": game.scenario,
+        "options": game.options,
+        "dice": dice_info,
+        "players": [{"id": p.id, "side": p.side, "name": p.name, "powers": p.powers,
+                     "public_key": p.public_key} for p in players],
+        "orders": [o.envelope for o in orders],
+        "events": records,
+        "revealed_seeds": {str(k): v for k, v in state.dice.revealed.items()},
+        "state": view(state, Viewer(role="gm")),
+        "complete": not sealed_hidden,
+    }

@@ -1,0 +1,41 @@
+"""Domain errors of the rules. Each carries a stable code, the rule it enforces (a seed
+rule number such as 11.18.4 or 5.7c, or a design section) and the offending items.
+
+`Refused`: not allowed in the current state (HTTP 409). `Malformed`: could never be
+valid (HTTP 422). `Forbidden`: acting for a side or power not held (HTTP 403).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+
+class RulesError(Exception):
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        rule: str | None = None,
+        errors: Sequence[tuple[str, str]] = (),
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.rule = rule
+        self.errors = list(errors)
+        self.extra = dict(extra or {})
+
+
+class Refused(RulesError):
+    """The order conflicts with the current state of the game."""
+
+
+class Malformed(RulesError):
+    """The order could never be valid."""
+
+
+class Forbidden(RulesError):
+    """The order acts for a side or power the player does not hold."""

@@ -1,0 +1,65 @@
+"""The running decision: a command's events so far and the state they lead to.
+
+`decide` functions emit events through a Flow, which evolves the state at once so
+later steps (the server's automatic ones) see it, and rolls dice with the chain of
+events before each roll.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.rules.codec import to_data
+from service.rules.dice import Dice, Roll
+from service.rules.events import Event
+from service.rules.evolve import evolve
+from service.rules.state import State
+
+
+class Flow:
+    def __init__(self, state: State, dice: Dice | None, *, actor: str, at: str) -> None:
+        self.state = state
+        self.dice = dice
+        self.actor = actor
+        self.at = at
+        self.events: list[Event] = []
+
+    def emit(self, kind: str, text: str, data: dict[str, Any] | None = None, *,
+             by: str | None = None) -> Event:
+        """Record a fact; `by` is the actor (default: the server's own step)."""
+        turn = self.state.turn
+        event = Event(
+            kind=kind,
+            text=text,
+            data=data or {},
+            actor=by or "server",
+            turn=turn.number,
+            impulse=turn.impulse,
+            step=turn.step,
+            at=self.at,
+        )
+        self.state = evolve(self.state, event)
+        self.events.append(event)
+        return event
+
+    def roll(self, purpose: str, count: int, faces: int = 10, *, text: str,
+             by: str | None = None, label: str | None = None) -> Roll:
+        """Roll through the dice and log the roll with its inputs (DESIGN.md 4.2)."""
+        if self.dice is None:
+            raise RuntimeError("this command may not roll dice")
+        s = self.state
+        roll = self.dice.roll(
+            turn=s.turn.number,
+            index=s.dice.rolls_this_turn,
+            purpose=purpose,
+            count=count,
+            faces=faces,
+            script_position=s.dice.script_used.get(purpose, 0),
+            pending=self.events,
+        )
+        data = to_data(roll)
+        if label is not None:
+            data["label"] = label
+        values = ", ".join(str(v) for v in roll.values)
+        self.emit("dice.rolled", f"{text}: {values}", data, by=by)
+        return roll

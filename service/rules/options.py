@@ -1,0 +1,158 @@
+"""Game options: every settled gap of RULES-NOTES.md, with its default.
+
+Options are data, fixed at creation (the GM may replace the weather table for a coming
+turn). `resolve_options` merges a game's choices over the defaults and lists every
+problem at once.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from service.rules.errors import Malformed
+
+# RULES-NOTES "Default weather table": one d10 per round (row 17).
+DEFAULT_WEATHER_TABLE: list[dict[str, Any]] = [
+    {"roll": 1, "weather": "blizzard", "dice": 4, "supply_path": 2},
+    {"roll": 2, "weather": "snow", "dice": 3, "supply_path": 3},
+    {"roll": 3, "weather": "storm", "dice": 3, "supply_path": 3},
+    {"roll": 4, "weather": "rain", "dice": 2, "supply_path": 4},
+    {"roll": 5, "weather": "rain", "dice": 2, "supply_path": 4},
+    {"roll": 6, "weather": "fine", "dice": 2, "supply_path": 4},
+    {"roll": 7, "weather": "fine", "dice": 2, "supply_path": 4},
+    {"roll": 8, "weather": "fine", "dice": 2, "supply_path": 4},
+    {"roll": 9, "weather": "fine", "dice": 1, "supply_path": 4},
+    {"roll": 10, "weather": "fine", "dice": 1, "supply_path": 4},
+]
+
+DEFAULTS: dict[str, Any] = {
+    "weather": {"table": DEFAULT_WEATHER_TABLE},
+    # RULES-NOTES 13: ceil(27.5 x sides); None means "computed from the sides".
+    "turn_end": {"threshold": None},
+    "reorg": {
+        "minor_port_limit": 2,  # 1
+        "coastal_types": ["INF", "MTN", "MAR", "PARA", "GAR", "FB"],  # 2
+        "primary_limit": "factories",  # 3: factories | two_units
+        "rail_counts_against_source": True,  # 4
+        "supply_unit_hq_primary": True,  # 5
+        "supply_unit_expend": True,  # 5
+        "supply_unit_city_source": True,  # 5
+        "impulse_step": "phasing",  # 6: phasing | all
+        "final_step": True,  # 7
+        "reorganize_units_chit": False,  # 10
+        "port_repair_cost": {"minor": 2, "major": 4},  # 23
+        "hq_needs_supply": True,  # 25
+    },
+    "supply": {"terrain_cost": {"mountain": 1, "swamp": 1, "jungle": 1, "forest": 1}},  # 26
+    "game": {"max_pause_hours": 168},
+}
+
+CHOICES: dict[str, tuple[str, ...]] = {
+    "reorg.primary_limit": ("factories", "two_units"),
+    "reorg.impulse_step": ("phasing", "all"),
+}
+
+
+def default_threshold(sides: int) -> int:
+    """RULES-NOTES 13: 27.5 per side, rounded up (55 for two sides, 83 for three)."""
+    return math.ceil(27.5 * sides)
+
+
+def _check_weather(table: Any, problems: list[tuple[str, str]]) -> None:
+    path = "/options/weather/table"
+    if not isinstance(table, list) or len(table) != 10:
+        problems.append((path, "the weather table needs exactly one row per d10 roll 1-10"))
+        return
+    seen: set[int] = set()
+    for i, row in enumerate(table):
+        where = f"{path}/{i}"
+        if not isinstance(row, Mapping):
+            problems.append((where, "a row is an object {roll, weather, dice, supply_path}"))
+            continue
+        roll, dice, path_len = row.get("roll"), row.get("dice"), row.get("supply_path")
+        if not isinstance(roll, int) or isinstance(roll, bool) or not 1 <= roll <= 10:
+            problems.append((f"{where}/roll", "roll must be an integer 1-10"))
+        elif roll in seen:
+            problems.append((f"{where}/roll", f"roll {roll} appears twice"))
+        else:
+            seen.add(roll)
+        if not isinstance(row.get("weather"), str) or not row.get("weather"):
+            problems.append((f"{where}/weather", "weather must be a non-empty name"))
+        if not isinstance(dice, int) or isinstance(dice, bool) or not 1 <= dice <= 4:
+            problems.append((f"{where}/dice", "the circled number (turn-end dice) is 1-4"))
+        if not isinstance(path_len, int) or isinstance(path_len, bool) or not 0 <= path_len <= 20:
+            problems.append((f"{where}/supply_path", "supply_path must be an integer 0-20"))
+
+
+def _merge(
+    default: Any, given: Any, path: str, problems: list[tuple[str, str]]
+) -> Any:
+    if isinstance(default, dict):
+        if not isinstance(given, Mapping):
+            problems.append((path, "expected an object"))
+            return copy.deepcopy(default)
+        merged = copy.deepcopy(default)
+        for key, value in given.items():
+            if key not in default:
+                problems.append((f"{path}/{key}", f"unknown option {key!r}"))
+                continue
+            merged[key] = _merge(default[key], value, f"{path}/{key}", problems)
+        return merged
+    if default is None:
+        if given is not None and (
+            not isinstance(given, int) or isinstance(given, bool) or not 1 <= given <= 1000
+        ):
+            problems.append((path, "expected a positive integer (or null for the default)"))
+            return None
+        return given
+    if isinstance(default, bool):
+        if not isinstance(given, bool):
+            problems.append((path, "expected true or false"))
+            return default
+        return given
+    if isinstance(default, int):
+        if not isinstance(given, int) or isinstance(given, bool) or not 0 <= given <= 10_000:
+            problems.append((path, "expected an integer 0-10000"))
+            return default
+        return given
+    if isinstance(default, str):
+        choices = CHOICES.get(path.removeprefix("/options/").replace("/", "."), ())
+        if not isinstance(given, str) or (choices and given not in choices):
+            problems.append((path, f"expected one of {', '.join(choices)}"))
+            return default
+        return given
+    if isinstance(default, list):
+        if path.endswith("weather/table"):
+            _check_weather(given, problems)
+            return copy.deepcopy(given) if isinstance(given, list) else copy.deepcopy(default)
+        if not isinstance(given, list) or not all(isinstance(v, str) for v in given):
+            problems.append((path, "expected a list of names"))
+            return copy.deepcopy(default)
+        return list(given)
+    return given
+
+
+def resolve_options(given: Mapping[str, Any] | None, sides: int) -> dict[str, Any]:
+    """Merge `given` over the defaults; raise Malformed listing every problem."""
+    problems: list[tuple[str, str]] = []
+    merged = _merge(DEFAULTS, given or {}, "/options", problems)
+    if problems:
+        raise Malformed(
+            "game/invalid_options",
+            f"{len(problems)} problem(s) in the options: {problems[0][0]}: {problems[0][1]}",
+            rule="RULES-NOTES",
+            errors=problems,
+        )
+    if merged["turn_end"]["threshold"] is None:
+        merged["turn_end"]["threshold"] = default_threshold(sides)
+    return dict(merged)
+
+
+def weather_row(table: list[dict[str, Any]], roll: int) -> dict[str, Any]:
+    for row in table:
+        if row["roll"] == roll:
+            return dict(row)
+    raise KeyError(roll)

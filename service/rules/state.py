@@ -1,0 +1,194 @@
+"""The state of a game: frozen values, changed only by `evolve`.
+
+`Setup` is what never changes after creation (scenario, options, dice mode); it rides
+along with the state but is not part of a snapshot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from service.rules.scenario import Scenario
+
+# Step names in turn order (DESIGN.md 4.3).
+JOIN = "join"
+REROLL = "initiative.reroll"
+CHOOSE = "initiative.choose"
+DECLARE = "declare"
+ACTION = "action"
+REACTION = "reaction"
+COMBAT = "combat"
+EXPLOITATION = "exploitation"
+REORGANIZATION = "reorganization"
+FINAL_REORGANIZATION = "final_reorganization"
+PRODUCTION = "production"
+FINISHED = "finished"
+
+STEPS = (
+    JOIN, REROLL, CHOOSE, DECLARE, ACTION, REACTION, COMBAT, EXPLOITATION,
+    REORGANIZATION, FINAL_REORGANIZATION, PRODUCTION, FINISHED,
+)
+SIDE_STEPS = (REROLL, ACTION, REACTION, COMBAT, EXPLOITATION, REORGANIZATION,
+              FINAL_REORGANIZATION)
+POWER_STEPS = (DECLARE, PRODUCTION)
+
+# Seed 002: bonuses of the five initiative boxes, left to right; the first three allow
+# a reroll attempt.
+BOX_BONUS = (2, 1, 0, 0, 0)
+REROLL_BOXES = 3
+ACTIONS = ("pass", "land", "air", "naval", "combined")
+CHIT_KINDS = ("air", "land", "naval", "combined", "reorganize_hqs")
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    game_id: str
+    scenario: Scenario
+    options: dict[str, Any]
+    dice_mode: str
+
+    @property
+    def sides(self) -> tuple[str, ...]:
+        return tuple(s.id for s in self.scenario.sides)
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    player_id: str
+    side: str
+    name: str
+    powers: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class UnitState:
+    power: str
+    at: str
+    face_up: bool
+    shattered: bool
+    mode: str | None = None
+    orientation: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PowerState:
+    side: str
+    neutral: bool
+    conquered: bool
+    bp_spent_last_turn: int
+    bp_on_rps: int
+    chits: int
+    rps: int = 0
+    holder: str | None = None
+    declared: str | None = None
+    chit: dict[str, Any] | None = None
+    production: dict[str, int] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class InitiativeState:
+    boxes: dict[str, int]
+    last_turn_rank: tuple[str, ...]
+    dice: dict[str, int] = field(default_factory=dict)
+    totals: dict[str, int] = field(default_factory=dict)
+    rerolled: bool = False
+    eligible: tuple[str, ...] = ()
+    answers: dict[str, bool] = field(default_factory=dict)
+    ranking: tuple[str, ...] = ()
+    slots: tuple[str | None, ...] = ()
+    chooser: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnState:
+    threshold: int
+    number: int = 0
+    round: int = 0
+    impulse: int = 0
+    phasing_side: str | None = None
+    step: str = JOIN
+    order: tuple[str, ...] = ()
+    turn_end_total: int = 0
+    weather: dict[str, Any] | None = None
+    impulses_taken: dict[str, int] = field(default_factory=dict)
+    step_sides: tuple[str, ...] = ()
+    sides_done: tuple[str, ...] = ()
+    step_started_at: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DiceState:
+    rolls_this_turn: int = 0
+    script_used: dict[str, int] = field(default_factory=dict)
+    commitments: dict[int, str] = field(default_factory=dict)
+    revealed: dict[int, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    status: str
+    turn: TurnState
+    initiative: InitiativeState
+    powers: dict[str, PowerState]
+    units: dict[str, UnitState]
+    seats: dict[str, Seat] = field(default_factory=dict)
+    dice: DiceState = field(default_factory=DiceState)
+    deadlines: dict[str, int] = field(default_factory=dict)
+    paused_at: str | None = None
+    weather_override: list[dict[str, Any]] | None = None
+    setup: Setup = field(default=None, metadata={"transient": True}, compare=False)  # type: ignore[assignment]
+
+    @property
+    def step(self) -> str:
+        return self.turn.step
+
+    def side_powers(self, side: str) -> tuple[str, ...]:
+        return tuple(p for p, ps in self.powers.items() if ps.side == side)
+
+    def weather_table(self) -> list[dict[str, Any]]:
+        table: list[dict[str, Any]] = self.setup.options["weather"]["table"]
+        return self.weather_override or table
+
+
+def initial_state(setup: Setup) -> State:
+    """The state before anyone joined: every power free, the scenario's units in place."""
+    sc = setup.scenario
+    powers = {
+        p.id: PowerState(
+            side=p.side,
+            neutral=p.neutral,
+            conquered=p.conquered,
+            bp_spent_last_turn=p.bp_spent_last_turn,
+            bp_on_rps=p.bp_on_rps,
+            chits=p.chits,
+        )
+        for p in sc.powers
+    }
+    units = {
+        u.id: UnitState(
+            power=u.power,
+            at=u.at,
+            face_up=u.face_up,
+            shattered=u.shattered,
+            mode=u.ocs.mode if u.ocs else None,
+            orientation=u.ocs.orientation if u.ocs else None,
+        )
+        for u in sc.units
+    }
+    initiative = InitiativeState(
+        boxes={s.id: s.initiative_box for s in sc.sides},
+        last_turn_rank=tuple(sc.initiative_last_turn),
+    )
+    turn = TurnState(
+        threshold=int(setup.options["turn_end"]["threshold"]),
+        impulses_taken={s.id: 0 for s in sc.sides},
+    )
+    return State(
+        status="open",
+        turn=turn,
+        initiative=initiative,
+        powers=powers,
+        units=units,
+        setup=setup,
+    )

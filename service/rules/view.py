@@ -1,0 +1,130 @@
+"""What each member sees: `view(state, viewer)` for the state and `event_view` for the
+log. Players see their side's view; the GM sees everything but unrevealed dice seeds.
+Sealed decisions (reroll answers) stay hidden from other sides until the window closes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from service.rules import state as st
+from service.rules.awaiting import awaiting
+from service.rules.events import Event
+from service.rules.state import State
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    role: str  # player | gm
+    player_id: str | None = None
+    side: str | None = None
+    powers: tuple[str, ...] = ()
+
+
+SEALED_KINDS = ("initiative.reroll_answered",)
+
+
+def _unit_view(uid: str, state: State) -> dict[str, Any]:
+    unit = state.units[uid]
+    spec = state.setup.scenario.unit(uid)
+    return {
+        "power": unit.power,
+        "at": unit.at,
+        "class": spec.unit_class,
+        "type": spec.type,
+        "size": spec.size,
+        "cost": spec.cost,
+        "face_up": unit.face_up,
+        "shattered": unit.shattered,
+        "mode": unit.mode,
+        "orientation": unit.orientation,
+    }
+
+
+def view(state: State, viewer: Viewer) -> dict[str, Any]:
+    setup = state.setup
+    t = state.turn
+    ini = state.initiative
+    reroll_open = t.step == st.REROLL
+    answers = {
+        side: demand for side, demand in ini.answers.items()
+        if viewer.role == "gm" or side == viewer.side or not reroll_open
+    }
+    return {
+        "game": {
+            "id": setup.game_id,
+            "status": state.status,
+            "dice_mode": setup.dice_mode,
+            "scripted": setup.dice_mode == "scripted",
+            "options": setup.options,
+            "scenario": setup.scenario.id,
+            "not_modeled": [
+                "ATR interception (RULES-NOTES 29)",
+                "fuel costs when reorganizing (RULES-NOTES 30)",
+            ],
+        },
+        "turn": {
+            "number": t.number,
+            "round": t.round,
+            "impulse": t.impulse,
+            "phasing_side": t.phasing_side,
+            "step": t.step,
+            "order": list(t.order),
+            "turn_end_total": t.turn_end_total,
+            "threshold": t.threshold,
+            "weather": t.weather,
+            "impulses_taken": dict(t.impulses_taken),
+            "step_started_at": t.step_started_at,
+        },
+        "initiative": {
+            "boxes": dict(ini.boxes),
+            "last_turn_rank": list(ini.last_turn_rank),
+            "dice": dict(ini.dice),
+            "totals": dict(ini.totals),
+            "ranking": list(ini.ranking),
+            "chooser": ini.chooser,
+            "reroll_eligible": list(ini.eligible),
+            "reroll_answered": [s for s in ini.eligible if s in ini.answers],
+            "reroll_answers": answers,
+        },
+        "awaiting": awaiting(state),
+        "powers": {
+            p: {
+                "side": ps.side,
+                "neutral": ps.neutral,
+                "conquered": ps.conquered,
+                "rps": ps.rps,
+                "chits": ps.chits,
+                "bp_spent_last_turn": ps.bp_spent_last_turn,
+                "bp_on_rps": ps.bp_on_rps,
+                "holder": ps.holder,
+                "declared": ps.declared,
+                "chit": ps.chit,
+                "production": ps.production,
+            }
+            for p, ps in state.powers.items()
+        },
+        "units": {uid: _unit_view(uid, state) for uid in state.units},
+        "deadlines": dict(state.deadlines),
+        "dice": {
+            "commitments": {str(k): v for k, v in state.dice.commitments.items()},
+            "revealed": {str(k): v for k, v in state.dice.revealed.items()},
+            "rolls_this_turn": state.dice.rolls_this_turn,
+        },
+        "me": {
+            "role": viewer.role,
+            "player_id": viewer.player_id,
+            "side": viewer.side,
+            "powers": list(viewer.powers),
+        },
+    }
+
+
+def is_sealed(event: Event, state: State, viewer: Viewer) -> bool:
+    """A reroll answer is sealed from other sides while its window is still open."""
+    if event.kind not in SEALED_KINDS or viewer.role == "gm":
+        return False
+    if event.data.get("side") == viewer.side:
+        return False
+    return state.turn.step == st.REROLL and event.turn == state.turn.number

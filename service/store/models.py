@@ -1,0 +1,140 @@
+"""The tables. Every game-scoped table has `game_id` first in its primary key."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    Text,
+    func,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map = {dict[str, Any]: JSONB, list[Any]: JSONB}
+
+
+def _now() -> Mapped[datetime]:
+    return mapped_column(DateTime(timezone=True), server_default=func.now(), nullable=False)
+
+
+class GameRow(Base):
+    """One game: its fixed setup, its secrets (hashed or sealed) and its current state."""
+
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(Text, primary_key=True)
+    name: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(Text)
+    version: Mapped[int] = mapped_column(BigInteger)
+    scenario: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    options: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    dice: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    gm_token_hash: Mapped[str] = mapped_column(Text, index=True)
+    join_codes: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    state: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    head_seq: Mapped[int] = mapped_column(BigInteger)
+    head_hash: Mapped[str] = mapped_column(Text)
+    rules_version: Mapped[str] = mapped_column(Text)
+    next_deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), index=True)
+    created_at: Mapped[datetime] = _now()
+    updated_at: Mapped[datetime] = _now()
+
+
+class PlayerRow(Base):
+    """A seat: a player of one side, holding some of its powers, with an Ed25519 key."""
+
+    __tablename__ = "players"
+
+    game_id: Mapped[str] = mapped_column(
+        Text, ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    id: Mapped[str] = mapped_column(Text, primary_key=True)
+    side: Mapped[str] = mapped_column(Text)
+    name: Mapped[str] = mapped_column(Text)
+    powers: Mapped[list[Any]] = mapped_column(JSONB)
+    public_key: Mapped[str] = mapped_column(Text)
+    token_hash: Mapped[str] = mapped_column(Text, index=True)
+    active: Mapped[bool] = mapped_column(default=True)
+    created_at: Mapped[datetime] = _now()
+
+
+class OrderRow(Base):
+    """An accepted signed order, kept whole (envelope and signature) with its result."""
+
+    __tablename__ = "orders"
+
+    game_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    player_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    seq: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    order_hash: Mapped[str] = mapped_column(Text)
+    envelope: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    result: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    first_event: Mapped[int | None] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = _now()
+
+
+class EventRow(Base):
+    """The hash-chained turn log. Append-only: a trigger refuses UPDATE, DELETE, TRUNCATE."""
+
+    __tablename__ = "events"
+
+    game_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    seq: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    turn: Mapped[int] = mapped_column(Integer)
+    impulse: Mapped[int] = mapped_column(Integer)
+    step: Mapped[str] = mapped_column(Text)
+    kind: Mapped[str] = mapped_column(Text)
+    actor: Mapped[str] = mapped_column(Text)
+    text: Mapped[str] = mapped_column(Text)
+    data: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    rules_version: Mapped[str] = mapped_column(Text)
+    hash: Mapped[str] = mapped_column(Text)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class SnapshotRow(Base):
+    """The state after event `seq`, kept at least at the start of every impulse."""
+
+    __tablename__ = "snapshots"
+
+    game_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    seq: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    turn: Mapped[int] = mapped_column(Integer)
+    impulse: Mapped[int] = mapped_column(Integer)
+    state: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    created_at: Mapped[datetime] = _now()
+
+
+class DiceSeedRow(Base):
+    """A turn's secret dice seed (fair and scripted modes); revealed in the log at turn end."""
+
+    __tablename__ = "dice_seeds"
+
+    game_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    turn: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seed: Mapped[bytes] = mapped_column(LargeBinary)
+    commitment: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = _now()
+
+
+Index("ix_events_game_kind", EventRow.game_id, EventRow.kind)

@@ -1,0 +1,75 @@
+"""Shared fixtures: one real PostgreSQL for the session (TEST_DATABASE_URL, else an
+embedded throwaway cluster), migrated once with the real Alembic migrations; the app
+with its lifespan; an httpx client over ASGI.
+
+Tests commit for real; each creates its own games, and every query is scoped by game,
+so tests never see each other's data.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci", derandomize=True, max_examples=40, deadline=None, database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "dev", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+@pytest.fixture(scope="session")
+def database_url() -> Iterator[str]:
+    url = os.environ.get("TEST_DATABASE_URL")
+    if url:
+        yield url
+        return
+    from service.store import embedded
+
+    folder = Path(tempfile.mkdtemp(prefix="wif-test-pg-"))
+    server, url = embedded.start(folder, throwaway=True)
+    os.environ.setdefault("DATABASE_URL", url)
+    yield url
+    server.cleanup()
+
+
+@pytest.fixture(scope="session")
+def migrated_url(database_url: str) -> str:
+    from service.store.database import make_engine, migrate
+
+    async def run() -> None:
+        engine = make_engine(database_url, pool_size=1)
+        try:
+            await migrate(engine)
+        finally:
+            await engine.dispose()
+
+    asyncio.run(run())
+    return database_url
+
+
+@pytest.fixture(scope="session")
+async def app(migrated_url: str) -> AsyncIterator[object]:
+    from service.app import create_app
+    from service.settings import Settings
+
+    application = create_app(Settings(database_url=migrated_url), database_url=migrated_url)
+    async with application.router.lifespan_context(application):
+        yield application
+
+
+@pytest.fixture
+async def client(app: object) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+        yield c
