@@ -61,7 +61,10 @@ def state_of(game: GameRow) -> State:
 
 async def lock_game(session: AsyncSession, game_id: str) -> GameRow:
     row = (
-        await session.execute(select(GameRow).where(GameRow.id == game_id).with_for_update())
+        await session.execute(
+            select(GameRow).where(GameRow.id == game_id).with_for_update()
+            .execution_options(populate_existing=True)
+        )
     ).scalar_one_or_none()
     if row is None:
         raise GameNotFound(game_id)
