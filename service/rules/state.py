@@ -144,7 +144,8 @@ class State:
         return self.turn.step
 
     def side_powers(self, side: str) -> tuple[str, ...]:
-        return tuple(p for p, ps in self.powers.items() if ps.side == side)
+        """The side's powers in scenario order (stored dicts do not keep their order)."""
+        return tuple(p.id for p in self.setup.scenario.powers if p.side == side)
 
     def weather_table(self) -> list[dict[str, Any]]:
         table: list[dict[str, Any]] = self.setup.options["weather"]["table"]
