@@ -360,7 +360,8 @@ _FONT: dict[str, tuple[int, ...]] = {
     " ": (0, 0, 0, 0, 0, 0, 0), ".": (0, 0, 0, 0, 0, 12, 12),
     ",": (0, 0, 0, 0, 12, 4, 8), "-": (0, 0, 0, 31, 0, 0, 0),
     "+": (0, 4, 4, 31, 4, 4, 0), "%": (24, 25, 2, 4, 8, 19, 3),
-    ":": (0, 12, 12, 0, 12, 12, 0), "=": (0, 0, 31, 0, 31, 0, 0),
+    ":": (0, 12, 12, 0, 12, 12, 0), ";": (0, 12, 12, 0, 12, 4, 8),
+    "=": (0, 0, 31, 0, 31, 0, 0),
     "(": (2, 4, 8, 8, 8, 4, 2), ")": (8, 4, 2, 2, 2, 4, 8),
     "/": (0, 1, 2, 4, 8, 16, 0),
 }
@@ -416,7 +417,7 @@ def text_width(s: str, scale: int = 2) -> int:
 
 def _nice_step(peak: float, ticks: int = 5) -> float:
     raw = peak / ticks
-    magnitude = 10 ** math.floor(math.log10(raw))
+    magnitude: float = 10.0 ** math.floor(math.log10(raw))
     for m in (1, 2, 2.5, 5, 10):
         if m * magnitude >= raw:
             return m * magnitude
@@ -432,19 +433,21 @@ def render_panels(panels: Sequence[tuple[str, Summary]], *, title: str = "") -> 
     step = _nice_step(peak)
     top = step * math.ceil(peak / step)
     left, right, panel_h, gap, head = 90, 30, 260, 70, 50 if title else 16
+    foot = "IMPULSES PER TURN (ALL SIDES); BARS: PERCENT OF TURNS; DASHES: MEAN"
+    widest = max(text_width(t) for t in [title, foot, *(label for label, _ in panels)])
     bins = hi - lo + 1
-    slot = max(8, min(48, (1100 - left - right) // bins))
-    width = left + right + slot * bins
-    height = head + len(panels) * (panel_h + gap) + 30
+    slot = max(8, min(64, (max(720, widest + left) - left - right) // bins))
+    width = max(left + right + slot * bins, widest + 40)
+    height = head + len(panels) * (panel_h + gap) + 38
     c = Canvas(width, height)
     if title:
         c.text((width - text_width(title)) // 2, 16, title)
     label_every = 1 if slot >= 30 else 2 if slot >= 15 else 5
     for n, (label, s) in enumerate(panels):
         color = PANEL_COLORS[n % len(PANEL_COLORS)]
-        y0 = head + n * (panel_h + gap) + 26  # top of the plot area
+        y0 = head + n * (panel_h + gap) + 34  # top of the plot area
         y1 = y0 + panel_h  # the x axis
-        c.text(left, y0 - 24, label, color)
+        c.text(min(left, width - 20 - text_width(label)), y0 - 32, label, color)
         # Horizontal grid and y ticks (percent of turns).
         k = 0
         while k * step <= top + 1e-9:
@@ -470,7 +473,6 @@ def render_panels(panels: Sequence[tuple[str, Summary]], *, title: str = "") -> 
         # Axes.
         c.rect(left - 2, y0 - 4, left, y1 + 1, BLACK)
         c.rect(left - 2, y1, width - right, y1 + 2, BLACK)
-    foot = "IMPULSES PER TURN (ALL SIDES); BARS: PERCENT OF TURNS; DASHES: MEAN"
     c.text((width - text_width(foot)) // 2, height - 26, foot)
     return c.png()
 

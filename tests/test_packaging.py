@@ -1,0 +1,63 @@
+"""What can be checked of the deployment files without a Docker engine, and the
+project's conventions (the README's commands, CI, the pure rules package)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _readme_commands() -> tuple[str, str]:
+    text = (ROOT / "README.md").read_text()
+    run = re.search(r"<!-- run -->\s*```sh\n(.+?)\n```", text, re.S)
+    test = re.search(r"<!-- test -->\s*```sh\n(.+?)\n```", text, re.S)
+    assert run and test, "README must mark its run and test commands"
+    return run.group(1).strip(), test.group(1).strip()
+
+
+def test_compose_has_postgres_and_the_service_with_healthchecks() -> None:
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    services = compose["services"]
+    assert set(services) == {"db", "service"}
+    assert services["db"]["image"].startswith("postgres:")
+    assert "healthcheck" in services["db"] and "healthcheck" in services["service"]
+    assert services["service"]["depends_on"]["db"]["condition"] == "service_healthy"
+    assert services["service"]["environment"]["DATABASE_URL"].startswith("postgresql+asyncpg://")
+
+
+def test_the_image_starts_with_the_readme_run_command() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    cmd = re.search(r'^CMD \[(.+)\]$', dockerfile, re.M)
+    assert cmd
+    image_command = " ".join(part.strip().strip('"') for part in cmd.group(1).split(","))
+    run, _ = _readme_commands()
+    assert run.endswith(image_command.replace("python ", ".venv/bin/python ", 1))
+    assert re.search(r"^USER (?!root)", dockerfile, re.M)
+
+
+def test_ci_runs_exactly_the_readme_test_command() -> None:
+    _, test = _readme_commands()
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert test in ci.splitlines()
+
+
+def test_rules_package_imports_nothing_impure() -> None:
+    banned = re.compile(
+        r"^\s*(from|import)\s+(sqlalchemy|fastapi|starlette|httpx|asyncpg|pydantic|alembic|"
+        r"service\.(api|referee|store|crypto))\b|os\.urandom|random\.(random|randint|choice|"
+        r"seed)\(|secrets\.|datetime\.now|time\.time\(", re.M)
+    for path in (ROOT / "service" / "rules").rglob("*.py"):
+        assert not banned.search(path.read_text()), path
+
+
+def test_cli_help_lists_the_commands() -> None:
+    out = subprocess.run([sys.executable, "-m", "service", "--help"], capture_output=True,
+                         text=True, check=True).stdout
+    for command in ("serve", "migrate", "verify", "simulate"):
+        assert command in out
