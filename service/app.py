@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
@@ -11,6 +15,22 @@ from fastapi.middleware.cors import CORSMiddleware
 from service.api import games, health, problems
 from service.settings import Settings, get_settings
 from service.store.database import make_engine, make_sessionmaker, resolve_database_url
+
+log = logging.getLogger("service")
+
+
+async def sweeper(sessionmaker: Any, interval: float) -> None:
+    """Apply default actions when step deadlines pass (issue: deadlines); safe with several
+    processes because each game is claimed with SKIP LOCKED."""
+    from service.referee.games import sweep_deadlines
+
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            async with sessionmaker() as session, session.begin():
+                await sweep_deadlines(session)
+        except Exception:  # noqa: BLE001 - a failed sweep is retried next interval
+            log.exception("deadline sweep failed")
 
 
 def create_app(settings: Settings | None = None, *, database_url: str | None = None) -> FastAPI:
@@ -22,9 +42,16 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         engine = make_engine(url, pool_size=settings.pool_size)
         app.state.engine = engine
         app.state.sessionmaker = make_sessionmaker(engine)
+        task = None
+        if settings.sweep_interval > 0:
+            task = asyncio.create_task(sweeper(app.state.sessionmaker, settings.sweep_interval))
         try:
             yield
         finally:
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
             await engine.dispose()
 
     app = FastAPI(

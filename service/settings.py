@@ -31,6 +31,9 @@ class Settings(BaseSettings):
     )
     log_level: str = "info"
     pool_size: int = 10
+    sweep_interval: float = Field(
+        default=1.0, description="seconds between deadline sweeps (0: no sweeper)"
+    )
 
     @field_validator("cors_origins", mode="before")
     @classmethod

@@ -66,6 +66,17 @@ async def app(migrated_url: str) -> AsyncIterator[object]:
     application = create_app(Settings(database_url=migrated_url), database_url=migrated_url)
     async with application.router.lifespan_context(application):
         yield application
+        await _every_game_replays_to_its_state(application)
+
+
+async def _every_game_replays_to_its_state(application: object) -> None:
+    """After the session: for every game the tests created, the stored state and every
+    snapshot equal the replay of its log (DESIGN.md 2)."""
+    from service.referee.audit import replay_all
+
+    async with application.state.sessionmaker() as session:  # type: ignore[attr-defined]
+        divergences = await replay_all(session)
+    assert divergences == [], divergences
 
 
 @pytest.fixture

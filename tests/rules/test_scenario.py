@@ -673,7 +673,24 @@ def _mutate(doc: Any, path: tuple[Any, ...], value: Any, delete: bool) -> None:
         parent[path[-1]] = value
 
 
-_mutations = st.tuples(st.booleans(), _json)
+def _strings(node: Any) -> set[str]:
+    if isinstance(node, str):
+        return {node}
+    if isinstance(node, dict):
+        return set(node) | {s for v in node.values() for s in _strings(v)}
+    if isinstance(node, list):
+        return {s for v in node for s in _strings(v)}
+    return set()
+
+
+# Replacement values: junk, or words of the document itself (ids, enum values, keys) and
+# small integers, which reach the cross-reference checks.
+_WORDS = sorted(_strings(minimal()) | {"reserve", "strat", "dg", "hedgehog", "transport"})
+_mutations = st.tuples(
+    st.booleans(),
+    st.one_of(_json, st.sampled_from(_WORDS), st.integers(-2, 6),
+              st.lists(st.sampled_from(_WORDS), max_size=3)),
+)
 
 
 @given(st.lists(st.tuples(st.sampled_from(_MINI_PATHS), _mutations), min_size=1, max_size=4))

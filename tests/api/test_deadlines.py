@@ -1,0 +1,82 @@
+"""Deadlines (issue 4.6): the GM sets them per step; when one passes the sweeper
+applies the default action, once, even with two sweepers at the same time."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import httpx
+
+from service.referee.core import utc_now
+from service.referee.games import sweep_deadlines
+from support import Game, full_game
+
+
+async def _sweep(app: object, seconds_ahead: float) -> int:
+    now = utc_now() + timedelta(seconds=seconds_ahead)
+    async with app.state.sessionmaker() as session, session.begin():  # type: ignore[attr-defined]
+        return await sweep_deadlines(session, now)
+
+
+async def _reroll_game(client: httpx.AsyncClient) -> Game:
+    game = await full_game(client)
+    r = await game.admin("deadlines", {"deadlines": {"initiative.reroll": 3600,
+                                                     "declare": 600}, "reason": "tempo"})
+    assert r.status_code == 200, r.text
+    return game
+
+
+async def test_deadline_shows_in_awaiting_and_fires_the_default(
+    client: httpx.AsyncClient, app: object
+) -> None:
+    game = await _reroll_game(client)
+    state = await game.state()
+    assert all(a["deadline"] and a["deadline"].endswith("Z") for a in state["awaiting"])
+    await _sweep(app, 60)  # not yet due
+    assert not [e for e in await game.log() if e["kind"] == "deadline.passed"]
+    assert (await game.state())["turn"]["step"] == "initiative.reroll"
+    await _sweep(app, 3601)
+    log = await game.log()
+    passed = [e for e in log if e["kind"] == "deadline.passed"]
+    assert len(passed) == 1 and passed[0]["actor"] == "clock"
+    answers = [e for e in log if e["kind"] == "initiative.reroll_answered"]
+    assert answers and all(e["data"]["demand"] is False and e["actor"] == "clock"
+                           for e in answers)
+    assert (await game.state())["turn"]["step"] == "initiative.choose"
+
+
+async def test_two_sweepers_apply_a_default_once(client: httpx.AsyncClient, app: object) -> None:
+    game = await _reroll_game(client)
+    await asyncio.gather(_sweep(app, 3601), _sweep(app, 3601))
+    passed = [e for e in await game.log() if e["kind"] == "deadline.passed"]
+    assert len(passed) == 1
+
+
+async def test_a_paused_game_stops_its_clock(client: httpx.AsyncClient, app: object) -> None:
+    game = await _reroll_game(client)
+    assert (await game.admin("pause", {"reason": "holiday"})).status_code == 200
+    await _sweep(app, 7200)
+    assert not [e for e in await game.log() if e["kind"] == "deadline.passed"]
+    assert (await game.admin("resume", {})).status_code == 200
+    state = await game.state()
+    assert state["awaiting"][0]["step"] == "initiative.reroll"
+
+
+async def test_gm_forces_the_default_now(client: httpx.AsyncClient) -> None:
+    game = await _reroll_game(client)
+    r = await game.admin("force", {"reason": "the Allies are asleep"})
+    assert r.status_code == 200, r.text
+    assert r.json()["position"]["step"] == "initiative.choose"
+    forced = [e for e in await game.log() if e["kind"] == "default.forced"]
+    assert forced[0]["text"].endswith("the Allies are asleep")
+
+
+async def test_only_the_gm_may_administer(client: httpx.AsyncClient) -> None:
+    game = await _reroll_game(client)
+    r = await client.post(f"/v1/games/{game.id}/admin/pause", json={},
+                          headers=game.players["axis"].headers)
+    assert r.status_code == 403
+    assert r.json()["type"] == "/problems/auth/gm_only"
+    r = await game.admin("deadlines", {"deadlines": {"nonsense": 5}})
+    assert r.status_code == 422

@@ -1,0 +1,26 @@
+"""The replay audit finds a stored state that differs from its log."""
+
+from __future__ import annotations
+
+import httpx
+from sqlalchemy import select
+
+from service.referee.audit import replay_game
+from service.store.models import GameRow
+from support import full_game
+
+
+async def test_replay_flags_a_state_that_differs_from_the_log(
+    client: httpx.AsyncClient, app: object
+) -> None:
+    game = await full_game(client)
+    maker = app.state.sessionmaker  # type: ignore[attr-defined]
+    async with maker() as session, session.begin():
+        row = (await session.execute(select(GameRow).where(GameRow.id == game.id))).scalar_one()
+        assert await replay_game(session, row) is None
+        original = row.state
+        row.state = {**original, "turn": {**original["turn"], "turn_end_total": 99}}
+        await session.flush()
+        divergence = await replay_game(session, row)
+        assert divergence is not None and divergence.what.startswith("current state")
+        row.state = original
