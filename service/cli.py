@@ -46,6 +46,11 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("migrate", help="upgrade the database to the newest schema")
     p_verify = sub.add_parser("verify", help="check an export offline (no database)")
     p_verify.add_argument("export", help="path of an export JSON file")
+    from service import simulate
+
+    simulate.configure_parser(
+        sub.add_parser("simulate", help="play turns with the real rules; impulses per turn")
+    )
     args = parser.parse_args(argv)
     if args.command == "serve":
         serve(args.host, args.port, args.workers)
@@ -58,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
         report = verify_file(args.export)
         print(report.text())
         return 0 if report.ok else 1
+    elif args.command == "simulate":
+        return simulate.run(args)
     return 0
 
 
