@@ -12,14 +12,15 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from service.api import games, health, problems
+from service.api import games, health, problems, stream
 from service.settings import Settings, get_settings
 from service.store.database import make_engine, make_sessionmaker, resolve_database_url
+from service.store.notify import Hub
 
 log = logging.getLogger("service")
 
 
-async def sweeper(sessionmaker: Any, interval: float) -> None:
+async def sweeper(sessionmaker: Any, interval: float, hub: Any) -> None:
     """Apply default actions when step deadlines pass (issue: deadlines); safe with several
     processes because each game is claimed with SKIP LOCKED."""
     from service.referee.games import sweep_deadlines
@@ -27,8 +28,11 @@ async def sweeper(sessionmaker: Any, interval: float) -> None:
     while True:
         await asyncio.sleep(interval)
         try:
-            async with sessionmaker() as session, session.begin():
-                await sweep_deadlines(session)
+            async with sessionmaker() as session:
+                async with session.begin():
+                    await sweep_deadlines(session)
+                for game_id, seq in session.info.pop("appended", {}).items():
+                    hub.published(game_id, seq)
         except Exception:  # noqa: BLE001 - a failed sweep is retried next interval
             log.exception("deadline sweep failed")
 
@@ -42,9 +46,13 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         engine = make_engine(url, pool_size=settings.pool_size)
         app.state.engine = engine
         app.state.sessionmaker = make_sessionmaker(engine)
+        app.state.hub = hub = Hub(url)
+        await hub.start()
         task = None
         if settings.sweep_interval > 0:
-            task = asyncio.create_task(sweeper(app.state.sessionmaker, settings.sweep_interval))
+            task = asyncio.create_task(
+                sweeper(app.state.sessionmaker, settings.sweep_interval, hub)
+            )
         try:
             yield
         finally:
@@ -52,6 +60,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            await hub.stop()
             await engine.dispose()
 
     app = FastAPI(
@@ -70,4 +79,5 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
     problems.install(app)
     app.include_router(health.router)
     app.include_router(games.router)
+    app.include_router(stream.router)
     return app

@@ -432,7 +432,7 @@ def render_panels(panels: Sequence[tuple[str, Summary]], *, title: str = "") -> 
     peak = max(100 * max(s.counts.values()) / s.turns for _, s in panels)
     step = _nice_step(peak)
     top = step * math.ceil(peak / step)
-    left, right, panel_h, gap, head = 90, 30, 260, 70, 50 if title else 16
+    left, right, panel_h, gap, head = 90, 30, 260, 84, 50 if title else 16
     foot = "IMPULSES PER TURN (ALL SIDES); BARS: PERCENT OF TURNS; DASHES: MEAN"
     widest = max(text_width(t) for t in [title, foot, *(label for label, _ in panels)])
     bins = hi - lo + 1
@@ -529,15 +529,16 @@ def run(args: argparse.Namespace) -> int:
             print(f"unknown power(s) for {sides} sides: {', '.join(unknown)} "
                   f"(powers: {', '.join(sorted(known))})", file=sys.stderr)
             return 2
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         records = simulate(sides, args.turns, seed=args.seed, passing=passing,
                            one_die=args.one_die, threshold=args.threshold)
-        elapsed = time.perf_counter() - started
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
         summary = summarize(records)
         table = "one die per impulse" if args.one_die else "default weather table"
         who = f", passing: {', '.join(passing)}" if passing else ""
         print(report_text(summary, label=f"{sides} sides, {table}{who}, seed {args.seed}"))
-        print(f"time: {elapsed:.1f} s ({args.turns / elapsed:.0f} turns/s)\n")
+        print(f"time: {elapsed:.1f} s wall, {cpu:.1f} s CPU "
+              f"({args.turns / max(cpu, 1e-9):.0f} turns per CPU second)\n")
         panels.append((panel_label(summary, one_die=args.one_die, passing=passing), summary))
     if args.plot:
         with open(args.plot, "wb") as out:

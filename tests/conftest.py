@@ -84,3 +84,53 @@ async def client(app: object) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
         yield c
+
+
+class LiveServer:
+    """uvicorn serving the app in a background thread, on an ephemeral port."""
+
+    def __init__(self, app: object) -> None:
+        import threading
+
+        import uvicorn
+
+        self.config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
+                                     lifespan="on", timeout_graceful_shutdown=2)
+        self.server = uvicorn.Server(self.config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> str:
+        import time
+
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.01)
+        port = self.server.servers[0].sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}"
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def live_url(migrated_url: str) -> Iterator[str]:
+    """A real server (its own app and event loop) on the test database."""
+    from service.app import create_app
+    from service.settings import Settings
+
+    application = create_app(Settings(database_url=migrated_url), database_url=migrated_url)
+    with LiveServer(application) as url:
+        yield url
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port

@@ -6,12 +6,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from support import SIDES, scenario
+
 from service.rules import Actor, Command, Event, Setup, State, decide, fold, initial_state
 from service.rules.awaiting import awaiting
 from service.rules.dice import Roll
 from service.rules.options import resolve_options
 from service.rules.scenario import parse_scenario
-from support import SIDES, scenario
 
 AT = "2026-01-01T00:00:00+00:00"
 

@@ -35,6 +35,10 @@ async def transaction(request: Request) -> AsyncIterator[AsyncSession]:
         try:
             async with session.begin():
                 yield session
+            hub = getattr(request.app.state, "hub", None)
+            if hub is not None:
+                for game_id, seq in session.info.pop("appended", {}).items():
+                    hub.published(game_id, seq)
         except GameNotFound as missing:
             raise Problem(404, "game/not_found", f"no game {missing}") from None
         except referee.Unauthorized as error:

@@ -149,6 +149,7 @@ async def append(
         )
     )
     game.version, game.head_seq, game.head_hash, game.status = version, seq, digest, state.status
+    session.info.setdefault("appended", {})[game.id] = seq
     return Applied(records, state, version)
 
 

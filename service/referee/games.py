@@ -12,13 +12,25 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from service.crypto import chain, signing, tokens
 from service.crypto.canonical import canonical_bytes, sha256_hex
 from service.referee.core import (
-    Applied, append, apply, get_game, lock_game, rfc3339, setup_of, state_of, utc_now,
+    Applied,
+    append,
+    apply,
+    get_game,
+    lock_game,
+    rfc3339,
+    setup_of,
+    state_of,
+    utc_now,
 )
 from service.rules import Actor, Command, Event, Setup, initial_state
 from service.rules.errors import Malformed, Refused, RulesError
 from service.rules.options import resolve_options
 from service.rules.scenario import (
-    ScenarioInvalid, Scenario, load_builtin_scenario, parse_scenario, scenario_to_json,
+    Scenario,
+    ScenarioInvalid,
+    load_builtin_scenario,
+    parse_scenario,
+    scenario_to_json,
 )
 from service.store.models import GameRow, PlayerRow
 

@@ -37,6 +37,14 @@ Readings where the seeds are silent:
   land units. The receiving end may instead be any coastal hex for the unit types of
   RULES-NOTES 2, or a coastal hex holding a friendly HQ (a minor port); a damaged
   receiving port only for its own repair (`allow_damaged`).
+
+Speed. What depends on the map alone (neighbour tables, terrain, rail, ports,
+coasts) is computed once per map value by `grid_of`, a bounded `functools.lru_cache`
+keyed by the immutable, hashable `MapSpec`: hashing a 20,000-hex map takes about
+5 ms against about 130 ms to rebuild the grid, equal maps parsed twice share one
+grid, and at most 8 maps are held. Everything that depends on the units (per-power
+views, supply networks) is memoized on the board itself, which is built per
+position: there is no other state outside a board.
 """
 
 from __future__ import annotations
@@ -44,7 +52,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
+from operator import is_not
 from typing import Any, Final, TypeVar, cast
 
 from service.rules.scenario import (
@@ -63,22 +72,10 @@ from service.rules.scenario import (
 from service.rules.state import State, UnitState
 
 __all__ = [
-    "DEFAULT_COASTAL_TYPES",
-    "DEFAULT_TERRAIN_COST",
-    "Board",
-    "Grid",
-    "NoPath",
-    "Path",
-    "PathResult",
-    "Stance",
-    "Goal",
-    "basic_path",
-    "coastal_ok",
-    "exerts_zoc",
-    "grid_of",
-    "overseas_path",
-    "path_length",
-    "rail_path",
+    "DEFAULT_COASTAL_TYPES", "DEFAULT_TERRAIN_COST", "ENEMY", "FRIENDLY", "NEUTRAL", "OPEN",
+    "ZOC_MODES", "Board", "Goal", "Grid", "NoPath", "Path", "PathResult", "Stance",
+    "basic_path", "coastal_ok", "exerts_zoc", "grid_of", "overseas_path", "path_length",
+    "rail_path", "sea_chain", "search", "spread",
 ]
 
 # RULES-NOTES 26: one extra hex for each rough terrain.
@@ -91,6 +88,10 @@ ZOC_MODES: Final = frozenset({"combat", "exploit"})
 _NO_ZOC_TYPES: Final = frozenset({SUPPLY, HEDGEHOG, TRANSPORT, REPL})
 _UNLIMITED: Final = 1 << 62
 _FLIP: Final = bytes((1, 0)).ljust(256, b"\0")  # translate table: 0 <-> 1
+_PACK: Final = 1 << 32  # q * _PACK + r is unique for |r| < 2**31
+# The six axial directions (DESIGN section 6), packed.
+_PACKED_DIRECTIONS: Final = (_PACK, _PACK - 1, -1, -_PACK, 1 - _PACK, 1)
+_IS_HEX: Final = partial(is_not, None)
 
 # Territory of a hex as seen by a power.
 FRIENDLY: Final = 0
@@ -163,41 +164,34 @@ class Grid:
 
 
 @lru_cache(maxsize=8)
-def grid_of(map: MapSpec) -> Grid:
-    """The grid of `map`, memoized per map value (bounded; a map is immutable, so a
+def grid_of(spec: MapSpec) -> Grid:
+    """The grid of map `spec`, memoized per map value (bounded; a map is immutable, so a
     board built for every state version of a game shares one grid)."""
-    hexes = map.hexes
+    hexes = spec.hexes
     index = {h.id: i for i, h in enumerate(hexes)}
-    at = {(h.q, h.r): i for i, h in enumerate(hexes)}
-    nbrs = tuple(
-        tuple(
-            j
-            for j in (
-                at.get((h.q + 1, h.r)), at.get((h.q + 1, h.r - 1)), at.get((h.q, h.r - 1)),
-                at.get((h.q - 1, h.r)), at.get((h.q - 1, h.r + 1)), at.get((h.q, h.r + 1)),
-            )
-            if j is not None
-        )
-        for h in hexes
-    )
+    # (q, r) packed into one int: six C-level passes instead of 6n tuple lookups.
+    keys = [h.q * _PACK + h.r for h in hexes]
+    at = dict(zip(keys, range(len(keys)), strict=True)).get
+    steps = [list(map(at, [k + d for k in keys])) for d in _PACKED_DIRECTIONS]
+    nbrs = tuple(tuple(filter(_IS_HEX, row)) for row in zip(*steps, strict=True))
     terrains = tuple(sorted({h.terrain for h in hexes}))
     tcode = {t: k for k, t in enumerate(terrains)}
     controllers = tuple(sorted({h.controller for h in hexes if h.controller is not None}))
-    ccode = {c: k + 1 for k, c in enumerate(controllers)}
-    coast: dict[str, list[int]] = {s.id: [] for s in map.seas}
+    ccode: dict[str | None, int] = {c: k + 1 for k, c in enumerate(controllers)}
+    coast: dict[str, list[int]] = {s.id: [] for s in spec.seas}
     for i, h in enumerate(hexes):
         for s in h.seas:
             coast[s].append(i)
     return Grid(
-        ids=tuple(h.id for h in hexes),
+        ids=tuple([h.id for h in hexes]),
         index=index,
-        qr=tuple((h.q, h.r) for h in hexes),
+        qr=tuple([(h.q, h.r) for h in hexes]),
         nbrs=nbrs,
         terrains=terrains,
-        terrain_code=bytes(tcode[h.terrain] for h in hexes),
-        rail=bytes(1 if h.rail else 0 for h in hexes),
+        terrain_code=bytes([tcode[h.terrain] for h in hexes]),
+        rail=bytes([h.rail for h in hexes]),
         controllers=(None, *controllers),
-        controller_code=tuple(0 if h.controller is None else ccode[h.controller] for h in hexes),
+        controller_code=tuple([ccode.get(h.controller, 0) for h in hexes]),
         ports={i: (h.port, h.port_damaged) for i, h in enumerate(hexes) if h.port is not None},
         source_at={
             i: (h.supply, h.supply_power or h.controller or "")
@@ -207,7 +201,7 @@ def grid_of(map: MapSpec) -> Grid:
         cities=frozenset(i for i, h in enumerate(hexes) if h.city is not None),
         seas_of={i: h.seas for i, h in enumerate(hexes) if h.seas},
         coast={s: tuple(v) for s, v in coast.items()},
-        sea_adjacent={s.id: s.adjacent for s in map.seas},
+        sea_adjacent={s.id: s.adjacent for s in spec.seas},
     )
 
 
@@ -269,10 +263,11 @@ class Stance:
     passable: frozenset[str]
     sea_group: Mapping[str, int]
     ports: frozenset[int]
+    hq_coast: frozenset[int]
     receiving: frozenset[int]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Board:
     """A scenario's map with the units on it, indexed for path queries.
 
@@ -301,6 +296,10 @@ class Board:
         default_factory=dict, repr=False
     )
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    def __repr__(self) -> str:
+        return (f"Board({self.scenario.id!r}: {len(self.grid.ids)} hexes, "
+                f"{len(self.unit_hex)} land units on the map)")
 
     @classmethod
     def build(
@@ -523,7 +522,7 @@ def _make_stance(
         side_powers=side_powers, zoc=frozenset(zoc), friendly_land=friendly_land,
         enemy_land=enemy_land, territory=territory, closed=bytes(closed),
         rail_open=rail_open, passable=passable, sea_group=group, ports=ports,
-        receiving=ports | hq_coast,
+        hq_coast=hq_coast, receiving=ports | hq_coast,
     )
 
 
@@ -604,6 +603,45 @@ def search(
         buckets[c] = []
         c += 1
     return -1
+
+
+def spread(
+    nbrs: tuple[tuple[int, ...], ...],
+    step: bytes,
+    closed: bytes,
+    starts: Iterable[int],
+    limit: int,
+) -> tuple[list[int], list[int], list[int]]:
+    """`search` from many starts over the whole grid, in flat lists (faster when the
+    paths cover much of the map): cost (-1: not reached), parent (-1 at a start) and
+    the start each hex is reached from, by grid position."""
+    n = len(nbrs)
+    cost, parent, origin = [-1] * n, [-1] * n, [-1] * n
+    buckets: list[list[int]] = [[] for _ in range(limit + 1)]
+    first = buckets[0]
+    for s in starts:
+        if cost[s] < 0:
+            cost[s] = 0
+            origin[s] = s
+            first.append(s)
+    for c, bucket in enumerate(buckets):
+        for u in bucket:
+            if cost[u] != c:
+                continue
+            o = origin[u]
+            for v in nbrs[u]:
+                if closed[v]:
+                    continue
+                nc = c + step[v]
+                if nc > limit:
+                    continue
+                old = cost[v]
+                if old < 0 or nc < old:
+                    cost[v] = nc
+                    parent[v] = u
+                    origin[v] = o
+                    buckets[nc].append(v)
+    return cost, parent, origin
 
 
 def _walk(parent: Mapping[int, int], end: int) -> list[int]:
@@ -827,25 +865,27 @@ def overseas_path(
     unit without a friendly one. `from_hex` is a port; with `coastal_ok` any coastal
     hex (RULES-NOTES 2); a coastal hex with a friendly HQ counts as a minor port. A
     damaged port is refused, except as the receiving end when `allow_damaged` (its
-    own repair, 11.18.4, RULES-NOTES 23). `length` counts the sea areas."""
+    own repair, 11.18.4, RULES-NOTES 23). `length` counts the sea areas.
+
+    The coast rule wins over the port's own state: a coastal-type unit or an HQ in a
+    damaged or enemy-controlled port still traces from its coast."""
     st = board.stance(power)
     g = board.grid
     f, t = board.at(from_hex), board.at(to_hex)
     if f not in g.seas_of:
         return NoPath(f"hex {from_hex} is not coastal", "11.18.4", from_hex)
-    if f in g.ports:
-        problem = _port_problem(board, st, f, allow_damaged)
+    problem = _port_problem(board, st, f, allow_damaged) if f in g.ports else None
+    if f not in g.ports or problem is not None:
+        if coastal_ok or f in st.hq_coast:
+            problem = _why_closed(board, st, f) \
+                if f in st.enemy_land or st.territory[f] == NEUTRAL else None
+        elif problem is None:
+            problem = NoPath(
+                f"hex {from_hex} has no port (only INF-class divisions, MAR and flying boats "
+                "trace overseas from a coastal hex)", "RULES-NOTES 2", from_hex,
+            )
         if problem is not None:
             return problem
-    elif not (coastal_ok or f in st.receiving):
-        return NoPath(
-            f"hex {from_hex} has no port (only INF-class divisions, MAR and flying boats "
-            "trace overseas from a coastal hex)", "RULES-NOTES 2", from_hex,
-        )
-    elif f in st.enemy_land or st.territory[f] == NEUTRAL:
-        why = _why_closed(board, st, f)
-        assert why is not None
-        return why
     if t not in g.ports:
         return NoPath(f"hex {to_hex} has no port", "11.18.4", to_hex)
     problem = _port_problem(board, st, t, False)

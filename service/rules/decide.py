@@ -356,8 +356,10 @@ def _take_seat(f: Flow, c: Command) -> None:
                         errors=[("/powers", "duplicates")])
     taken = [p for p in wanted if s.powers[p].holder is not None]
     if not wanted or taken:
-        raise Refused("seat/taken", f"already held: {', '.join(taken) or 'every power of ' + side}",
-                      errors=[("/powers", f"{p} is held") for p in taken] or [("/powers", "none free")])
+        held = ", ".join(taken) or "every power of " + side
+        raise Refused("seat/taken", f"already held: {held}",
+                      errors=[("/powers", f"{p} is held") for p in taken]
+                      or [("/powers", "none free")])
     player = c.body["player_id"]
     f.emit("seat.taken", f"{c.body['name']} joins {side} with {', '.join(wanted)}.",
            {"player_id": player, "side": side, "name": c.body["name"], "powers": list(wanted)},

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
-from service.rules.evolve import evolves
 from service.rules.events import Event
+from service.rules.evolve import evolves
 from service.rules.state import Seat, State
 
 

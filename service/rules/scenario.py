@@ -247,8 +247,9 @@ class MapSpec:
         return axial_distance(ha.q, ha.r, hb.q, hb.r)
 
     def coast_of(self, sea: str) -> tuple[str, ...]:
-        """Ids of the coastal hexes bordering sea area `sea`."""
-        self._sea_by_id[sea]
+        """Ids of the coastal hexes bordering sea area `sea` (KeyError if none)."""
+        if sea not in self._sea_by_id:
+            raise KeyError(sea)
         return self._coast_of_sea.get(sea, ())
 
 

@@ -18,19 +18,19 @@ Readings where the seeds are silent (paths themselves: `service.rules.board`):
   primary source. A limited source in a port needs the port undamaged
   (RULES-NOTES 19). Secondary sources supply by basic path only.
 - A land unit is in supply when a basic path within the limit reaches its hex from
-  the network or from a secondary source in supply; failing that, a unit of a
-  coastal type (RULES-NOTES 2) on a coastal hex is in supply when a port of the
-  network reaches one of its sea areas (its hex is the port: length 0). The nearest
-  start wins; on a tie primary sources, then the network in search order, then
-  secondary sources. Limited sources add nothing here: a unit on one in supply is
-  already in supply.
+  the network (the nearest network hex wins; ties go to the first found, primary
+  sources first); failing that, from the nearest secondary source in supply; failing
+  that, for a unit of a coastal type (RULES-NOTES 2) on a coastal hex, when a port
+  of the network reaches one of its sea areas (its hex is the port: length 0).
+  Limited sources add nothing here: a unit on one in supply is already in supply.
 - In communication (11.18.5): a source traces a path of any length to another
   usable primary source of a friend, through open hexes overland (a railway path is
   one) and port-to-port overseas legs.
 
-`supply_report` runs one multi-source search per stance (in practice per side) from
-every source outward, never one search per unit; its results are memoized on the
-board, so every query on one position shares them.
+`supply_report` runs, per stance (in practice per side), one multi-source search
+from the whole network outward and one from the secondary sources, never one search
+per unit; the results are memoized on the board, so every query on one position
+shares them.
 """
 
 from __future__ import annotations
@@ -48,14 +48,18 @@ from service.rules.board import (
     PathResult,
     Stance,
     coastal_ok,
+    path_length,
     sea_chain,
-    search,
+    spread,
 )
+from service.rules.scenario import HQ
+from service.rules.state import State
 
 __all__ = [
     "SupplyStatus",
     "in_communication",
     "source_in_supply",
+    "state_supply",
     "supply_report",
     "unit_supply",
 ]
@@ -98,11 +102,12 @@ class _Network:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class _Reach:
-    """A bounded multi-source search: cost, parent and starting hex per hex."""
+    """A bounded multi-source search: cost (-1: not reached), parent and starting hex
+    by grid position."""
 
-    cost: dict[int, int]
-    parent: dict[int, int]
-    origin: dict[int, int]
+    cost: list[int]
+    parent: list[int]
+    origin: list[int]
 
 
 def _serves(board: Board, st: Stance, i: int, supplier: str) -> bool:
@@ -172,12 +177,7 @@ def _primary_reach(board: Board, st: Stance, limit: int) -> _Reach:
 
     def make() -> _Reach:
         net = _network(board, st)
-        cost: dict[int, int] = {}
-        parent: dict[int, int] = {}
-        origin: dict[int, int] = {}
-        g = board.grid
-        search(g.nbrs, board.step, st.closed, net.order, limit, cost, parent, origin=origin)
-        return _Reach(cost, parent, origin)
+        return _Reach(*spread(board.grid.nbrs, board.step, st.closed, net.order, limit))
 
     return board.cached(("primary_reach", st.key, limit), make)
 
@@ -201,22 +201,16 @@ def _secondaries(board: Board, st: Stance) -> dict[int, str]:
     return out
 
 
-def _full_reach(board: Board, st: Stance, limit: int) -> tuple[_Reach, dict[int, str]]:
-    """Basic paths within `limit` from the network and from secondary sources in
-    supply; and those secondary sources that start paths, by hex."""
+def _secondary_reach(board: Board, st: Stance, limit: int) -> tuple[_Reach, dict[int, str]]:
+    """Basic paths within `limit` from the secondary sources in supply, and those
+    sources by hex (each a start of its own paths)."""
 
     def make() -> tuple[_Reach, dict[int, str]]:
         first = _primary_reach(board, st, limit)
-        heads = {
-            i: sid for i, sid in _secondaries(board, st).items()
-            if first.cost.get(i, 0) > 0
-        }
-        cost, parent, origin = dict(first.cost), dict(first.parent), dict(first.origin)
-        g = board.grid
-        search(g.nbrs, board.step, st.closed, heads, limit, cost, parent, origin=origin)
-        return _Reach(cost, parent, origin), heads
+        heads = {i: sid for i, sid in _secondaries(board, st).items() if first.cost[i] >= 0}
+        return _Reach(*spread(board.grid.nbrs, board.step, st.closed, heads, limit)), heads
 
-    return board.cached(("full_reach", st.key, limit), make)
+    return board.cached(("secondary_reach", st.key, limit), make)
 
 
 def _hexes(n: int) -> str:
@@ -227,18 +221,20 @@ def _status(board: Board, uid: str, limit: int) -> SupplyStatus:
     st = board.stance(board.unit_power[uid])
     i = board.unit_hex[uid]
     g = board.grid
-    reach, heads = _full_reach(board, st, limit)
-    c = reach.cost.get(i)
-    if c is not None:
-        o = reach.origin[i]
-        if o in heads:
-            return SupplyStatus(uid, True, "secondary", heads[o], None, c)
+    reach = _primary_reach(board, st, limit)
+    c = reach.cost[i]
+    if c >= 0:
         net = _network(board, st)
+        o = reach.origin[i]
         root, legs = net.root[o], net.route[o]
         return SupplyStatus(
             uid, True, legs[-1] if legs else "primary", g.ids[root],
             None if o == root else g.ids[o], c, legs,
         )
+    second, heads = _secondary_reach(board, st, limit)
+    c = second.cost[i]
+    if c >= 0:
+        return SupplyStatus(uid, True, "secondary", heads[second.origin[i]], None, c)
     spec = board.scenario.unit(uid)
     if i in g.seas_of and st.territory[i] != NEUTRAL and coastal_ok(spec, board.coastal_types):
         net = _network(board, st)
@@ -271,6 +267,13 @@ def supply_report(
         for uid, power in board.unit_power.items()
         if power_or_all is None or power == power_or_all or majors[power] == power_or_all
     }
+
+
+def state_supply(state: State) -> dict[str, SupplyStatus]:
+    """Every land unit's supply in `state`, with the current weather's basic path
+    (RULES-NOTES 26) and the game's options: what a state view shows."""
+    board = Board.from_state(state)
+    return supply_report(board, None, path_length(state.setup.scenario, state.turn.weather))
 
 
 def unit_supply(board: Board, unit: str, max_length: int) -> SupplyStatus:
@@ -321,31 +324,40 @@ def _route(board: Board, st: Stance, reach: _Reach, i: int) -> Path:
 
 
 def source_in_supply(
-    board: Board, power: str, source_hex: str, max_length: int | None = None
+    board: Board, power: str, source: str, max_length: int | None = None
 ) -> PathResult:
-    """Whether the hex source `source_hex` is in supply for `power`: a primary source
-    always; a secondary or limited one when a basic path of at most `max_length`
-    (None: the map's) reaches it from the primary network (11.18.3, 11.18.7,
-    RULES-NOTES 19). The path runs from the primary source to `source_hex`."""
+    """Whether `source` (a source hex, or an HQ unit: a secondary source, 11.18.7) is
+    in supply for `power`: a primary source always; a secondary or limited one when a
+    basic path of at most `max_length` (None: the map's) reaches it from the primary
+    network (11.18.3, 11.18.7, RULES-NOTES 19). The path runs from the primary source
+    to the source."""
     st = board.stance(power)
-    i = board.at(source_hex)
-    problem = _source_problem(board, st, i, power)
-    if problem is not None:
-        return problem
-    kind = board.grid.source_at[i][0]
-    if kind == "primary":
-        return Path("primary", (source_hex,), (), 0)
-    port = board.grid.ports.get(i)
-    if kind == "limited" and port is not None and port[1]:
-        return NoPath(f"the port in hex {source_hex} is damaged", "RULES-NOTES 19", source_hex)
+    if source in board.unit_hex:
+        i, kind = board.unit_hex[source], "secondary"
+        if board.scenario.unit(source).type != HQ:
+            return NoPath(f"unit {source} is not an HQ", "11.18.7", source)
+        if board.majors[board.unit_power[source]] not in st.friends:
+            return NoPath(f"HQ {source} is not a friend of {power}", "11.18.7", source)
+    else:
+        i = board.at(source)
+        problem = _source_problem(board, st, i, power)
+        if problem is not None:
+            return problem
+        kind = board.grid.source_at[i][0]
+        if kind == "primary":
+            return Path("primary", (source,), (), 0)
+        port = board.grid.ports.get(i)
+        if kind == "limited" and port is not None and port[1]:
+            return NoPath(f"the port in hex {source} is damaged", "RULES-NOTES 19", source)
     limit = board.scenario.map.supply_path_length if max_length is None else max_length
     limit = max(0, limit)
     reach = _primary_reach(board, st, limit)
-    if i in reach.cost:
+    if reach.cost[i] >= 0:
         return _route(board, st, reach, i)
+    where = f"hex {board.grid.ids[i]}"
     return NoPath(
         f"no primary supply source traces a supply path of at most {_hexes(limit)} "
-        f"to hex {source_hex}", "11.18.3" if kind == "limited" else "11.18.7", source_hex,
+        f"to {where}", "11.18.3" if kind == "limited" else "11.18.7", source,
     )
 
 

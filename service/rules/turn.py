@@ -17,8 +17,8 @@ from dataclasses import replace
 from typing import Any
 
 from service.rules import state as st
-from service.rules.evolve import evolves
 from service.rules.events import Event
+from service.rules.evolve import evolves
 from service.rules.flow import Flow
 from service.rules.options import weather_row
 from service.rules.state import State
@@ -94,7 +94,8 @@ def start_turn(f: Flow, number: int) -> None:
 def roll_initiative(f: Flow, *, reroll: bool) -> None:
     """Seed 002: a d10 per side plus its box bonus (+2, +1, 0, 0, 0)."""
     sides = f.state.setup.sides
-    roll = f.roll("initiative", len(sides), text="Initiative dice" + (" (reroll)" if reroll else ""))
+    label = "Initiative dice" + (" (reroll)" if reroll else "")
+    roll = f.roll("initiative", len(sides), text=label)
     boxes = f.state.initiative.boxes
     dice = dict(zip(sides, roll.values, strict=True))
     totals = {side: dice[side] + bonus(boxes[side]) for side in sides}

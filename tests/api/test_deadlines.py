@@ -7,10 +7,10 @@ import asyncio
 from datetime import timedelta
 
 import httpx
+from support import Game, full_game
 
 from service.referee.core import utc_now
 from service.referee.games import sweep_deadlines
-from support import Game, full_game
 
 
 async def _sweep(app: object, seconds_ahead: float) -> int:

@@ -13,9 +13,9 @@ from typing import Any
 import httpx
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
+from support import Game, full_game
 
 from service.verify import verify_export
-from support import Game, full_game
 
 
 async def _finished_game(client: httpx.AsyncClient) -> Game:

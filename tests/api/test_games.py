@@ -6,9 +6,9 @@ from __future__ import annotations
 import copy
 
 import httpx
+from support import SIDES, create_game, full_game, join, scenario
 
 from service.crypto import signing
-from support import SIDES, create_game, full_game, join, scenario
 
 
 def _problem(r: httpx.Response, status: int, code: str) -> dict[str, object]:

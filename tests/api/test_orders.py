@@ -10,9 +10,9 @@ from typing import Any
 
 import httpx
 import pytest
+from support import Game, Player, full_game
 
 from service.crypto import signing
-from support import Game, Player, full_game
 
 ROLL = {"dice": "2d10", "purpose": "attrition"}
 

@@ -4,7 +4,6 @@ The assertions are the seed's own numbers."""
 from __future__ import annotations
 
 import httpx
-
 from support import SIDES, Game, full_game, play_impulse
 
 ALL_MOVE = {

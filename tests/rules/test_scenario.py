@@ -205,8 +205,8 @@ def test_dno_demo_gives_reorganization_work_to_every_power(demo: Scenario) -> No
         own = [u for u in demo.units if u.power == p.id]
         down = [u for u in own if not u.face_up]
         assert own and down and len(down) < len(own), p.id
-    down = sum(not u.face_up for u in demo.units)
-    assert 0.25 <= down / len(demo.units) <= 0.5
+    face_down = sum(not u.face_up for u in demo.units)
+    assert 0.25 <= face_down / len(demo.units) <= 0.4  # about a third
     assert sum(u.shattered for u in demo.units) >= 4
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
 from engine import Table, skip_initiative, table
-from service.rules.errors import Forbidden, Malformed, Refused
 from support import SIDES
+
+from service.rules.errors import Forbidden, Malformed, Refused
 
 ALL_LAND = {"axis": {"germany": "land", "italy": "land"},
             "allies": {"cw": "land", "usa": "land", "france": "land"},

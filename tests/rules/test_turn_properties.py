@@ -3,10 +3,10 @@ ends, impulse counts differ by at most one, replay equals the state."""
 
 from __future__ import annotations
 
+from engine import table
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine import table
 from service.rules import fold
 from service.rules.codec import to_data
 

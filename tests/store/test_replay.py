@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import httpx
 from sqlalchemy import select
+from support import full_game
 
 from service.referee.audit import replay_game
 from service.store.models import GameRow
-from support import full_game
 
 
 async def test_replay_flags_a_state_that_differs_from_the_log(

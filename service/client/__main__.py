@@ -1,0 +1,3 @@
+from service.client.cli import main
+
+main()

@@ -1,0 +1,264 @@
+"""A small synchronous client for the referee's HTTP API (DESIGN.md section 4).
+
+`Client` wraps httpx: one method per route, JSON in and out. Every non-2xx answer
+raises `ProblemError`, which carries the server's RFC 9457 problem body (`type`,
+`detail`, `errors`), so callers can show the server's own words. Orders are signed
+here: `order()` builds the envelope of DESIGN.md 4.1 and signs the RFC 8785 bytes of
+its `order` object with the player's Ed25519 key.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from service.crypto import signing
+
+__all__ = ["Client", "ProblemError", "ServerEvent", "envelope"]
+
+DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+LOG_PAGE = 500
+
+
+class ProblemError(Exception):
+    """The server refused a request; `body` is its problem+json (or a stand-in)."""
+
+    def __init__(self, status: int, body: Mapping[str, Any]) -> None:
+        self.status = status
+        self.body: dict[str, Any] = dict(body)
+        self.type: str = str(body.get("type") or "about:blank")
+        self.code: str | None = body.get("code")
+        self.detail: str = str(body.get("detail") or body.get("title") or f"HTTP {status}")
+        raw_errors = body.get("errors")
+        self.errors: list[dict[str, Any]] = (
+            [e for e in raw_errors if isinstance(e, dict)] if isinstance(raw_errors, list) else []
+        )
+        super().__init__(self.detail)
+
+    def lines(self) -> list[str]:
+        """The problem for people: detail first, then each offending item."""
+        out = [f"{self.detail} ({self.status} {self.code or self.type})"]
+        out += [f"  {e.get('path', '?')}: {e.get('message', '')}" for e in self.errors]
+        current = self.body.get("current")
+        if isinstance(current, dict):
+            out.append("  the game is at turn {turn}, impulse {impulse}, step {step}".format(
+                turn=current.get("turn"), impulse=current.get("impulse"),
+                step=current.get("step")))
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ServerEvent:
+    """One Server-Sent Event: `id`, `event` (the kind), `data` (parsed JSON if it is)."""
+
+    id: str | None
+    event: str
+    data: Any
+
+
+def envelope(game: str, player: str, key: Ed25519PrivateKey, kind: str,
+             body: Mapping[str, Any], seq: int, position: Mapping[str, Any]) -> dict[str, Any]:
+    """The signed order envelope of DESIGN.md 4.1 for the position the player saw."""
+    order = {
+        "game": game, "player": player, "seq": seq,
+        "turn": int(position["turn"]), "impulse": int(position["impulse"]),
+        "step": str(position["step"]), "kind": kind, "body": dict(body),
+    }
+    return {"order": order,
+            "signature": signing.sign(key, signing.order_signing_bytes(order))}
+
+
+def _problem(response: httpx.Response) -> ProblemError:
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if not isinstance(body, dict):
+        text = response.text.strip()[:500]
+        body = {"type": "about:blank", "status": response.status_code,
+                "detail": text or response.reason_phrase or f"HTTP {response.status_code}"}
+    return ProblemError(response.status_code, body)
+
+
+class Client:
+    """The referee API over HTTP. `token` is a player's or GM's bearer token."""
+
+    def __init__(self, base_url: str, token: str | None = None,
+                 transport: httpx.BaseTransport | None = None,
+                 timeout: httpx.Timeout | float = DEFAULT_TIMEOUT) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.token = token
+        self._http = httpx.Client(base_url=self.base_url, transport=transport, timeout=timeout)
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._http.close()
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _headers(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        headers = {"Accept": "application/json, application/problem+json"}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        headers.update(extra or {})
+        return headers
+
+    def request(self, method: str, path: str, *, json_body: Any = None,
+                params: Mapping[str, Any] | None = None) -> Any:
+        """Send one request; the parsed JSON answer, or ProblemError."""
+        response = self._http.request(method, path, json=json_body, params=params,
+                                      headers=self._headers())
+        if response.status_code >= 400:
+            raise _problem(response)
+        if not response.content:
+            return None
+        return response.json()
+
+    def _get(self, path: str, **params: Any) -> dict[str, Any]:
+        body: dict[str, Any] = self.request("GET", path, params=params or None)
+        return body
+
+    def _post(self, path: str, body: Mapping[str, Any]) -> dict[str, Any]:
+        answer: dict[str, Any] = self.request("POST", path, json_body=dict(body))
+        return answer
+
+    # ------------------------------------------------------------------ games and seats
+
+    def create_game(self, name: str, scenario: str | Mapping[str, Any],
+                    options: Mapping[str, Any] | None = None,
+                    dice: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """POST /v1/games: `{id, gm_token, join_codes}`."""
+        return self._post("/v1/games", {
+            "name": name,
+            "scenario": scenario if isinstance(scenario, str) else dict(scenario),
+            "options": dict(options or {}),
+            "dice": dict(dice or {"mode": "fair"}),
+        })
+
+    def join(self, game: str, side: str, join_code: str, name: str, public_key: str,
+             powers: list[str] | None = None) -> dict[str, Any]:
+        """POST /v1/games/{id}/seats/{side}: `{player_id, token}`."""
+        return self._post(f"/v1/games/{game}/seats/{side}", {
+            "join_code": join_code, "name": name, "public_key": public_key, "powers": powers,
+        })
+
+    def games(self, limit: int = 100) -> Iterator[dict[str, Any]]:
+        """Every game the token belongs to (all pages)."""
+        after: str | None = None
+        while True:
+            params: dict[str, Any] = {"limit": limit}
+            if after:
+                params["after"] = after
+            page = self._get("/v1/games", **params)
+            yield from page["games"]
+            after = page.get("next")
+            if not after:
+                return
+
+    # ------------------------------------------------------------------ reads
+
+    def summary(self, game: str) -> dict[str, Any]:
+        """GET /v1/games/{id}: status, turn, step, `awaiting`, `position`."""
+        return self._get(f"/v1/games/{game}")
+
+    def position(self, game: str) -> dict[str, Any]:
+        """The current `{turn, impulse, step}` that an order must pin."""
+        pos: dict[str, Any] = self.summary(game)["position"]
+        return pos
+
+    def state(self, game: str) -> dict[str, Any]:
+        """GET /v1/games/{id}/state: the caller's view."""
+        return self._get(f"/v1/games/{game}/state")
+
+    def log(self, game: str, after: int = 0, limit: int = LOG_PAGE) -> Iterator[dict[str, Any]]:
+        """Every event after seq `after`, following the pages to the end."""
+        while True:
+            page = self._get(f"/v1/games/{game}/log", after=after, limit=limit)
+            events: list[dict[str, Any]] = page["events"]
+            yield from events
+            nxt = page.get("next_after")
+            if nxt is None or not events:
+                return
+            after = int(nxt)
+
+    def log_head(self, game: str) -> int:
+        """The seq of the newest event."""
+        return int(self._get(f"/v1/games/{game}/log", limit=1)["head"])
+
+    def dice(self, game: str) -> dict[str, Any]:
+        return self._get(f"/v1/games/{game}/dice")
+
+    def export(self, game: str) -> dict[str, Any]:
+        """GET /v1/games/{id}/export: the whole verifiable record."""
+        return self._get(f"/v1/games/{game}/export")
+
+    def stream(self, game: str, last_event_id: str | None = None,
+               read_timeout: float | None = 60.0) -> Iterator[ServerEvent]:
+        """GET /v1/games/{id}/stream (SSE), from after `last_event_id`. Ends when the server
+        closes the stream; the caller reconnects with the last `id` it saw."""
+        headers = self._headers({"Accept": "text/event-stream"})
+        if last_event_id is not None:
+            headers["Last-Event-ID"] = last_event_id
+        timeout = httpx.Timeout(10.0, read=read_timeout)
+        with self._http.stream("GET", f"/v1/games/{game}/stream", headers=headers,
+                               timeout=timeout) as response:
+            if response.status_code >= 400:
+                response.read()
+                raise _problem(response)
+            yield from parse_sse(response.iter_lines())
+
+    # ------------------------------------------------------------------ writes
+
+    def order(self, game: str, player: str, key: Ed25519PrivateKey, kind: str,
+              body: Mapping[str, Any], seq: int,
+              position: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Sign and send one order. Without `position`, pins the game's current one."""
+        if position is None:
+            position = self.position(game)
+        return self._post(f"/v1/games/{game}/orders",
+                          envelope(game, player, key, kind, body, seq, position))
+
+    def admin(self, game: str, action: str, reason: str = "",
+              **body: Any) -> dict[str, Any]:
+        """POST /v1/games/{id}/admin/{action} with the GM token."""
+        return self._post(f"/v1/games/{game}/admin/{action}", {"reason": reason, **body})
+
+
+def parse_sse(lines: Iterator[str]) -> Iterator[ServerEvent]:
+    """Server-Sent Events from a stream's lines (WHATWG "event stream interpretation"):
+    comments (heartbeats) are skipped, `data` lines joined, an event ends at a blank line."""
+    event_id: str | None = None
+    kind = ""
+    data: list[str] = []
+    for raw in lines:
+        line = raw.rstrip("\r\n")
+        if not line:
+            if data:
+                text = "\n".join(data)
+                try:
+                    parsed: Any = json.loads(text)
+                except ValueError:
+                    parsed = text
+                yield ServerEvent(event_id, kind or "message", parsed)
+            kind, data = "", []
+            continue
+        if line.startswith(":"):
+            continue
+        field, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if field == "data":
+            data.append(value)
+        elif field == "event":
+            kind = value
+        elif field == "id" and "\0" not in value:
+            event_id = value

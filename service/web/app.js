@@ -1,0 +1,744 @@
+// The reference play page: join a seat (the Ed25519 key stays in this browser), follow a
+// game live, and send signed orders. Talks only to this server's /v1 API.
+
+import { $, fill, formatTime, h, words } from "./dom.js";
+import { ORDER_FORMS } from "./forms.js";
+import { follow } from "./live.js";
+import { drawMap } from "./map.js";
+import { createKey, deleteKey, hasKey, signOrder, signingUnavailable } from "./signing.js";
+
+const SIDES = ["axis", "allies", "communists"];
+const PER_POWER_STEPS = ["declare", "production"];
+const LOG_SHOWN = 400;
+const SEATS_KEY = "wif.play.seats";
+
+// ------------------------------------------------------------------ the HTTP API
+
+class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem?.detail || problem?.title || `HTTP ${status}`);
+    this.status = status;
+    this.problem = problem || {};
+  }
+}
+
+async function api(path, { method = "GET", body, token, headers = {} } = {}) {
+  const sent = { ...headers };
+  if (token) sent.Authorization = `Bearer ${token}`;
+  if (body !== undefined) sent["Content-Type"] = "application/json";
+  let response;
+  try {
+    response = await fetch(path, { method, headers: sent, cache: "no-store",
+      body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (error) {
+    throw new ApiError(0, { detail: `the server cannot be reached (${error.message})` });
+  }
+  if (response.status === 304) return { notModified: true, response };
+  const type = response.headers.get("content-type") || "";
+  const data = type.includes("json") ? await response.json() : { detail: await response.text() };
+  if (!response.ok) throw new ApiError(response.status, data);
+  return { data, response };
+}
+
+// ------------------------------------------------------------------ seats in localStorage
+
+function loadSeats() {
+  try {
+    return JSON.parse(localStorage.getItem(SEATS_KEY)) || {};
+  } catch {
+    return {};
+  }
+}
+
+const seatName = (seat) => (seat.role === "gm" ? "gm" : seat.side);
+const seatKey = (seat) => `${seat.game}/${seatName(seat)}`;
+
+function saveSeat(seat) {
+  const seats = loadSeats();
+  seats[seatKey(seat)] = { ...seats[seatKey(seat)], ...seat };
+  localStorage.setItem(SEATS_KEY, JSON.stringify(seats));
+}
+
+function forgetSeat(key) {
+  const seats = loadSeats();
+  const seat = seats[key];
+  delete seats[key];
+  localStorage.setItem(SEATS_KEY, JSON.stringify(seats));
+  return seat;
+}
+
+/** The next order seq of a seat, counted in localStorage (shared by this browser's tabs). */
+function nextSeq(seat) {
+  const seats = loadSeats();
+  const stored = seats[seatKey(seat)] || seat;
+  stored.seq = Math.max(stored.seq || 0, seat.seq || 0) + 1;
+  seats[seatKey(seat)] = stored;
+  localStorage.setItem(SEATS_KEY, JSON.stringify(seats));
+  seat.seq = stored.seq;
+  return stored.seq;
+}
+
+const playUrl = (params) => `${location.pathname}?${new URLSearchParams(params)}`;
+
+// ------------------------------------------------------------------ banner and notices
+
+function showError(error) {
+  const banner = $("#error-banner");
+  const problem = error instanceof ApiError ? error.problem : {};
+  const where = (problem.errors || []).map((e) => h("li", {}, h("code", {}, e.path), ` ${e.message}`));
+  const code = error instanceof ApiError && error.status
+    ? ` (${error.status}${problem.code ? ` ${problem.code}` : ""}${problem.rule ? `, rule ${problem.rule}` : ""})`
+    : "";
+  fill($("#error-text"), h("strong", {}, error.message || String(error)), h("small", {}, code),
+    where.length ? h("ul", {}, where) : null);
+  banner.hidden = false;
+}
+
+function clearError() {
+  $("#error-banner").hidden = true;
+}
+
+let noticeTimer = null;
+function notice(text) {
+  const node = $("#notice");
+  node.textContent = text;
+  node.hidden = false;
+  clearTimeout(noticeTimer);
+  noticeTimer = setTimeout(() => { node.hidden = true; }, 6000);
+}
+
+// ------------------------------------------------------------------ the lobby
+
+function showLobby(params) {
+  $("#lobby").hidden = false;
+  $("#game").hidden = true;
+  const join = $("#join-form").elements;
+  if (params.get("game")) join.game.value = params.get("game");
+  const side = params.get("side") || params.get("seat");
+  if (SIDES.includes(side)) join.side.value = side;
+  if (params.get("code")) join.join_code.value = params.get("code");
+  if (params.get("game")) $("#gm-form").elements.game.value = params.get("game");
+  const why = signingUnavailable();
+  if (why) showError(new Error(`Joining needs signing keys, and ${why}.`));
+  renderSeatList(params.get("game"));
+}
+
+function renderSeatList(highlightGame) {
+  const seats = Object.entries(loadSeats()).sort(([a], [b]) => a.localeCompare(b));
+  fill($("#seat-list"), seats.length ? seats.map(([key, seat]) => h(
+    `li${seat.game === highlightGame ? ".current" : ""}`, {},
+    h("a", { href: playUrl({ game: seat.game, seat: seatName(seat) }) },
+      seat.role === "gm" ? "Game master" : `${seat.side}${seat.name ? ` (${seat.name})` : ""}`),
+    h("span.muted", {}, ` game ${seat.game}`),
+    h("button.link", { type: "button", onclick: async () => {
+      if (!window.confirm(`Forget this seat? Its signing key is deleted from this browser.`)) return;
+      const gone = forgetSeat(key);
+      await deleteKey(gone?.keyId);
+      renderSeatList(highlightGame);
+    } }, "forget"),
+  )) : h("li.muted", {}, "No seats in this browser yet."));
+}
+
+async function onJoin(event) {
+  event.preventDefault();
+  clearError();
+  const form = event.currentTarget;
+  const why = signingUnavailable();
+  if (why) return showError(new Error(`Cannot join: ${why}.`));
+  const values = Object.fromEntries(new FormData(form));
+  const game = values.game.trim();
+  const powers = values.powers.split(/[\s,]+/).filter(Boolean);
+  setBusy(form, true);
+  let key;
+  try {
+    key = await createKey(`${game}/${values.side}`);
+    const body = { join_code: values.join_code.trim(), name: values.name.trim(),
+      public_key: key.publicKey };
+    if (powers.length) body.powers = powers;
+    const { data } = await api(`/v1/games/${encodeURIComponent(game)}/seats/${values.side}`,
+      { method: "POST", body });
+    const seat = { game, role: "player", side: values.side, name: body.name,
+      player: data.player_id, token: data.token, keyId: key.keyId, seq: 0 };
+    saveSeat(seat);
+    location.assign(playUrl({ game, seat: seatName(seat) }));
+  } catch (error) {
+    if (key) await deleteKey(key.keyId).catch(() => {});
+    showError(error);
+  } finally {
+    setBusy(form, false);
+  }
+}
+
+async function onOpenGm(event) {
+  event.preventDefault();
+  clearError();
+  const form = event.currentTarget;
+  const values = Object.fromEntries(new FormData(form));
+  const game = values.game.trim();
+  const token = values.token.trim();
+  setBusy(form, true);
+  try {
+    const { data } = await api(`/v1/games/${encodeURIComponent(game)}/state`, { token });
+    if (data.me?.role !== "gm") throw new Error("that token is a player's, not the game master's");
+    saveSeat({ game, role: "gm", token });
+    location.assign(playUrl({ game, seat: "gm" }));
+  } catch (error) {
+    showError(error);
+  } finally {
+    setBusy(form, false);
+  }
+}
+
+async function onCreate(event) {
+  event.preventDefault();
+  clearError();
+  const form = event.currentTarget;
+  const values = Object.fromEntries(new FormData(form));
+  setBusy(form, true);
+  try {
+    const { data } = await api("/v1/games", { method: "POST", token: values.operator_key || undefined,
+      body: { name: values.name.trim(), scenario: values.scenario.trim(),
+        dice: { mode: values.dice } } });
+    saveSeat({ game: data.id, role: "gm", token: data.gm_token, joinCodes: data.join_codes });
+    location.assign(playUrl({ game: data.id, seat: "gm" }));
+  } catch (error) {
+    showError(error);
+  } finally {
+    setBusy(form, false);
+  }
+}
+
+function setBusy(root, busy) {
+  for (const control of root.querySelectorAll("button, input, select, textarea")) {
+    if (busy) {
+      control.dataset.wasDisabled = control.disabled ? "1" : "";
+      control.disabled = true;
+    } else if ("wasDisabled" in control.dataset) {
+      // Controls built while busy keep their own state.
+      control.disabled = control.dataset.wasDisabled === "1";
+      delete control.dataset.wasDisabled;
+    }
+  }
+  root.classList.toggle("busy", busy);
+}
+
+// ------------------------------------------------------------------ one game
+
+const page = {
+  seat: null,
+  summary: null,
+  state: null,
+  etag: null,
+  scenario: null,
+  log: new Map(), // seq -> event record
+  lastSeq: 0,
+  live: null,
+  liveMode: "connecting",
+  players: {}, // player id -> name, from the export
+  selectedHex: null,
+  unitFilter: "all",
+  forms: new Map(), // form id -> {key, node}
+};
+
+const gamePath = (suffix = "") => `/v1/games/${encodeURIComponent(page.seat.game)}${suffix}`;
+const get = (suffix) => api(gamePath(suffix), { token: page.seat.token });
+const isGm = () => page.seat.role === "gm";
+
+function sideOf(power) {
+  return page.state?.powers?.[power]?.side ?? null;
+}
+
+async function openGame(seat) {
+  page.seat = seat;
+  $("#lobby").hidden = true;
+  $("#game").hidden = false;
+  document.body.dataset.side = seat.role === "gm" ? "gm" : seat.side;
+  fill($("#seat-badge"), seat.role === "gm" ? "Game master" : `${seat.side}`,
+    seat.name ? h("small", {}, ` ${seat.name}`) : null);
+  $("#seat-badge").className = `side-tag ${seat.role === "gm" ? "gm" : seat.side}`;
+  $("#admin").hidden = !isGm();
+  $("#orders").hidden = isGm();
+  if (isGm()) renderAdmin();
+  try {
+    await loadLog();
+    await refresh();
+  } catch (error) {
+    showError(error);
+    if (error.status === 401 || error.status === 403 || error.status === 404) return;
+  }
+  loadScenario();
+  if (!isGm()) warnIfKeyMissing(seat);
+  page.live = follow({
+    url: gamePath("/stream"),
+    token: seat.token,
+    lastSeq: () => page.lastSeq,
+    onEvent: ({ data }) => {
+      addEvents([data]);
+      scheduleRefresh();
+    },
+    poll: pollSummary,
+    onMode: (mode) => {
+      page.liveMode = mode;
+      const node = $("#live-mode");
+      node.textContent = { stream: "live", polling: "polling", connecting: "connecting…",
+        stopped: "stopped" }[mode] || mode;
+      node.className = `live ${mode}`;
+      node.title = mode === "stream" ? "following the server's event stream"
+        : "checking for changes every 1.5 s";
+    },
+    onFatal: (problem) => {
+      page.live?.stop();
+      showError(new ApiError(problem.status || 401, problem));
+    },
+  });
+}
+
+async function warnIfKeyMissing(seat) {
+  const why = signingUnavailable();
+  const missing = !why && !(await hasKey(seat.keyId).catch(() => false));
+  if (why || missing) {
+    showError(new Error(why ? `You can watch but not send orders: ${why}.`
+      : "This seat's signing key is not in this browser any more, so orders cannot be "
+        + "signed; ask the GM to replace the seat's key."));
+  }
+}
+
+// Refreshes are coalesced: one runs at a time, and one more runs after it if asked.
+let refreshing = null;
+let refreshAgain = false;
+let refreshTimer = null;
+
+function scheduleRefresh() {
+  clearTimeout(refreshTimer);
+  refreshTimer = setTimeout(() => refresh().catch(showError), 80);
+}
+
+function refresh() {
+  if (refreshing) {
+    refreshAgain = true;
+    return refreshing;
+  }
+  refreshing = (async () => {
+    try {
+      do {
+        refreshAgain = false;
+        await refreshOnce();
+      } while (refreshAgain);
+    } finally {
+      refreshing = null;
+    }
+  })();
+  return refreshing;
+}
+
+async function refreshOnce() {
+  const headers = page.etag ? { "If-None-Match": page.etag } : {};
+  const [summary, state] = await Promise.all([
+    get(""),
+    api(gamePath("/state"), { token: page.seat.token, headers }),
+  ]);
+  page.summary = summary.data;
+  if (!state.notModified) {
+    page.state = state.data;
+    page.etag = state.response.headers.get("ETag");
+  }
+  if (page.state.game.version !== page.summary.version) refreshAgain = true;
+  if (page.liveMode !== "stream") await catchUpLog();
+  await unsealLog();
+  render();
+}
+
+async function pollSummary() {
+  const { data } = await get("");
+  if (!page.summary || data.version !== page.summary.version) await refresh();
+}
+
+// ------------------------------------------------------------------ the log
+
+async function loadLog() {
+  const { data } = await get("/log?after=0&limit=1");
+  const head = data.head || 0;
+  page.lastSeq = Math.max(0, head - LOG_SHOWN);
+  await catchUpLog();
+}
+
+async function catchUpLog() {
+  for (;;) {
+    const { data } = await get(`/log?after=${page.lastSeq}&limit=500`);
+    addEvents(data.events);
+    if (data.events.length < 500) break;
+  }
+}
+
+/** Reroll answers arrive sealed while their window is open; fetch them again after. */
+async function unsealLog() {
+  if (page.state.turn.step === "initiative.reroll") return;
+  const sealed = [...page.log.values()].filter((e) => e.sealed).map((e) => e.seq);
+  if (!sealed.length) return;
+  const from = Math.min(...sealed) - 1;
+  const limit = Math.min(1000, Math.max(...sealed) - from);
+  const { data } = await get(`/log?after=${from}&limit=${limit}`);
+  for (const event of data.events) page.log.set(event.seq, event);
+  renderLog();
+}
+
+function addEvents(events) {
+  let added = false;
+  for (const event of events) {
+    if (!event || typeof event.seq !== "number") continue;
+    if (!page.log.has(event.seq) || page.log.get(event.seq).sealed) {
+      page.log.set(event.seq, event);
+      added = true;
+    }
+    page.lastSeq = Math.max(page.lastSeq, event.seq);
+  }
+  if (added) {
+    const keep = [...page.log.keys()].sort((a, b) => b - a).slice(LOG_SHOWN);
+    for (const seq of keep) page.log.delete(seq);
+    renderLog();
+  }
+}
+
+function renderLog() {
+  const events = [...page.log.values()].sort((a, b) => b.seq - a.seq);
+  fill($("#log-list"), events.map((e) => h(`li.event${e.sealed ? ".sealed" : ""}`,
+    { dataset: { seq: e.seq, kind: e.kind } },
+    h("div.event-head", {},
+      h("span.seq", {}, `#${e.seq}`),
+      h("span.where", {}, `T${e.turn}${e.impulse ? ` I${e.impulse}` : ""} · ${words(e.step)}`),
+      h("time", { datetime: e.at, title: formatTime(e.at) }, clock(e.at))),
+    h("div.event-text", {}, e.text, " ", h("span.kind", {}, e.kind)))));
+}
+
+function clock(iso) {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? ""
+    : d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}
+
+// ------------------------------------------------------------------ rendering the state
+
+function mineAwaiting(state) {
+  if (isGm()) return [];
+  const me = state.me || {};
+  return (state.awaiting || []).filter((a) => a.side === me.side
+    && (!PER_POWER_STEPS.includes(a.step) || a.powers.some((p) => me.powers.includes(p))));
+}
+
+function render() {
+  const { state, summary } = page;
+  if (!state || !summary) return;
+  renderStatus(state, summary);
+  renderAwaiting(state);
+  renderPowers(state);
+  renderUnits(state);
+  renderMapPanel();
+  renderForms(state);
+}
+
+function sideTag(side) {
+  return side ? h(`span.side-tag.${side}`, {}, side) : h("span.muted", {}, "—");
+}
+
+function renderStatus(state, summary) {
+  const t = state.turn;
+  const g = state.game;
+  fill($("#game-title"), g.name || summary.name || g.id,
+    h("small.muted", {}, ` ${g.scenario} · ${g.id}`));
+  const status = $("#game-status");
+  status.textContent = g.status + (g.scripted ? " · scripted dice" : ` · ${g.dice_mode} dice`);
+  status.className = `status-tag ${g.status}`;
+  $("#status-turn").textContent = t.number;
+  $("#status-round").textContent = t.round;
+  $("#status-impulse").textContent = t.impulse;
+  const step = $("#status-step");
+  step.textContent = words(t.step);
+  step.dataset.step = t.step;
+  fill($("#status-phasing"), sideTag(t.phasing_side));
+  const w = t.weather;
+  $("#status-weather").textContent = w
+    ? `${w.weather} (roll ${w.roll}, ${w.dice} ${w.dice === 1 ? "die" : "dice"})` : "—";
+  $("#status-turn-end").textContent = `${t.turn_end_total} / ${t.threshold}`;
+  const meter = $("#turn-end-meter");
+  meter.max = t.threshold || 1;
+  meter.value = Math.min(t.turn_end_total, t.threshold || 1);
+  fill($("#status-order"), t.order.length
+    ? t.order.map((s, i) => [i ? " → " : "", sideTag(s)]) : h("span.muted", {}, "not chosen yet"));
+  const ini = state.initiative;
+  fill($("#initiative"), SIDES.filter((s) => s in ini.boxes).map((side) => h("tr", {},
+    h("th", {}, sideTag(side)),
+    h("td", {}, h("span.boxes", {}, ["+2", "+1", "0", "0", "0"].map((label, i) =>
+      h(`span.box${ini.boxes[side] === i ? ".here" : ""}`, { title: `box ${i}` }, label)))),
+    h("td.num", {}, ini.totals[side] ?? ""),
+    h("td.num", { title: "impulses taken this turn" }, t.impulses_taken[side] ?? 0))));
+}
+
+function renderAwaiting(state) {
+  const mine = mineAwaiting(state);
+  const myMove = $("#my-move");
+  const awaiting = state.awaiting || [];
+  myMove.classList.toggle("yours", mine.length > 0);
+  if (mine.length) {
+    const powers = mine.flatMap((a) => a.powers.filter((p) => state.me.powers.includes(p)));
+    const step = mine.map((a) => words(a.step)).join(", ");
+    myMove.textContent = `Your move: ${step}${PER_POWER_STEPS.includes(mine[0].step) ? ` (${powers.join(", ")})` : ""}`;
+  } else if (!awaiting.length) {
+    myMove.textContent = state.game.status === "paused" ? "The game is paused."
+      : state.game.status === "finished" ? "The game is over." : "Nobody is awaited.";
+  } else {
+    myMove.textContent = `Waiting for ${[...new Set(awaiting.map((a) => a.side))].join(", ")}`
+      + ` (${[...new Set(awaiting.map((a) => words(a.step)))].join(", ")})`;
+  }
+  fill($("#awaiting"), awaiting.map((a) => h(`li${mine.includes(a) ? ".mine" : ""}`,
+    { dataset: { side: a.side, step: a.step } },
+    sideTag(a.side), h("span.step", {}, words(a.step)),
+    h("span.powers", {}, a.powers.join(", ")),
+    a.deadline ? h("span.deadline", {}, `by ${formatTime(a.deadline)}`) : null)));
+  const me = state.me || {};
+  $("#me-line").textContent = isGm() ? "You are the game master: you see every side."
+    : `You play ${me.side}, holding ${(me.powers || []).join(", ") || "no power"}.`;
+  const name = state.game.name || state.game.id;
+  document.title = `${mine.length ? "● Your move · " : ""}${name} · WiF referee`;
+}
+
+function renderPowers(state) {
+  const me = state.me || {};
+  const rows = Object.entries(state.powers).sort(([ia, a], [ib, b]) =>
+    SIDES.indexOf(a.side) - SIDES.indexOf(b.side) || ia.localeCompare(ib));
+  fill($("#powers-body"), rows.map(([id, p]) => h(
+    `tr${(me.powers || []).includes(id) ? ".mine" : ""}`, {},
+    h("th", {}, id), h("td", {}, sideTag(p.side)),
+    h("td", {}, (me.powers || []).includes(id) ? "you"
+      : p.holder ? page.players[p.holder] || "held" : h("em", {}, "free")),
+    h("td.num", {}, p.rps), h("td.num", {}, p.chits),
+    h("td", {}, p.declared ?? ""),
+    h("td", {}, [p.neutral ? "neutral" : null, p.conquered ? "conquered" : null,
+      p.production ? `production ${p.production.bp_spent}/${p.production.bp_on_rps}` : null]
+      .filter(Boolean).join(", ")))));
+}
+
+function renderUnits(state) {
+  const me = state.me || {};
+  let units = Object.entries(state.units);
+  if (page.selectedHex) units = units.filter(([, u]) => u.at === page.selectedHex);
+  else if (page.unitFilter === "mine") units = units.filter(([, u]) => sideOf(u.power) === me.side);
+  units.sort(([ia, a], [ib, b]) => SIDES.indexOf(sideOf(a.power)) - SIDES.indexOf(sideOf(b.power))
+    || a.power.localeCompare(b.power) || ia.localeCompare(ib));
+  $("#units-count").textContent = `${units.length} of ${Object.keys(state.units).length}`;
+  const hexFilter = $("#hex-filter");
+  hexFilter.hidden = !page.selectedHex;
+  $("#hex-filter-name").textContent = page.selectedHex || "";
+  fill($("#units-body"), units.map(([id, u]) => h(
+    `tr${sideOf(u.power) === me.side ? ".mine" : ""}`, { dataset: { unit: id } },
+    h("th", {}, id), h("td", {}, u.power),
+    h("td", {}, `${u.type}${u.size ? ` ${u.size}` : ""}`, h("small.muted", {}, ` ${u.class}`)),
+    h("td", {}, h("button.link", { type: "button", onclick: () => selectHex(u.at) }, u.at)),
+    h("td", {}, h(`span.face.${u.face_up ? "up" : "down"}`, {}, u.face_up ? "face up" : "face down"),
+      u.shattered ? h("span.shattered", {}, " shattered") : null),
+    h("td", {}, u.mode ?? "", u.orientation && u.orientation !== u.mode
+      ? h("small.muted", {}, ` (${u.orientation} side)`) : null))));
+}
+
+function selectHex(hex) {
+  page.selectedHex = page.selectedHex === hex ? null : hex;
+  renderUnits(page.state);
+  renderMapPanel();
+}
+
+async function loadScenario() {
+  try {
+    const { data } = await get("/export");
+    page.scenario = data.scenario;
+    page.players = Object.fromEntries((data.players || []).map((p) => [p.id, p.name]));
+    if (page.state) renderPowers(page.state);
+    renderMapPanel();
+  } catch (error) {
+    fill($("#offmap"), h("p.muted", {}, `The map could not be loaded: ${error.message}`));
+  }
+}
+
+function renderMapPanel() {
+  if (!page.state) return;
+  if (!page.scenario) {
+    fill($("#offmap"), h("p.muted", {}, "Loading the map…"));
+    return;
+  }
+  const offmap = drawMap($("#map"), {
+    scenario: page.scenario, units: page.state.units, sideOf, onHex: selectHex,
+    selected: page.selectedHex, mySide: page.state.me?.side,
+  });
+  const places = Object.entries(offmap);
+  fill($("#offmap"), places.length ? h("p", {}, h("strong", {}, "At sea / off the map: "),
+    places.map(([place, units], i) => [i ? "; " : "",
+      h("button.link", { type: "button", onclick: () => selectHex(place) }, place),
+      ` ${units.map((u) => u.id).join(", ")}`])) : null);
+}
+
+const ZOOMS = [1, 1.5, 2, 3, 4];
+let zoom = 0;
+
+/** Zoom the map in (+1), out (-1) or back to fit (0), keeping the centre in view. */
+function zoomMap(direction) {
+  const wrap = $("#map-wrap");
+  const map = $("#map");
+  const cx = (wrap.scrollLeft + wrap.clientWidth / 2) / (wrap.scrollWidth || 1);
+  const cy = (wrap.scrollTop + wrap.clientHeight / 2) / (wrap.scrollHeight || 1);
+  zoom = direction === 0 ? 0 : Math.max(0, Math.min(ZOOMS.length - 1, zoom + direction));
+  map.classList.toggle("zoomed", zoom > 0);
+  map.style.width = `${ZOOMS[zoom] * 100}%`;
+  wrap.scrollLeft = cx * wrap.scrollWidth - wrap.clientWidth / 2;
+  wrap.scrollTop = cy * wrap.scrollHeight - wrap.clientHeight / 2;
+}
+
+// ------------------------------------------------------------------ orders
+
+function formContext(state) {
+  const me = state.me || { powers: [] };
+  return {
+    state,
+    position: page.summary.position,
+    step: state.turn.step,
+    me,
+    mine: mineAwaiting(state),
+    units: Object.entries(state.units).filter(([, u]) => sideOf(u.power) === me.side),
+    sideOf,
+    send: sendFromForm,
+    fail: (message) => showError(new Error(message)),
+  };
+}
+
+function renderForms(state) {
+  if (isGm()) return;
+  const ctx = formContext(state);
+  const holder = $("#order-forms");
+  const shown = [];
+  for (const form of ORDER_FORMS) {
+    if (!form.applies(ctx)) {
+      page.forms.get(form.id)?.node.remove();
+      page.forms.delete(form.id);
+      continue;
+    }
+    const key = form.key ? form.key(ctx) : "";
+    let entry = page.forms.get(form.id);
+    if (!entry || entry.key !== key) {
+      const node = h("section.order-form", { dataset: { form: form.id } },
+        h("h3", {}, form.title), form.render(ctx));
+      entry?.node.replaceWith(node);
+      entry = { key, node };
+      page.forms.set(form.id, entry);
+    }
+    shown.push(entry.node);
+  }
+  // Keep the registry's order; nodes that did not change are moved, not rebuilt.
+  shown.forEach((node, i) => {
+    if (holder.children[i] !== node) holder.insertBefore(node, holder.children[i] || null);
+  });
+  $("#orders-idle").hidden = ctx.mine.length > 0;
+}
+
+let sending = false;
+
+async function sendFromForm(kind, body) {
+  if (sending) return false;
+  sending = true;
+  const panel = $("#orders");
+  setBusy(panel, true);
+  clearError();
+  try {
+    await sendOrder(kind, body);
+    return true;
+  } catch (error) {
+    showError(error);
+    return false;
+  } finally {
+    setBusy(panel, false);
+    sending = false;
+  }
+}
+
+async function sendOrder(kind, body) {
+  const seat = page.seat;
+  const position = page.summary.position;
+  for (let attempt = 0; ; attempt += 1) {
+    const seq = nextSeq(seat);
+    const envelope = await signOrder(seat.keyId, {
+      game: seat.game, player: seat.player, seq,
+      turn: position.turn, impulse: position.impulse, step: position.step, kind, body,
+    });
+    try {
+      const { data } = await api(gamePath("/orders"), { method: "POST", token: seat.token,
+        body: envelope });
+      notice(`✓ ${kind} accepted (seq ${seq}); ${data.events?.length ?? 0} event(s).`);
+      if (page.liveMode !== "stream") addEvents(data.events || []);
+      await refresh();
+      return data;
+    } catch (error) {
+      // Another tab of this seat used the seq: take the next one.
+      if (error.problem?.code === "order/seq_reused" && attempt < 5) continue;
+      if (error.status === 409) refresh().catch(() => {});
+      throw error;
+    }
+  }
+}
+
+// ------------------------------------------------------------------ the GM's panel
+
+function renderAdmin() {
+  const seat = page.seat;
+  const reason = h("input", { name: "reason", placeholder: "reason (logged)", maxlength: 2000 });
+  const admin = (action, label) => h("button", { type: "button", name: `admin-${action}`,
+    onclick: async (event) => {
+      const panel = event.currentTarget.closest("section");
+      setBusy(panel, true);
+      clearError();
+      try {
+        const { data } = await api(gamePath(`/admin/${action}`), { method: "POST",
+          token: seat.token, body: { reason: reason.value } });
+        notice(`✓ ${label}: ${data.events?.length ?? 0} event(s).`);
+        await refresh();
+      } catch (error) {
+        showError(error);
+      } finally {
+        setBusy(panel, false);
+      }
+    } }, label);
+  const codes = Object.entries(seat.joinCodes || {});
+  fill($("#admin-body"),
+    h("p.hint", {}, "You see everything but unrevealed dice seeds. Players sign their own orders."),
+    h("label.field", {}, h("span", {}, "Reason"), reason),
+    h("div.buttons", {}, admin("pause", "Pause"), admin("resume", "Resume"),
+      admin("force", "Force the default action")),
+    codes.length ? h("div", {}, h("h3", {}, "Invitations"),
+      h("ul.invites", {}, codes.map(([side, code]) => h("li", {}, sideTag(side), " ",
+        h("a", { href: playUrl({ game: seat.game, side, code }) }, "join link"),
+        h("code", {}, ` ${code}`))))) : null);
+}
+
+// ------------------------------------------------------------------ start
+
+function start() {
+  $("#error-close").addEventListener("click", clearError);
+  $("#join-form").addEventListener("submit", onJoin);
+  $("#gm-form").addEventListener("submit", onOpenGm);
+  $("#create-form").addEventListener("submit", onCreate);
+  $("#unit-filter").addEventListener("change", (event) => {
+    page.unitFilter = event.target.value;
+    if (page.state) renderUnits(page.state);
+  });
+  $("#hex-filter-clear").addEventListener("click", () => selectHex(page.selectedHex));
+  $("#zoom-in").addEventListener("click", () => zoomMap(1));
+  $("#zoom-out").addEventListener("click", () => zoomMap(-1));
+  $("#zoom-fit").addEventListener("click", () => zoomMap(0));
+  const params = new URLSearchParams(location.search);
+  const game = params.get("game");
+  const seats = loadSeats();
+  let seat = game && params.get("seat") ? seats[`${game}/${params.get("seat")}`] : null;
+  if (game && !params.get("seat") && !params.get("code")) {
+    const ofGame = Object.values(seats).filter((s) => s.game === game);
+    if (ofGame.length === 1) [seat] = ofGame;
+  }
+  if (seat) openGame(seat);
+  else showLobby(params);
+}
+
+start();

@@ -1,0 +1,73 @@
+// Tiny DOM helpers shared by the page's modules (no framework).
+
+/**
+ * h("button.primary#send", {onclick, type: "button", dataset: {x: 1}}, "Send", child...)
+ * Attributes whose value is null/undefined/false are left out; `true` sets an empty attribute.
+ */
+export function h(spec, attrs = {}, ...children) {
+  const [, tag = "div", rest = ""] = spec.match(/^([a-z0-9-]*)(.*)$/i);
+  const node = document.createElement(tag || "div");
+  for (const part of rest.match(/[.#][^.#]+/g) || []) {
+    if (part[0] === ".") node.classList.add(part.slice(1));
+    else node.id = part.slice(1);
+  }
+  setAttrs(node, attrs);
+  append(node, children);
+  return node;
+}
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/** svg("circle", {cx: 1, cy: 2, r: 3, class: "x"}, children...) */
+export function svg(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value !== null && value !== undefined && value !== false) node.setAttribute(key, String(value));
+  }
+  append(node, children);
+  return node;
+}
+
+function setAttrs(node, attrs) {
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") {
+      node.addEventListener(key.slice(2), value);
+    } else if (key === "dataset") {
+      Object.assign(node.dataset, value);
+    } else if (key === "class") {
+      node.className = value;
+    } else if (key in node && typeof value !== "string") {
+      node[key] = value;
+    } else {
+      node.setAttribute(key, value === true ? "" : String(value));
+    }
+  }
+}
+
+function append(node, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : String(child));
+  }
+}
+
+/** Replace every child of `node`. */
+export function fill(node, ...children) {
+  node.replaceChildren();
+  append(node, children);
+  return node;
+}
+
+export const $ = (selector, root = document) => root.querySelector(selector);
+
+/** "initiative.reroll" -> "initiative reroll"; "final_reorganization" -> "final reorganization" */
+export function words(name) {
+  return String(name ?? "").replaceAll("_", " ").replaceAll(".", " ");
+}
+
+export function formatTime(iso) {
+  if (!iso) return "";
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? String(iso) : d.toLocaleString();
+}

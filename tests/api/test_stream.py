@@ -1,0 +1,126 @@
+"""The live stream (SSE): every event as it is committed, by whichever process
+committed it; Last-Event-ID resumes with nothing missed and nothing twice."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import httpx
+import pytest
+from conftest import free_port
+from support import full_game
+
+
+async def _sse(client: httpx.AsyncClient, url: str, headers: dict[str, str],
+               want: int, timeout: float = 20) -> list[dict[str, Any]]:
+    """Read SSE events until `want` have arrived (bounded by `timeout`)."""
+    got: list[dict[str, Any]] = []
+    async with client.stream("GET", url, headers=headers, timeout=timeout) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        fields: dict[str, str] = {}
+        async for line in response.aiter_lines():
+            if line == "":
+                if "data" in fields:
+                    got.append({"id": int(fields["id"]), "event": fields["event"],
+                                "data": json.loads(fields["data"])})
+                    if len(got) >= want:
+                        return got
+                fields = {}
+            elif not line.startswith(":"):
+                key, _, value = line.partition(":")
+                fields[key] = value.removeprefix(" ")
+    return got
+
+
+@pytest.fixture
+async def live(live_url: str) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(base_url=live_url) as c:
+        yield c
+
+
+async def test_stream_replays_then_follows_and_resumes_without_gaps(
+    live: httpx.AsyncClient,
+) -> None:
+    import asyncio
+
+    game = await full_game(live)
+    axis = game.players["axis"]
+    url = f"/v1/games/{game.id}/stream"
+    head = len(await game.log())
+    backlog = await _sse(live, url, axis.headers, want=head)
+    assert [e["id"] for e in backlog] == list(range(1, head + 1))
+
+    follow = asyncio.create_task(_sse(live, url, {**axis.headers, "Last-Event-ID": str(head)},
+                                      want=2))
+    await asyncio.sleep(0)
+    await axis.ok("roll", {"dice": "1d10", "purpose": "live one"})
+    await axis.ok("roll", {"dice": "1d10", "purpose": "live two"})
+    live_events = await asyncio.wait_for(follow, 20)
+    assert [e["id"] for e in live_events] == [head + 1, head + 2]
+    assert [e["data"]["data"]["label"] for e in live_events] == ["live one", "live two"]
+
+    resumed = await _sse(live, url, {**axis.headers, "Last-Event-ID": str(head + 1)}, want=1)
+    assert [e["id"] for e in resumed] == [head + 2]
+
+
+async def test_stream_needs_membership(live: httpx.AsyncClient) -> None:
+    game = await full_game(live)
+    r = await live.get(f"/v1/games/{game.id}/stream")
+    assert r.status_code == 401
+    r = await live.get(f"/v1/games/{game.id}/stream",
+                       headers={**game.gm, "Last-Event-ID": "x"})
+    assert r.status_code == 422
+
+
+@pytest.fixture
+def other_process(migrated_url: str) -> Iterator[str]:
+    """A second server process on the same database."""
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": migrated_url, "SWEEP_INTERVAL": "0"}
+    proc = subprocess.Popen([sys.executable, "-m", "service", "serve", "--port", str(port)],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"server process did not start: {proc.stderr.read()!r}")
+        time.sleep(0.05)
+    yield url
+    proc.terminate()
+    proc.wait(timeout=30)
+    assert proc.stderr is not None
+    proc.stderr.close()
+
+
+async def test_stream_delivers_an_event_committed_by_another_process(
+    live: httpx.AsyncClient, other_process: str
+) -> None:
+    import asyncio
+
+    game = await full_game(live)
+    head = len(await game.log())
+    axis = game.players["axis"]
+    follow = asyncio.create_task(_sse(live, f"/v1/games/{game.id}/stream",
+                                      {**axis.headers, "Last-Event-ID": str(head)}, want=1))
+    async with httpx.AsyncClient(base_url=other_process) as elsewhere:
+        envelope = axis.envelope("roll", {"dice": "1d6", "purpose": "from afar"},
+                                 await axis.position())
+        r = await elsewhere.post(f"/v1/games/{game.id}/orders", json=envelope,
+                                 headers=axis.headers)
+        assert r.status_code == 201, r.text
+    started = time.monotonic()
+    events = await asyncio.wait_for(follow, 20)
+    assert events[0]["data"]["data"]["label"] == "from afar"
+    assert time.monotonic() - started < 4, "delivered by NOTIFY, not by the periodic re-read"

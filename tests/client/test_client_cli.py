@@ -1,0 +1,357 @@
+"""The `wif` client CLI against a live uvicorn server on 127.0.0.1: keys, a game with
+scripted dice, three seats, the initiative and the first side's whole impulse, a refused
+order, the seq counter, the live stream, export and offline verification."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+from support import SCENARIOS, SIDES
+from typer.testing import CliRunner, Result
+
+from service.client.cli import app as cli_app
+from service.client.profile import Profile
+
+REPO = Path(__file__).resolve().parents[2]
+RUNNER = CliRunner()
+WAIT = 30.0  # seconds: the bound on every wait for the server or a subprocess
+DONE_STEPS = ("action", "reaction", "combat", "exploitation", "reorganization",
+              "final_reorganization")
+SCRIPT = {"mode": "scripted",
+          "script": {"initiative": [5, 8, 5], "weather": [7], "turn_end": [2, 2]}}
+
+
+@dataclass
+class Live:
+    url: str
+    has_stream: bool
+
+
+@pytest.fixture(scope="module")
+def live(migrated_url: str) -> Iterator[Live]:
+    """The real app under uvicorn in a thread. The socket is bound and listening before
+    the thread starts, so the first request simply waits in the backlog until the
+    server has run its lifespan: there is nothing to poll for."""
+    from service.app import create_app
+    from service.settings import Settings
+
+    application = create_app(Settings(database_url=migrated_url, sweep_interval=0),
+                             database_url=migrated_url)
+    paths = set(application.openapi()["paths"])
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(application, log_level="warning", lifespan="on", ws="none",
+                            timeout_graceful_shutdown=5)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        yield Live(f"http://127.0.0.1:{port}", "/v1/games/{game_id}/stream" in paths)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=WAIT)
+        sock.close()
+        assert not thread.is_alive(), "uvicorn did not shut down"
+
+
+def wif(profile: Path, *args: str, url: str | None = None, code: int = 0) -> Result:
+    """Run one `wif` command in-process, as a fresh invocation (nothing is kept in memory
+    between two calls: everything that carries over goes through the profile file)."""
+    argv = ["--profile", str(profile)] + (["--url", url] if url else []) + list(args)
+    result = RUNNER.invoke(cli_app, argv, catch_exceptions=False)
+    assert result.exit_code == code, f"wif {' '.join(args)} -> {result.exit_code}\n" \
+                                     f"{result.output}"
+    return result
+
+
+def view(profile: Path) -> dict[str, Any]:
+    body: dict[str, Any] = json.loads(wif(profile, "state", "--json").stdout)
+    return body
+
+
+@dataclass
+class Table:
+    """A game with three seated players, each with their own key and profile."""
+
+    url: str
+    game: str
+    gm: Path
+    seats: dict[str, Path]
+    keys: dict[str, Path]
+
+
+def seated_game(live: Live, tmp: Path, name: str = "cli game") -> Table:
+    keys = {}
+    for side in SIDES:
+        keys[side] = tmp / f"{side}.key"
+        out = wif(tmp / "none.json", "keygen", "--out", str(keys[side])).stdout.strip()
+        assert len(out) == 43  # base64url of 32 bytes, no padding
+        assert keys[side].stat().st_mode & 0o777 == 0o600
+        assert keys[side].stat().st_size == 32
+    gm = tmp / "gm.json"
+    created = json.loads(wif(gm, "create", "--scenario", str(SCENARIOS / "mini.json"),
+                             "--name", name, "--dice", json.dumps(SCRIPT), url=live.url).stdout)
+    assert set(created["join_codes"]) == set(SIDES)
+    seats = {}
+    for side in SIDES:
+        seats[side] = tmp / f"{side}.json"
+        out = wif(seats[side], "join", created["id"], side, "--code",
+                  created["join_codes"][side], "--name", f"{side} player", "--key",
+                  str(keys[side]), url=live.url).stdout
+        assert f"joined {created['id']} as {side}" in out
+    return Table(live.url, created["id"], gm, seats, keys)
+
+
+def profile_seq(path: Path) -> int:
+    data = json.loads(path.read_text())
+    return int(data["games"][data["current"]]["seq"])
+
+
+def test_the_cli_plays_a_whole_impulse_against_a_live_server(live: Live, tmp_path: Path) -> None:
+    t = seated_game(live, tmp_path)
+    # Every power is held: turn 1 began, every side stands on a reroll box.
+    state = view(t.gm)
+    assert state["turn"]["step"] == "initiative.reroll"
+    assert {a["side"] for a in state["awaiting"]} == set(SIDES)
+    for side in SIDES:
+        wif(t.seats[side], "reroll", "no")
+    state = view(t.gm)
+    assert state["initiative"]["totals"] == {"axis": 5, "allies": 8, "communists": 5}
+    assert state["turn"]["step"] == "initiative.choose"
+    assert state["awaiting"][0]["side"] == "allies"
+
+    wif(t.seats["allies"], "choose", "last")
+    assert view(t.gm)["awaiting"][0]["side"] == "communists"
+    wif(t.seats["communists"], "choose", "before")
+    state = view(t.seats["communists"])
+    assert state["turn"]["order"] == ["communists", "axis", "allies"]
+    assert (state["turn"]["impulse"], state["turn"]["step"]) == (1, "declare")
+    assert state["turn"]["phasing_side"] == "communists"
+    assert state["me"]["side"] == "communists"
+    weather_dice = state["turn"]["weather"]["dice"]
+
+    # The human summary says the same.
+    text = wif(t.seats["communists"], "state").stdout
+    assert "turn 1, round 1, impulse 1: declare; phasing communists" in text
+    assert "communists [ussr, china] declare <- you" in text
+
+    # The Communists' impulse: declare, then every done-step until the Axis declares.
+    out = wif(t.seats["communists"], "declare", "ussr=land", "china=land").stdout
+    assert "ussr declares land" in out and "china declares land" in out
+    state = view(t.gm)
+    assert state["powers"]["ussr"]["declared"] == "land"
+    assert state["turn"]["step"] in DONE_STEPS
+    steps_seen: list[tuple[str, str]] = []
+    for _ in range(2 * len(DONE_STEPS) * len(SIDES)):
+        waiting = [a for a in state["awaiting"] if a["step"] in DONE_STEPS]
+        if not waiting:
+            break
+        step, side = state["turn"]["step"], waiting[0]["side"]
+        steps_seen.append((step, side))
+        wif(t.seats[side], "done")
+        state = view(t.gm)
+        # The step is over, or at least this side is no longer awaited in it.
+        assert state["turn"]["step"] != step or side not in {
+            a["side"] for a in state["awaiting"]}, (step, side, state["awaiting"])
+    assert steps_seen[0] == ("action", "communists")
+    order = [DONE_STEPS.index(step) for step, _ in steps_seen]
+    assert order == sorted(order)  # in the turn's order, none twice for one side
+    assert len(set(steps_seen)) == len(steps_seen)
+    assert state["turn"]["step"] == "declare"
+    assert state["turn"]["phasing_side"] == "axis"
+    assert state["turn"]["impulse"] == 2
+    assert state["turn"]["impulses_taken"]["communists"] == 1
+    # Weather 7 gives two turn-end dice; the script makes them 2 and 2.
+    assert weather_dice == 2
+    assert state["turn"]["turn_end_total"] == 4
+    assert state["awaiting"] == [{"side": "axis", "powers": ["germany", "italy"],
+                                  "step": "declare", "deadline": None}]
+
+    # `pass` declares pass for every power of mine.
+    wif(t.seats["axis"], "pass")
+    state = view(t.seats["axis"])
+    assert state["powers"]["germany"]["declared"] == "pass"
+    assert state["powers"]["italy"]["declared"] == "pass"
+
+    # The log has it all, in order.
+    lines = wif(t.seats["allies"], "log").stdout.splitlines()
+    assert any("ussr declares land" in line for line in lines)
+    assert any("germany declares pass" in line for line in lines)
+    assert [int(line.split()[0]) for line in lines] == sorted(int(x.split()[0]) for x in lines)
+    after = int(lines[-2].split()[0])
+    assert len(wif(t.seats["allies"], "log", "--after", str(after)).stdout.splitlines()) == 1
+
+
+def test_a_refused_order_prints_the_servers_detail_and_exits_non_zero(
+    live: Live, tmp_path: Path
+) -> None:
+    t = seated_game(live, tmp_path)
+    # Not the time for a declaration: the reroll window is open.
+    refused = wif(t.seats["axis"], "declare", "germany=land", code=1)
+    assert "declare is not allowed now: the step is initiative.reroll" in refused.stderr
+    assert "(409 order/wrong_step)" in refused.stderr
+    assert "turn 1, impulse 0, step initiative.reroll" in refused.stderr
+    # Malformed: the item that is wrong is named.
+    bad = wif(t.seats["axis"], "order", "initiative.reroll", '{"demand": "maybe"}', code=1)
+    assert "demand must be true or false" in bad.stderr
+    assert "/body/demand: expected a boolean" in bad.stderr
+    # Local mistakes never reach the server.
+    assert "power=value" in wif(t.seats["axis"], "declare", "germany", code=2).stderr
+    assert "not valid JSON" in wif(t.seats["axis"], "order", "done", "{", code=2).stderr
+    nobody = wif(tmp_path / "empty.json", "state", code=2)
+    assert "no game in profile" in nobody.stderr
+    # A profile holds one seat per game.
+    again = wif(t.seats["axis"], "join", t.game, "axis", "--code", "x", "--name", "n",
+                "--key", str(t.keys["axis"]), code=2)
+    assert "already holds a seat" in again.stderr
+
+
+def test_the_seq_counter_survives_between_invocations(live: Live, tmp_path: Path) -> None:
+    t = seated_game(live, tmp_path)
+    axis = t.seats["axis"]
+    assert profile_seq(axis) == 1
+    wif(axis, "roll", "2d10", "attrition", "in", "1432")
+    assert profile_seq(axis) == 2
+    wif(axis, "declare", "germany=land", code=1)  # refused: its seq is spent all the same
+    wif(axis, "reroll", "no")
+    wif(axis, "order", "roll", '{"dice": "1d6", "purpose": "partisans"}')
+    assert profile_seq(axis) == 5
+    wif(t.gm, "admin", "end", "--reason", "seq check")
+    export = json.loads(wif(axis, "export").stdout)
+    player = json.loads(axis.read_text())["games"][t.game]["player"]
+    seqs = [o["order"]["seq"] for o in export["orders"] if o["order"]["player"] == player]
+    assert sorted(seqs) == [1, 3, 4]
+    texts = [e["text"] for e in export["events"]]
+    assert any("rolls 2d10 for attrition in 1432" in text for text in texts)
+    assert any("rolls 1d6 for partisans" in text for text in texts)
+    # A separate process (the `python -m service.client` entry point) reads the same profile.
+    state = subprocess.run(
+        [sys.executable, "-m", "service.client", "--profile", str(axis), "state"],
+        cwd=REPO, capture_output=True, text=True, timeout=WAIT, check=False)
+    assert state.returncode == 0, state.stderr
+    assert f"{t.game}: finished" in state.stdout
+    assert "you: axis: germany" in state.stdout
+
+
+def test_concurrent_commands_never_share_a_seq(tmp_path: Path) -> None:
+    profile = Profile(tmp_path / "p.json")
+    profile.remember("g", base_url="http://x", player="p", token="t")
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        taken = list(pool.map(lambda _: profile.take_seq("g"), range(200)))
+    assert sorted(taken) == list(range(1, 201))
+    assert profile.game("g")["seq"] == 201
+    assert (tmp_path / "p.json").stat().st_mode & 0o777 == 0o600
+
+
+def test_verify_passes_on_an_export_and_fails_on_a_tampered_copy(
+    live: Live, tmp_path: Path
+) -> None:
+    t = seated_game(live, tmp_path)
+    for side in SIDES:
+        wif(t.seats[side], "reroll", "no")
+        wif(t.seats[side], "roll", "2d10", "verify", "check")
+    out = wif(t.gm, "admin", "end", "--reason", "verification test").stdout
+    assert "awaiting nobody" in out
+    assert view(t.gm)["game"]["status"] == "finished"
+    good = tmp_path / "export.json"
+    assert "signed orders" in wif(t.seats["allies"], "export", "--out", str(good)).stdout
+    ok = wif(t.gm, "verify", str(good))
+    assert "verified" in ok.stdout.splitlines()[-1]
+    record = json.loads(good.read_text())
+    roll = next(e for e in record["events"] if e["kind"] == "dice.rolled"
+                and e["data"]["purpose"] == "roll")
+    roll["data"]["values"] = [v % 10 + 1 for v in roll["data"]["values"]]
+    bad = tmp_path / "tampered.json"
+    bad.write_text(json.dumps(record))
+    failed = wif(t.gm, "verify", str(bad), code=1)
+    assert "FAIL hash chain" in failed.stdout
+    assert "verification FAILED" in failed.stdout
+
+
+class Watcher:
+    """`python -m service.client watch` in a subprocess, its lines read by a thread."""
+
+    def __init__(self, profile: Path, *args: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "service.client", "--profile", str(profile), "watch", *args],
+            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def until(self, needle: str) -> list[str]:
+        """Lines up to the first containing `needle` (bounded wait)."""
+        seen: list[str] = []
+        while True:
+            try:
+                line = self.lines.get(timeout=WAIT)
+            except queue.Empty:
+                raise AssertionError(f"no {needle!r} from watch; saw {seen}") from None
+            if line is None:
+                err = self.proc.stderr.read() if self.proc.stderr else ""
+                raise AssertionError(f"watch ended before {needle!r}; saw {seen}\n{err}")
+            seen.append(line)
+            if needle in line:
+                return seen
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        try:
+            return self.proc.wait(timeout=WAIT)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait(timeout=WAIT)
+            self.reader.join(timeout=WAIT)
+            for pipe in (self.proc.stdout, self.proc.stderr):
+                if pipe is not None:
+                    pipe.close()
+
+
+def test_watch_follows_the_stream_live_and_resumes(live: Live, tmp_path: Path) -> None:
+    if not live.has_stream:
+        pytest.skip("stream endpoint not yet available")
+    t = seated_game(live, tmp_path)
+    head = json.loads(wif(t.seats["allies"], "log", "--json").stdout.splitlines()[-1])["seq"]
+    watcher = Watcher(t.seats["allies"], "--after", "0")
+    try:
+        history = watcher.until(f"{head:>5} ")
+        assert [int(line.split()[0]) for line in history] == list(range(1, head + 1))
+        # Live: an order sent now shows up in the running watch, and nothing else first.
+        wif(t.seats["axis"], "roll", "2d10", "live", "stream")
+        (line,) = watcher.until("live stream")
+        assert int(line.split()[0]) == head + 1
+        # Ctrl-C ends it cleanly.
+        assert watcher.stop() == 0
+    finally:
+        watcher.stop()
+    # Resume after a seq: exactly the later events, each once; --count ends it.
+    resumed = wif(t.seats["allies"], "watch", "--after", str(head - 2), "--count", "3", "--json")
+    seqs = [json.loads(line)["seq"] for line in resumed.stdout.splitlines()]
+    assert seqs == [head - 1, head, head + 1]

@@ -1,0 +1,231 @@
+"""End to end: the /play page in a real browser (Playwright driving Debian's chromium)
+against a real server. Three browsers join the three sides through the page, answer the
+reroll window, choose the order and play the first impulse (a pass, then done), each
+page following the others' moves live, without reloading; a fourth browser watches as
+the game master. One page has the stream blocked, so the polling fallback is played too.
+
+Needs /usr/bin/chromium and the playwright package: scripts/install-browser.sh.
+Screenshots go to test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from support import SIDES, scenario
+
+try:
+    from playwright.async_api import Browser, BrowserContext, Page, Route, async_playwright, expect
+except ImportError:  # reported by the `browser` fixture as a failure, not a skip
+    PLAYWRIGHT_MISSING = True
+else:
+    PLAYWRIGHT_MISSING = False
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+WAIT_MS = 15_000
+# Seed 002's initiative example: Allies win (8), the Communists take the tie from the Axis.
+DICE = {"mode": "scripted", "script": {"initiative": [5, 8, 5], "weather": [7],
+                                       "turn_end": [2, 2]}}
+
+
+@pytest.fixture(scope="module")
+def play_url(migrated_url: str) -> Iterator[str]:
+    """A real uvicorn server (own thread and event loop) with the page mounted."""
+    import uvicorn
+
+    from service.app import create_app
+    from service.settings import Settings
+    from service.web import mount
+
+    app = create_app(Settings(database_url=migrated_url), database_url=migrated_url)
+    mount(app)
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
+                            lifespan="on", ws="none")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name="play-page-server", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the uvicorn server for the play page did not start")
+        time.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=30)
+
+
+@pytest.fixture(scope="module")
+async def browser() -> AsyncIterator[Browser]:
+    if PLAYWRIGHT_MISSING:
+        pytest.fail("the Playwright Python package is missing: run scripts/install-browser.sh "
+                    "(never `playwright install`)", pytrace=False)
+    if not CHROMIUM.is_file():
+        pytest.fail(f"{CHROMIUM} is missing: run scripts/install-browser.sh (apt chromium)",
+                    pytrace=False)
+    expect.set_options(timeout=WAIT_MS)
+    async with async_playwright() as pw:
+        launched = await pw.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--headless", "--no-sandbox", "--disable-gpu",
+                  "--disable-background-networking"],
+        )
+        yield launched
+        await launched.close()
+
+
+class Problems:
+    """JavaScript errors of every page (failed requests the test provokes excepted)."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def watch(self, name: str, page: Page) -> None:
+        page.on("pageerror", lambda error: self.seen.append(f"{name}: {error}"))
+        page.on("console", lambda message: self.seen.append(f"{name}: {message.text}")
+                if message.type == "error" and "Failed to load resource" not in message.text
+                else None)
+
+
+async def _open(browser: Browser, problems: Problems, name: str, url: str,
+                block_stream: bool = False) -> Page:
+    context: BrowserContext = await browser.new_context(viewport={"width": 1440, "height": 900})
+    context.set_default_timeout(WAIT_MS)
+    if block_stream:
+        async def not_found(route: Route) -> None:
+            await route.fulfill(status=404, content_type="application/problem+json",
+                                body='{"status": 404, "detail": "Not Found"}')
+
+        await context.route("**/v1/games/*/stream", not_found)
+    page = await context.new_page()
+    problems.watch(name, page)
+    await page.goto(url)
+    return page
+
+
+async def _shot(page: Page, name: str, full_page: bool = False) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    await page.screenshot(path=str(ARTIFACTS / f"play-{name}.png"), full_page=full_page)
+
+
+async def _expect_step(page: Page, step: str) -> None:
+    await expect(page.locator("#status-step")).to_have_attribute("data-step", step)
+
+
+async def test_three_browsers_join_and_play_the_first_impulse_live(
+    play_url: str, browser: Browser,
+) -> None:
+    async with httpx.AsyncClient(base_url=play_url) as http:
+        r = await http.post("/v1/games", json={"name": "Browser game",
+                                               "scenario": scenario("mini"), "dice": DICE})
+        assert r.status_code == 201, r.text
+        created: dict[str, Any] = r.json()
+        assert (await http.get("/play")).status_code == 307
+    game = created["id"]
+    problems = Problems()
+
+    # The GM watches from the start; opened through the page's GM form.
+    gm = await _open(browser, problems, "gm", f"{play_url}/play/?game={game}")
+    await gm.fill("#gm-form [name=token]", created["gm_token"])
+    await gm.click("#gm-form [name=open-gm]")
+    await expect(gm.locator("#seat-badge")).to_have_text("Game master")
+    await _expect_step(gm, "join")
+    await gm.evaluate("window.notReloaded = true")
+
+    pages: dict[str, Page] = {}
+    for side in SIDES:
+        # The Axis page cannot reach the stream: it must follow the game by polling.
+        page = await _open(browser, problems, side, f"{play_url}/play/?game={game}",
+                           block_stream=side == "axis")
+        await expect(page.locator("#join-form [name=game]")).to_have_value(game)
+        await page.select_option("#join-form [name=side]", side)
+        await page.fill("#join-form [name=join_code]", created["join_codes"][side])
+        await page.fill("#join-form [name=name]", f"{side.title()} player")
+        await page.click("#join-form [name=join]")
+        await expect(page.locator("#seat-badge")).to_contain_text(side)
+        await page.evaluate("window.notReloaded = true")
+        pages[side] = page
+    axis, allies, communists = pages["axis"], pages["allies"], pages["communists"]
+    await expect(axis.locator("#live-mode")).to_have_class("live polling")
+    await expect(allies.locator("#live-mode")).to_have_class("live stream")
+
+    # The last join began turn 1: every page (the first two live) shows the reroll window.
+    for side, page in pages.items():
+        await _expect_step(page, "initiative.reroll")
+        await expect(page.locator("#my-move")).to_have_class("my-move yours")
+        await expect(page.locator("#my-move")).to_have_text("Your move: initiative reroll")
+        await expect(page.locator("[data-form=reroll]")).to_contain_text(
+            {"axis": "total 5", "allies": "total 8", "communists": "total 5"}[side])
+    await _shot(allies, "allies-reroll")
+
+    for page in pages.values():
+        await page.click("[name=reroll-no]")
+    # Allies won (8) and choose first; the others see them awaited.
+    await expect(allies.locator("#my-move")).to_have_text("Your move: initiative choose")
+    for page in (axis, communists, gm):
+        await _expect_step(page, "initiative.choose")
+        await expect(page.locator("#my-move")).to_have_text(
+            "Waiting for allies (initiative choose)")
+    await allies.click("[name=choose-last]")
+    await expect(communists.locator("#my-move")).to_have_text("Your move: initiative choose")
+    await expect(communists.locator("[data-form=choose]")).to_contain_text("Before axis")
+    await communists.click("[name=choose-before]")
+
+    # Impulse 1: the Communists are phasing and declare; the others watch.
+    await expect(communists.locator("#my-move")).to_have_text("Your move: declare (ussr, china)")
+    for page in (axis, allies, gm):
+        await _expect_step(page, "declare")
+        await expect(page.locator("#status-phasing")).to_have_text("communists")
+        await expect(page.locator("#status-order")).to_have_text(
+            "communists → axis → allies")
+        await expect(page.locator("#my-move")).to_have_text("Waiting for communists (declare)")
+    await expect(communists.locator("#status-weather")).to_have_text("fine (roll 7, 2 dice)")
+    await _shot(communists, "communists-declare")
+
+    # A refused order shows the server's problem detail in the banner.
+    await allies.click("[data-form=generic] summary")
+    await allies.fill("[data-form=generic] [name=kind]", "declare")
+    await allies.fill("[data-form=generic] [name=body]", '{"actions": {"cw": "pass"}}')
+    await allies.click("[name=send-generic]")
+    banner = allies.locator("#error-banner")
+    await expect(banner).to_be_visible()
+    await expect(banner).to_contain_text("it is communists's impulse, not allies's")
+    await expect(banner).to_contain_text("409 order/not_your_turn")
+    await _shot(allies, "allies-error")
+    await allies.click("#error-close")
+
+    await communists.click("[name=pass-all]")
+    await expect(communists.locator("#my-move")).to_have_text("Your move: reorganization")
+    for page in (axis, allies, gm):
+        await _expect_step(page, "reorganization")
+        await expect(page.locator("#log-list li").first).to_contain_text(
+            "Reorganization step: communists.")
+        await expect(page.locator("#powers-body")).to_contain_text("pass")
+    await communists.click("[name=done]")
+
+    # The turn-end roll (2 dice: 2 + 2, +2 and +1 per die for the passing powers), then
+    # the Axis impulse: every page shows it, the Axis page by polling.
+    for page in (axis, allies, communists, gm):
+        await _expect_step(page, "declare")
+        await expect(page.locator("#status-phasing")).to_have_text("axis")
+        await expect(page.locator("#status-turn-end")).to_have_text("10 / 83")
+        await expect(page.locator("#log-list")).to_contain_text("turn_end.rolled")
+    await expect(axis.locator("#my-move")).to_have_text("Your move: declare (germany, italy)")
+    await expect(axis.locator("[data-form=declare] [name=pass-all]")).to_be_enabled()
+    await expect(allies.locator("#my-move")).to_have_text("Waiting for axis (declare)")
+    # The map shows the units: h50 holds a Soviet HQ and a Chinese infantry corps.
+    await expect(axis.locator("#map .badge[data-hex=h50] text")).to_have_text("2")
+    await expect(gm.locator("[name=admin-pause]")).to_be_visible()
+
+    for side, page in {**pages, "gm": gm}.items():
+        assert await page.evaluate("window.notReloaded === true"), f"{side} page reloaded"
+        await _shot(page, f"{side}-axis-impulse", full_page=True)
+    await _shot(axis, "axis-laptop")
+    assert problems.seen == []
