@@ -12,7 +12,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from service.api import games, health, problems, stream
+from service.api import games, health, problems, stream, webhooks
 from service.settings import Settings, get_settings
 from service.store.database import make_engine, make_sessionmaker, resolve_database_url
 from service.store.notify import Hub
@@ -21,20 +21,29 @@ log = logging.getLogger("service")
 
 
 async def sweeper(sessionmaker: Any, interval: float, hub: Any) -> None:
-    """Apply default actions when step deadlines pass (issue: deadlines); safe with several
-    processes because each game is claimed with SKIP LOCKED."""
-    from service.referee.games import sweep_deadlines
+    """The background clock: default actions when step deadlines pass, deadline
+    reminders, and webhook deliveries. Safe with several processes: every game and every
+    message is claimed with SKIP LOCKED."""
+    import httpx
 
-    while True:
-        await asyncio.sleep(interval)
-        try:
-            async with sessionmaker() as session:
-                async with session.begin():
-                    await sweep_deadlines(session)
-                for game_id, seq in session.info.pop("appended", {}).items():
-                    hub.published(game_id, seq)
-        except Exception:  # noqa: BLE001 - a failed sweep is retried next interval
-            log.exception("deadline sweep failed")
+    from service.referee.games import sweep_deadlines
+    from service.referee.notifications import deliver_due, enqueue_reminders
+
+    async with httpx.AsyncClient() as client:
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                async with sessionmaker() as session:
+                    async with session.begin():
+                        await sweep_deadlines(session)
+                    for game_id, seq in session.info.pop("appended", {}).items():
+                        hub.published(game_id, seq)
+                async with sessionmaker() as session, session.begin():
+                    await enqueue_reminders(session)
+                async with sessionmaker() as session, session.begin():
+                    await deliver_due(session, client)
+            except Exception:  # noqa: BLE001 - a failed sweep is retried next interval
+                log.exception("background sweep failed")
 
 
 def create_app(settings: Settings | None = None, *, database_url: str | None = None) -> FastAPI:
@@ -80,4 +89,5 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
     app.include_router(health.router)
     app.include_router(games.router)
     app.include_router(stream.router)
+    app.include_router(webhooks.router)
     return app

@@ -92,3 +92,13 @@ class AdminDeadlines(BaseModel):
 
 
 Role = Literal["player", "gm"]
+
+
+class WebhookSettings(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"url": "https://example.org/wif-hook",
+                                         "every_event": False}]},
+    )
+    url: str = Field(min_length=8, max_length=2000, pattern=r"^https?://")
+    every_event: bool = False

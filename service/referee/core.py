@@ -110,7 +110,9 @@ async def append(
     session: AsyncSession, game: GameRow, state: State, events: list[Event],
     dice: ServerDice | None = None,
 ) -> Applied:
-    """Chain, store and apply `events` to a locked game; bump its version."""
+    """Chain, store and apply `events` to a locked game; bump its version; write the
+    notifications they cause to the outbox in the same transaction."""
+    before = state
     seq, digest = game.head_seq, game.head_hash
     records: list[dict[str, Any]] = []
     snapshots: list[dict[str, Any]] = []
@@ -146,8 +148,13 @@ async def append(
         .values(
             state=to_data(state), version=version, head_seq=seq, head_hash=digest,
             status=state.status, next_deadline=_deadline_of(state), updated_at=utc_now(),
+            step_started_at=(datetime.fromisoformat(state.turn.step_started_at)
+                             if state.turn.step_started_at else None),
         )
     )
+    from service.referee.notifications import enqueue
+
+    await enqueue(session, game.id, version, before, state, records)
     game.version, game.head_seq, game.head_hash, game.status = version, seq, digest, state.status
     session.info.setdefault("appended", {})[game.id] = seq
     return Applied(records, state, version)

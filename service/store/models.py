@@ -56,6 +56,7 @@ class GameRow(Base):
     head_hash: Mapped[str] = mapped_column(Text)
     rules_version: Mapped[str] = mapped_column(Text)
     next_deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), index=True)
+    step_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     created_at: Mapped[datetime] = _now()
     updated_at: Mapped[datetime] = _now()
 
@@ -138,3 +139,54 @@ class DiceSeedRow(Base):
 
 
 Index("ix_events_game_kind", EventRow.game_id, EventRow.kind)
+
+
+class WebhookRow(Base):
+    """A player's webhook: "your move" notifications, optionally every event."""
+
+    __tablename__ = "webhooks"
+
+    game_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    player_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    url: Mapped[str] = mapped_column(Text)
+    secret: Mapped[str] = mapped_column(Text)
+    every_event: Mapped[bool] = mapped_column(default=False)
+    created_at: Mapped[datetime] = _now()
+
+
+class OutboxRow(Base):
+    """A notification written in the order's transaction, delivered after commit."""
+
+    __tablename__ = "outbox"
+
+    game_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    id: Mapped[str] = mapped_column(Text, primary_key=True)
+    player_id: Mapped[str] = mapped_column(Text)
+    kind: Mapped[str] = mapped_column(Text)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    delivered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    failed: Mapped[bool] = mapped_column(default=False)
+    created_at: Mapped[datetime] = _now()
+
+
+class DeliveryRow(Base):
+    """One delivery attempt of an outbox message: the log a player can read."""
+
+    __tablename__ = "deliveries"
+
+    game_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    outbox_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    attempt: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[str] = mapped_column(Text)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    status_code: Mapped[int | None] = mapped_column(Integer)
+    error: Mapped[str | None] = mapped_column(Text)
+
+
+Index(
+    "ix_outbox_due",
+    OutboxRow.next_attempt_at,
+    postgresql_where=OutboxRow.delivered_at.is_(None) & OutboxRow.failed.is_(False),
+)
