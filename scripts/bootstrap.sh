@@ -14,3 +14,7 @@ if [ ! -f "$stamp" ]; then
   rm -f .venv/.installed-*
   touch "$stamp"
 fi
+# The browser test (tests/web) drives Debian's chromium; install it when missing.
+if [ ! -x /usr/bin/chromium ]; then
+  ./scripts/install-browser.sh
+fi

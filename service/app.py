@@ -90,4 +90,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
     app.include_router(games.router)
     app.include_router(stream.router)
     app.include_router(webhooks.router)
+    from service.web import mount
+
+    mount(app)
     return app

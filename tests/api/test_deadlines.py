@@ -80,3 +80,28 @@ async def test_only_the_gm_may_administer(client: httpx.AsyncClient) -> None:
     assert r.json()["type"] == "/problems/auth/gm_only"
     r = await game.admin("deadlines", {"deadlines": {"nonsense": 5}})
     assert r.status_code == 422
+
+
+async def test_reminders_at_half_and_ninety_percent_of_the_deadline_once_each(
+    client: httpx.AsyncClient, app: object
+) -> None:
+    from service.referee.notifications import enqueue_reminders
+
+    game = await _reroll_game(client)
+    allies = game.players["allies"]
+    r = await client.put(f"/v1/games/{game.id}/webhook", headers=allies.headers,
+                         json={"url": "http://127.0.0.1:9/unused"})
+    assert r.status_code == 200
+    maker = app.state.sessionmaker  # type: ignore[attr-defined]
+
+    async def remind(seconds: float) -> list[str]:
+        async with maker() as session, session.begin():
+            await enqueue_reminders(session, utc_now() + timedelta(seconds=seconds))
+        log = (await client.get(f"/v1/games/{game.id}/webhook/deliveries",
+                                headers=allies.headers)).json()["messages"]
+        return sorted(m["payload"]["data"]["elapsed"] for m in log if m["kind"] == "reminder")
+
+    assert await remind(600) == []
+    assert await remind(1900) == ["50%"]
+    assert await remind(3300) == ["50%", "90%"]
+    assert await remind(3400) == ["50%", "90%"]
