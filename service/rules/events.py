@@ -1,6 +1,7 @@
 """Events: the facts of a game, in the past tense (`turn.began`, `power.declared`).
 
-An event carries its position (turn, impulse, step: the state it happened in), who
+An event carries its position (turn, impulse, step: where the game stands once it has
+happened, so "Impulse 3 begins" is labelled impulse 3), who
 caused it (`actor`: "server", "clock", "gm", or a player id), a sentence for people
 and structured `data` for programs. The referee adds `seq`, `rules_version` and `hash`.
 """

@@ -7,6 +7,7 @@ events before each roll.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from service.rules.codec import to_data
@@ -26,19 +27,12 @@ class Flow:
 
     def emit(self, kind: str, text: str, data: dict[str, Any] | None = None, *,
              by: str | None = None) -> Event:
-        """Record a fact; `by` is the actor (default: the server's own step)."""
-        turn = self.state.turn
-        event = Event(
-            kind=kind,
-            text=text,
-            data=data or {},
-            actor=by or "server",
-            turn=turn.number,
-            impulse=turn.impulse,
-            step=turn.step,
-            at=self.at,
-        )
+        """Record a fact; `by` is the actor (default: the server's own step). The event is
+        labelled with the position it leads to (the turn, impulse and step after it)."""
+        event = Event(kind=kind, text=text, data=data or {}, actor=by or "server", at=self.at)
         self.state = evolve(self.state, event)
+        turn = self.state.turn
+        event = replace(event, turn=turn.number, impulse=turn.impulse, step=turn.step)
         self.events.append(event)
         return event
 
