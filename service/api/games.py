@@ -18,6 +18,7 @@ from service.crypto.tokens import hash_token
 from service.referee import games as referee
 from service.referee import reads
 from service.referee.core import GameNotFound, state_of
+from service.referee.orders import dry_run as dry_run_order
 from service.referee.orders import submit_order
 from service.rules.awaiting import awaiting
 from service.rules.decide import position
@@ -142,10 +143,16 @@ async def game_log(
 
 
 @router.post("/games/{game_id}/orders", status_code=201, summary="Submit a signed order")
-async def post_order(game_id: GameId, envelope: SignedOrder, request: Request) -> Any:
+async def post_order(
+    game_id: GameId, envelope: SignedOrder, request: Request,
+    dry_run: Annotated[bool, Query(description="validate and preview; change nothing")] = False,
+) -> Any:
     async with transaction(request) as session:
         m = await auth.member(session, game_id, auth.bearer(request))
         player = auth.require_player(m)
+        if dry_run:
+            preview = await dry_run_order(session, game_id, player, envelope.model_dump())
+            return JSONResponse(preview, status_code=200)
         result = await submit_order(session, game_id, player, envelope.model_dump())
     if result.replayed:
         return JSONResponse(result.body, status_code=200,

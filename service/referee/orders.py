@@ -11,9 +11,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from service.crypto import signing
 from service.crypto.canonical import canonical_bytes, sha256_hex
-from service.referee.core import apply, lock_game, rfc3339, utc_now
+from service.referee.core import apply, lock_game, rfc3339, state_of, utc_now
 from service.referee.games import Unauthorized
-from service.rules import Actor, Command
+from service.rules import Actor, Command, decide, fold
 from service.rules.awaiting import awaiting
 from service.rules.decide import position
 from service.rules.errors import Forbidden, Malformed, Refused
@@ -26,14 +26,47 @@ class OrderResult:
     replayed: bool
 
 
-async def submit_order(
-    session: AsyncSession, game_id: str, caller: PlayerRow, envelope: Mapping[str, Any],
-) -> OrderResult:
+class _NoDice:
+    """Dice for a dry run: any roll stops the preview. Showing a die before the order is
+    committed would let a player preview (and grind) the real roll, which chains to the
+    same hash."""
+
+    def commit(self, turn: int) -> str:
+        raise _WouldRoll
+
+    def reveal(self, turn: int) -> str:
+        raise _WouldRoll
+
+    def roll(self, **_: Any) -> Any:
+        raise _WouldRoll
+
+
+class _WouldRoll(Exception):
+    pass
+
+
+async def dry_run(session: AsyncSession, game_id: str, caller: PlayerRow,
+                  envelope: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate an order and say what it would do, changing nothing."""
     order = envelope["order"]
-    if order["game"] != game_id:
-        raise Malformed("order/wrong_game", "the order names another game",
-                        errors=[("/order/game", f"expected {game_id}")])
     game = await lock_game(session, game_id)
+    _check_signer(caller, envelope)
+    state = state_of(game)
+    command = _command(caller, order)
+    try:
+        events = decide(state, command, _NoDice())
+    except _WouldRoll:
+        return {"valid": True, "dry_run": True, "rolls_dice": True, "events": [],
+                "note": "the order is valid; what follows depends on dice, which are "
+                        "rolled only when the order is submitted"}
+    after = fold(state, events)
+    return {"valid": True, "dry_run": True, "rolls_dice": False,
+            "events": [e.record(game.head_seq + i + 1) for i, e in enumerate(events)],
+            "position": position(after), "awaiting": awaiting(after)}
+
+
+def _check_signer(caller: PlayerRow, envelope: Mapping[str, Any]) -> None:
+    order = envelope["order"]
     if order["player"] != caller.id:
         raise Forbidden("order/signer_mismatch",
                         "the bearer token belongs to another player than the order's",
@@ -42,6 +75,28 @@ async def submit_order(
                           envelope["signature"]):
         raise Unauthorized("order/bad_signature",
                            "the signature does not verify with the player's registered key")
+
+
+def _command(caller: PlayerRow, order: Mapping[str, Any]) -> Command:
+    return Command(
+        kind=order["kind"],
+        body=order.get("body") or {},
+        actor=Actor(id=caller.id, role="player", side=caller.side,
+                    powers=tuple(caller.powers)),
+        at=rfc3339(utc_now()),
+        position=(order["turn"], order["impulse"], order["step"]),
+    )
+
+
+async def submit_order(
+    session: AsyncSession, game_id: str, caller: PlayerRow, envelope: Mapping[str, Any],
+) -> OrderResult:
+    order = envelope["order"]
+    if order["game"] != game_id:
+        raise Malformed("order/wrong_game", "the order names another game",
+                        errors=[("/order/game", f"expected {game_id}")])
+    game = await lock_game(session, game_id)
+    _check_signer(caller, envelope)
     order_hash = sha256_hex(canonical_bytes(order))
     previous = (
         await session.execute(
@@ -54,15 +109,7 @@ async def submit_order(
             return OrderResult(previous.result, replayed=True)
         raise Refused("order/seq_reused", f"seq {order['seq']} was already used for another "
                       "order", rule="DESIGN 4.1", errors=[("/order/seq", "reused")])
-    command = Command(
-        kind=order["kind"],
-        body=order.get("body") or {},
-        actor=Actor(id=caller.id, role="player", side=caller.side,
-                    powers=tuple(caller.powers)),
-        at=rfc3339(utc_now()),
-        position=(order["turn"], order["impulse"], order["step"]),
-    )
-    applied = await apply(session, game, command)
+    applied = await apply(session, game, _command(caller, order))
     result = {
         "accepted": True,
         "seq": order["seq"],

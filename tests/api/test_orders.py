@@ -220,3 +220,32 @@ async def test_paused_game_refuses_orders(game: Game) -> None:
     assert (await game.state())["awaiting"] == []
     assert (await game.admin("resume", {"reason": "back"})).status_code == 200
     assert (await axis.order("roll", ROLL)).status_code == 201
+
+
+async def test_dry_run_validates_and_previews_without_changing_anything(game: Game) -> None:
+    axis = game.players["axis"]
+    before = await _fingerprint(game)
+    envelope = axis.envelope("initiative.reroll", {"demand": False}, await axis.position())
+    r = await game.client.post(f"/v1/games/{game.id}/orders", params={"dry_run": "true"},
+                               json=envelope, headers=axis.headers)
+    assert r.status_code == 200, r.text
+    assert r.json()["valid"] is True
+    assert [e["kind"] for e in r.json()["events"]] == ["initiative.reroll_answered"]
+    assert await _fingerprint(game) == before
+    bad = axis.envelope("initiative.reroll", {"demand": "maybe"}, await axis.position())
+    r = await game.client.post(f"/v1/games/{game.id}/orders", params={"dry_run": "true"},
+                               json=bad, headers=axis.headers)
+    assert r.status_code == 422
+    # The real order afterwards may use the seq the dry run carried: nothing was stored.
+    real = await game.client.post(f"/v1/games/{game.id}/orders", json=envelope,
+                                  headers=axis.headers)
+    assert real.status_code == 201
+
+
+async def test_dry_run_never_shows_a_die(game: Game) -> None:
+    axis = game.players["axis"]
+    envelope = axis.envelope("roll", ROLL, await axis.position())
+    r = await game.client.post(f"/v1/games/{game.id}/orders", params={"dry_run": "true"},
+                               json=envelope, headers=axis.headers)
+    assert r.status_code == 200
+    assert r.json()["rolls_dice"] is True and r.json()["events"] == []
