@@ -122,6 +122,7 @@ async def game_state(game_id: GameId, request: Request, response: Response) -> A
         if request.headers.get("if-none-match") == etag:
             return Response(status_code=304, headers={"ETag": etag})
         body = view(state_of(m.game), viewer)
+        body["supply"] = reads.supply(m.game)
         body["game"]["version"] = m.game.version
         body["game"]["name"] = m.game.name
         response.headers["ETag"] = etag

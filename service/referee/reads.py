@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 from sqlalchemy import select
@@ -9,6 +10,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from service.referee.core import rfc3339, state_of
 from service.rules import Event
+from service.rules.codec import to_data
+from service.rules.supply import state_supply
 from service.rules.view import Viewer, is_sealed, view
 from service.store.models import EventRow, GameRow, OrderRow
 
@@ -117,3 +120,22 @@ async def export(session: AsyncSession, game: GameRow, viewer: Viewer) -> dict[s
         "state": view(state, Viewer(role="gm")),
         "complete": not sealed_hidden,
     }
+
+
+_SUPPLY: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
+
+
+def supply(game: GameRow) -> dict[str, Any]:
+    """Every land unit's supply (map engine), computed once per game version."""
+    key = (game.id, game.version)
+    cached = _SUPPLY.get(key)
+    if cached is None:
+        report = state_supply(state_of(game))
+        cached = {uid: {k: v for k, v in to_data(status).items() if v not in (None, [], ())}
+                  for uid, status in report.items()}
+        _SUPPLY[key] = cached
+        if len(_SUPPLY) > 256:
+            _SUPPLY.popitem(last=False)
+    else:
+        _SUPPLY.move_to_end(key)
+    return cached

@@ -183,3 +183,17 @@ async def test_health_and_readiness(client: httpx.AsyncClient) -> None:
     assert (await client.get("/readyz")).json() == {"status": "ready"}
     assert (await client.get("/openapi.json")).status_code == 200
     _problem(await client.get("/v1/nothing-here"), 404, "not_found")
+
+
+async def test_state_shows_each_land_units_supply(client: httpx.AsyncClient) -> None:
+    """Issue 5: per unit, whether it is in supply and through what (map engine)."""
+    r = await client.post("/v1/games", json={"name": "supply", "scenario": "dno-demo"})
+    gm = {"Authorization": f"Bearer {r.json()['gm_token']}"}
+    state = (await client.get(f"/v1/games/{r.json()['id']}/state", headers=gm)).json()
+    land = [uid for uid, u in state["units"].items() if u["class"] == "land"]
+    assert set(state["supply"]) <= set(state["units"])
+    assert len(state["supply"]) >= len(land) // 2
+    statuses = list(state["supply"].values())
+    assert any(s["in_supply"] for s in statuses)
+    assert all(s["method"] for s in statuses if s["in_supply"])
+    assert all(s["reason"] for s in statuses if not s["in_supply"])
