@@ -13,6 +13,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from service.api import games, health, problems, stream, webhooks
+from service.api.limits import BodyLimit, RateLimit
 from service.settings import Settings, get_settings
 from service.store.database import make_engine, make_sessionmaker, resolve_database_url
 from service.store.notify import Hub
@@ -85,6 +86,8 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["*"],
             allow_headers=["*"], expose_headers=["ETag", "Idempotent-Replayed"],
         )
+    app.add_middleware(RateLimit, rate=settings.rate_limit, burst=settings.rate_burst)
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     problems.install(app)
     app.include_router(health.router)
     app.include_router(games.router)

@@ -31,6 +31,9 @@ class Settings(BaseSettings):
     )
     log_level: str = "info"
     pool_size: int = 10
+    max_body_bytes: int = Field(default=8 * 1024 * 1024, description="413 above this")
+    rate_limit: float = Field(default=50.0, description="requests per second per token (0: off)")
+    rate_burst: int = Field(default=200, description="requests a token may burst")
     sweep_interval: float = Field(
         default=1.0, description="seconds between deadline sweeps (0: no sweeper)"
     )

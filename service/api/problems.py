@@ -114,11 +114,17 @@ def install(app: FastAPI) -> None:
         ]
         where = {str(e.get("loc", ("",))[0]) for e in exc.errors()}
         code = "request/malformed_body" if "body" in where else "request/invalid_parameter"
+        if any(e.get("type") == "json_invalid" for e in exc.errors()):
+            code = "request/unparseable_body"
         detail = "; ".join(f"{e['path']}: {e['message']}" for e in errors[:5])
         return problem_response(Problem(422, code, detail, errors=errors), request)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400:  # FastAPI could not parse the body at all
+            return problem_response(Problem(422, "request/unparseable_body",
+                                            "the body is not valid JSON (or nests too deep)"),
+                                    request)
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return problem_response(
             Problem(exc.status_code, code, str(exc.detail), headers=exc.headers), request

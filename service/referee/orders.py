@@ -71,8 +71,13 @@ def _check_signer(caller: PlayerRow, envelope: Mapping[str, Any]) -> None:
         raise Forbidden("order/signer_mismatch",
                         "the bearer token belongs to another player than the order's",
                         errors=[("/order/player", "not the token's player")])
-    if not signing.verify(caller.public_key, signing.order_signing_bytes(order),
-                          envelope["signature"]):
+    try:
+        signed = signing.order_signing_bytes(order)
+    except ValueError as error:
+        raise Malformed("order/not_canonical", f"the order has no RFC 8785 canonical form "
+                        f"(so it cannot be signed): {error}", rule="DESIGN 4.1",
+                        errors=[("/order", str(error))]) from None
+    if not signing.verify(caller.public_key, signed, envelope["signature"]):
         raise Unauthorized("order/bad_signature",
                            "the signature does not verify with the player's registered key")
 

@@ -316,7 +316,9 @@ def grant_rps(f: Flow, sides: list[str]) -> None:
 def turn_end_roll(f: Flow) -> None:
     """Seed 002 turn end: the circled number of d10s, each plus the passing bonus;
     at or above the threshold the turn ends unless the (natural) last die is 1-3.
-    When the threshold is certain, only the last die is rolled (RULES-NOTES 12, 14)."""
+    When the threshold is certain, only the last die is rolled (RULES-NOTES 12, 14); the
+    dice not rolled count at their least, so the total does reach the threshold and the
+    last die alone decides, as in the seed's example."""
     t = f.state.turn
     side = t.phasing_side
     assert side is not None and t.weather is not None
@@ -325,6 +327,8 @@ def turn_end_roll(f: Flow) -> None:
     certain = t.turn_end_total + count * (1 + per_die) >= t.threshold
     roll = f.roll("turn_end", 1 if certain else count, text=f"{side}'s turn-end dice")
     added = sum(v + per_die for v in roll.values)
+    if certain:  # the dice not rolled count at their least: the total reaches the threshold
+        added += (count - 1) * (1 + per_die)
     total = t.turn_end_total + added
     last = roll.values[-1]
     ends = total >= t.threshold and last >= 4

