@@ -352,7 +352,12 @@ async def _client(base: str, queue: Iterator[Request], stop_at: float, budget: l
             budget[0] -= 1
             started = time.perf_counter()
             writer.write(request.raw(host))
-            status, body = await _read_response(reader)
+            try:
+                status, body = await _read_response(reader)
+            except (OSError, asyncio.IncompleteReadError) as error:
+                key = f"connection lost: {type(error).__name__}"
+                errors[key] = errors.get(key, 0) + 1
+                break
             elapsed = time.perf_counter() - started
             if status not in request.expect:
                 key = f"{status} {body[:160].decode(errors='replace')}"

@@ -24,13 +24,14 @@ def _migrate() -> str:
     return url
 
 
-def serve(host: str, port: int, workers: int) -> None:
+def serve(host: str, port: int, workers: int, loop: str = "auto", http: str = "auto") -> None:
     import uvicorn
 
     url = _migrate()
     os.environ["DATABASE_URL"] = url
     uvicorn.run("service.app:create_app", factory=True, host=host, port=port,
-                workers=workers, log_level=os.environ.get("LOG_LEVEL", "info").lower())
+                workers=workers, loop=loop, http=http,
+                log_level=os.environ.get("LOG_LEVEL", "info").lower())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,6 +44,10 @@ def main(argv: list[str] | None = None) -> int:
     p_serve.add_argument("--host", default=settings.host)
     p_serve.add_argument("--port", type=int, default=settings.port)
     p_serve.add_argument("--workers", type=int, default=settings.workers)
+    p_serve.add_argument("--loop", choices=("auto", "asyncio", "uvloop"), default="auto",
+                         help="event loop (auto: uvloop when installed)")
+    p_serve.add_argument("--http", choices=("auto", "h11", "httptools"), default="auto",
+                         help="HTTP parser (auto: httptools when installed)")
     sub.add_parser("migrate", help="upgrade the database to the newest schema")
     p_verify = sub.add_parser("verify", help="check an export offline (no database)")
     p_verify.add_argument("export", help="path of an export JSON file")
@@ -53,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.command == "serve":
-        serve(args.host, args.port, args.workers)
+        serve(args.host, args.port, args.workers, args.loop, args.http)
     elif args.command == "migrate":
         _migrate()
         print("database is at the newest schema")

@@ -14,8 +14,9 @@ Readings where the seeds are silent:
 - Territory. A path may enter hexes controlled by nobody, by a friend, or by an
   enemy. Any other hex (a neutral power's, or another side's not at war with the
   tracing power) is neutral territory and closed.
-- Zones of control (RULES-NOTES 28; OCS 5.5e, 5.9c). Land units in Combat or
-  Exploit Mode, or without a mode (no OCS data: Combat), exert a ZOC into their hex
+- Zones of control (RULES-NOTES 28; OCS 5.5e, 5.9c). Land units in Combat Mode, in
+  Exploit Mode oriented to Combat (the ZOC they had before the marker), or without a
+  mode (no OCS data: Combat), exert a ZOC into their hex
   and its six neighbours; units in Move, Strat, Reserve or DG Mode do not, nor do
   supply units, hedgehogs, transport points and replacements (they are never in
   Combat Mode, OCS 5.1, 5.5c), nor air or naval units. Face-down units do (face down
@@ -73,9 +74,10 @@ from service.rules.state import State, UnitState
 
 __all__ = [
     "DEFAULT_COASTAL_TYPES", "DEFAULT_TERRAIN_COST", "ENEMY", "FRIENDLY", "NEUTRAL", "OPEN",
-    "ZOC_MODES", "Board", "Goal", "Grid", "NoPath", "Path", "PathResult", "Stance",
-    "basic_path", "coastal_ok", "exerts_zoc", "grid_of", "overseas_path", "path_length",
-    "rail_path", "sea_chain", "search", "spread",
+    "ZOC_MODES", "Board", "Goal", "Grid", "NoPath", "Path", "PathResult", "Reach", "Stance",
+    "basic_path", "basic_path_from", "coastal_ok", "exerts_zoc", "grid_of", "open_component",
+    "overseas_path", "path_length", "rail_path", "rail_supply_path", "reach_index",
+    "reaches_unlimited", "sea_chain", "search", "spread",
 ]
 
 # RULES-NOTES 26: one extra hex for each rough terrain.
@@ -208,14 +210,19 @@ def grid_of(spec: MapSpec) -> Grid:
 # --------------------------------------------------------------------------- units
 
 
-def exerts_zoc(spec: UnitSpec, mode: str | None) -> bool:
-    """RULES-NOTES 28, OCS 5.5e, 5.9c: land units in Combat or Exploit Mode, or with
-    no mode (no OCS data: Combat). Supply units, hedgehogs, transport points and
-    replacements are never in Combat Mode (OCS 5.1, 5.5c)."""
+def exerts_zoc(spec: UnitSpec, mode: str | None, orientation: str | None = None) -> bool:
+    """RULES-NOTES 28, OCS 5.5e, 5.9c: land units in Combat Mode, or with no mode (no
+    OCS data: Combat), or in Exploit Mode keeping the ZOC they had: an Exploit unit
+    keeps its orientation and only Combat or Move units earn the marker, so it had a
+    ZOC when oriented to Combat (None: unknown, counted as Combat). Supply units,
+    hedgehogs, transport points and replacements are never in Combat Mode (OCS 5.1,
+    5.5c)."""
     if spec.unit_class != "land" or spec.type in _NO_ZOC_TYPES:
         return False
     if spec.ocs is not None and spec.ocs.kind != "combat":
         return False
+    if mode == "exploit":
+        return orientation != "move"
     return mode is None or mode in ZOC_MODES
 
 
@@ -289,6 +296,7 @@ class Board:
     supply_units_of: Mapping[str, frozenset[int]]
     unit_hex: Mapping[str, int]
     unit_power: Mapping[str, str]
+    repaired: frozenset[int] = frozenset()
     _stances: dict[tuple[str, frozenset[str], str | None], Stance] = field(
         default_factory=dict, repr=False
     )
@@ -311,13 +319,15 @@ class Board:
         neutral: Iterable[str] | None = None,
         coastal_types: Iterable[str] | None = None,
         supply_unit_cities: bool = True,
+        repaired_ports: Iterable[str] = (),
     ) -> Board:
         """Index `scenario`'s map with `units` (every id a scenario unit) in place.
 
         `terrain_cost` is the extra cost per terrain (None: RULES-NOTES 26's default);
         `neutral` the neutral powers (None: the scenario's); `coastal_types` the
         types that trace overseas from a coast (RULES-NOTES 2); `supply_unit_cities`
-        whether a supply unit in a city makes it a secondary source (RULES-NOTES 5)."""
+        whether a supply unit in a city makes it a secondary source (RULES-NOTES 5);
+        `repaired_ports` the damaged ports repaired with RPs since (RULES-NOTES 23)."""
         grid = grid_of(scenario.map)
         costs = DEFAULT_TERRAIN_COST if terrain_cost is None else terrain_cost
         table = bytes(min(255, 1 + max(0, int(costs.get(t, 0)))) for t in grid.terrains)
@@ -350,7 +360,7 @@ class Board:
             unit_hex[uid] = i
             unit_power[uid] = u.power
             land.setdefault(major, set()).add(i)
-            if exerts_zoc(spec, u.mode):
+            if exerts_zoc(spec, u.mode, u.orientation):
                 zoc.setdefault(major, set()).add(i)
             if spec.type == HQ:
                 hqs.setdefault(major, []).append((i, uid))
@@ -376,11 +386,13 @@ class Board:
             supply_units_of={k: frozenset(v) for k, v in sups.items()},
             unit_hex=unit_hex,
             unit_power=unit_power,
+            repaired=frozenset(index[h] for h in repaired_ports if h in index),
         )
 
     @classmethod
     def from_state(cls, state: State) -> Board:
-        """The board of a game state, with its options (RULES-NOTES 2, 5, 26)."""
+        """The board of a game state, with its options (RULES-NOTES 2, 5, 26) and the
+        ports repaired with RPs (RULES-NOTES 23)."""
         options = state.setup.options
         supply = options.get("supply", {})
         reorg = options.get("reorg", {})
@@ -391,6 +403,7 @@ class Board:
             neutral=[p for p, ps in state.powers.items() if ps.neutral],
             coastal_types=reorg.get("coastal_types"),
             supply_unit_cities=bool(reorg.get("supply_unit_city_source", True)),
+            repaired_ports=state.reorg.repaired_ports,
         )
 
     # ----------------------------------------------------------------- lookups
@@ -428,6 +441,13 @@ class Board:
         """A friendly (same-side) land unit in `hex_id` negates enemy ZOC for supply
         (RULES-NOTES 28)."""
         return self.at(hex_id) in self.stance(power).friendly_land
+
+    def port_damaged(self, hex_id: str) -> bool:
+        """Whether the port in `hex_id` is damaged and not repaired since (RULES-NOTES 23);
+        False for a hex without a port."""
+        i = self.at(hex_id)
+        port = self.grid.ports.get(i)
+        return port is not None and port[1] and i not in self.repaired
 
     def enemy_occupied(self, hex_id: str, power: str) -> bool:
         return self.at(hex_id) in self.stance(power).enemy_land
@@ -511,7 +531,8 @@ def _make_stance(
                     todo.append(t)
     ports = frozenset(
         i for i, (_, damaged) in g.ports.items()
-        if not damaged and territory[i] == FRIENDLY and i not in enemy_land
+        if (not damaged or i in board.repaired) and territory[i] == FRIENDLY
+        and i not in enemy_land
     )
     hq_coast = frozenset(
         i for f in friends for i, _ in board.hqs_of.get(f, ())
@@ -800,7 +821,7 @@ def _port_problem(board: Board, st: Stance, i: int, allow_damaged: bool) -> NoPa
                       "11.18.4", hid)
     if i in st.enemy_land:
         return NoPath(f"hex {hid} is occupied by enemy units", "11.18.4", hid)
-    if damaged and not allow_damaged:
+    if damaged and i not in board.repaired and not allow_damaged:
         return NoPath(f"the port in hex {hid} is damaged", "11.18.4", hid)
     return None
 
@@ -905,3 +926,148 @@ def overseas_path(
                       "11.18.4", sea)
     return NoPath(f"no chain of sea areas links hex {from_hex} to hex {to_hex}",
                   "11.18.4", None)
+
+
+# --------------------------------------------------------------------------- many paths
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Reach:
+    """Basic paths within a limit from many starts at once (`spread`): per grid
+    position the cost (-1: not reached), the position it was entered from (-1 at a
+    start) and the start it was reached from."""
+
+    cost: list[int]
+    parent: list[int]
+    origin: list[int]
+
+    def walk(self, i: int) -> list[int]:
+        """Grid positions from the start to `i` (which must be reached)."""
+        out = [i]
+        while self.parent[out[-1]] != -1:
+            out.append(self.parent[out[-1]])
+        out.reverse()
+        return out
+
+
+def basic_path_from(
+    board: Board, power: str, starts: Collection[str], goal: str, max_length: int
+) -> PathResult:
+    """A shortest basic supply path (as `basic_path`) to `goal` from whichever of
+    `starts` is nearest; the reason of a failure is the nearest start's."""
+    if not starts:
+        return NoPath(f"nothing to trace a supply path from to hex {goal}", "11.18", goal)
+    g = board.grid
+    if len(starts) == 1:
+        return basic_path(board, power, next(iter(starts)), goal, max_length)
+    st = board.stance(power)
+    limit = max(0, max_length)
+    t = board.at(goal)
+    cost: dict[int, int] = {}
+    parent: dict[int, int] = {}
+    end = search(g.nbrs, board.step, st.closed, sorted(board.at(s) for s in starts), limit,
+                 cost, parent, t.__eq__)
+    if end >= 0:
+        return Path("basic", tuple(g.ids[i] for i in _walk(parent, end)), (), cost[end])
+    nearest = g.ids[_nearest(g, t, (board.at(s) for s in starts))]
+    return basic_path(board, power, nearest, goal, limit)
+
+
+def reach_index(
+    board: Board, power: str, starts: Iterable[tuple[str, str]], max_length: int
+) -> dict[str, list[tuple[str, int]]]:
+    """For every hex, each (label, start hex) of `starts` whose basic supply path of at
+    most `max_length` reaches it, as (label, length): one bounded search per start,
+    finding what `basic_path` would. Planning uses it to list candidates at once."""
+    st = board.stance(power)
+    g = board.grid
+    limit = max(0, max_length)
+    out: dict[str, list[tuple[str, int]]] = {}
+    for label, start in starts:
+        cost: dict[int, int] = {}
+        parent: dict[int, int] = {}
+        search(g.nbrs, board.step, st.closed, (board.at(start),), limit, cost, parent)
+        for i, c in cost.items():
+            out.setdefault(g.ids[i], []).append((label, c))
+    return out
+
+
+def open_component(board: Board, power: str) -> list[int]:
+    """Per grid position, the number of its connected area of hexes a supply path of
+    `power` may enter (-1 for a closed hex); memoized per stance."""
+    st = board.stance(power)
+
+    def make() -> list[int]:
+        g = board.grid
+        label = [-1] * len(g.ids)
+        closed = st.closed
+        k = 0
+        for i in range(len(g.ids)):
+            if closed[i] or label[i] >= 0:
+                continue
+            label[i] = k
+            todo = [i]
+            while todo:
+                u = todo.pop()
+                for v in g.nbrs[u]:
+                    if not closed[v] and label[v] < 0:
+                        label[v] = k
+                        todo.append(v)
+            k += 1
+        return label
+
+    return board.cached(("open_component", st.key), make)
+
+
+def reaches_unlimited(board: Board, power: str, start: str, goal: str) -> bool:
+    """Whether `basic_path(..., unlimited=True)` from `start` finds `goal`: the goal is
+    open and in the area of the start or of one of its open neighbours (11.18.5)."""
+    if start == goal:
+        return True
+    label = open_component(board, power)
+    t = label[board.at(goal)]
+    if t < 0:
+        return False
+    s = board.at(start)
+    return label[s] == t or any(label[v] == t for v in board.grid.nbrs[s])
+
+
+def _rail_tree(board: Board, st: Stance, s: int) -> tuple[dict[int, int], frozenset[int]]:
+    """Railway paths from rail hex `s` (as `rail_path` traces them): the parent of each
+    hex reached, and the hexes reached."""
+    g = board.grid
+    closed = st.rail_open.translate(_FLIP)
+    cost: dict[int, int] = {}
+    parent: dict[int, int] = {}
+    search(g.nbrs, b"\x01" * len(g.ids), closed, (s,), _UNLIMITED, cost, parent)
+    return parent, frozenset(cost)
+
+
+def rail_supply_path(
+    board: Board, power: str, source: str, goal: str, max_length: int
+) -> PathResult:
+    """A railway supply path (11.18.6) of `power` from `source` to `goal`: a railway path
+    from rail hex `source` to a rail hex, then a basic path of at most `max_length` to
+    the goal. `length` is the basic path's; `hexes` run from the source to the goal."""
+    head = rail_path(board, power, source, source)
+    if isinstance(head, NoPath):
+        return head
+    st = board.stance(power)
+    g = board.grid
+    limit = max(0, max_length)
+    s = board.at(source)
+    parent, net = board.cached(("rail_tree", st.key, s), lambda: _rail_tree(board, st, s))
+    reach = board.cached(
+        ("rail_reach", st.key, net, limit),
+        lambda: Reach(*spread(g.nbrs, board.step, st.closed, sorted(net), limit)),
+    )
+    t = board.at(goal)
+    if reach.cost[t] < 0:
+        return NoPath(
+            f"hex {goal} is not within a basic path of {_hexes(limit)} of the railway "
+            f"from hex {source}", "11.18.6", goal,
+        )
+    basic = reach.walk(t)
+    rail = _walk(parent, basic[0])
+    hexes = tuple(g.ids[i] for i in rail + basic[1:])
+    return Path("rail", hexes, (), reach.cost[t])

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from service.rules.modes import ModeState
+from service.rules.reorg_state import ReorgState
 from service.rules.scenario import Scenario
 
 # Step names in turn order (DESIGN.md 4.3).
@@ -63,12 +65,25 @@ class Seat:
 
 @dataclass(frozen=True, slots=True)
 class UnitState:
+    """A unit on the map. `mode` and `orientation` are OCS's (seed 004, 5.2), apart
+    from WiF's face up / down (RULES-NOTES 18); `steps_lost` counts step losses
+    reported. The rest is what the unit did this impulse, cleared at clean up:
+    `mode_changed` (5.4, once as it begins to move), `moved`, `attacked`, `released`
+    (the step it was released in, 5.7b) and `mp_used` in step `mp_step`."""
+
     power: str
     at: str
     face_up: bool
     shattered: bool
     mode: str | None = None
     orientation: str | None = None
+    steps_lost: int = 0
+    mode_changed: bool = False
+    moved: bool = False
+    attacked: bool = False
+    released: str | None = None
+    mp_used: float = 0.0
+    mp_step: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +152,8 @@ class State:
     deadlines: dict[str, int] = field(default_factory=dict)
     paused_at: str | None = None
     weather_override: list[dict[str, Any]] | None = None
+    reorg: ReorgState = field(default_factory=ReorgState)
+    modes: ModeState = field(default_factory=ModeState)
     setup: Setup = field(default=None, metadata={"transient": True}, compare=False)  # type: ignore[assignment]
 
     @property

@@ -47,8 +47,11 @@ from service.rules.board import (
     Path,
     PathResult,
     Stance,
+    basic_path,
     coastal_ok,
+    overseas_path,
     path_length,
+    rail_path,
     sea_chain,
     spread,
 )
@@ -57,7 +60,10 @@ from service.rules.state import State
 
 __all__ = [
     "SupplyStatus",
+    "hex_in_supply",
+    "home_ports",
     "in_communication",
+    "overseas_route",
     "source_in_supply",
     "state_supply",
     "supply_report",
@@ -300,6 +306,15 @@ def _source_problem(board: Board, st: Stance, i: int, power: str) -> NoPath | No
     return None
 
 
+def _supply_unit_city(board: Board, st: Stance, i: int) -> bool:
+    """RULES-NOTES 5: a city holding a friendly supply unit acts as a secondary source."""
+    return (
+        board.supply_unit_cities
+        and st.territory[i] != NEUTRAL
+        and any(i in board.supply_units_of.get(f, ()) for f in st.friends)
+    )
+
+
 def _route(board: Board, st: Stance, reach: _Reach, i: int) -> Path:
     """The whole route to hex `i`: network legs from the primary source, then the
     basic path."""
@@ -326,8 +341,9 @@ def _route(board: Board, st: Stance, reach: _Reach, i: int) -> Path:
 def source_in_supply(
     board: Board, power: str, source: str, max_length: int | None = None
 ) -> PathResult:
-    """Whether `source` (a source hex, or an HQ unit: a secondary source, 11.18.7) is
-    in supply for `power`: a primary source always; a secondary or limited one when a
+    """Whether `source` (a source hex, an HQ unit, or a city with a friendly supply unit
+    when `supply_unit_cities`: secondary sources, 11.18.7, RULES-NOTES 5) is in supply
+    for `power`: a primary source always; a secondary or limited one when a
     basic path of at most `max_length` (None: the map's) reaches it from the primary
     network (11.18.3, 11.18.7, RULES-NOTES 19). The path runs from the primary source
     to the source."""
@@ -340,14 +356,16 @@ def source_in_supply(
             return NoPath(f"HQ {source} is not a friend of {power}", "11.18.7", source)
     else:
         i = board.at(source)
-        problem = _source_problem(board, st, i, power)
-        if problem is not None:
-            return problem
-        kind = board.grid.source_at[i][0]
+        if i not in board.grid.source_at and _supply_unit_city(board, st, i):
+            kind = "secondary"
+        else:
+            problem = _source_problem(board, st, i, power)
+            if problem is not None:
+                return problem
+            kind = board.grid.source_at[i][0]
         if kind == "primary":
             return Path("primary", (source,), (), 0)
-        port = board.grid.ports.get(i)
-        if kind == "limited" and port is not None and port[1]:
+        if kind == "limited" and board.port_damaged(source):
             return NoPath(f"the port in hex {source} is damaged", "RULES-NOTES 19", source)
     limit = board.scenario.map.supply_path_length if max_length is None else max_length
     limit = max(0, limit)
@@ -365,8 +383,13 @@ def in_communication(board: Board, power: str, source_hex: str) -> PathResult:
     """Whether the source in `source_hex` traces a path of any length, overland through
     open hexes or overseas port to port, to another usable primary source of a friend
     (11.18.5; out of communication it dispenses RPs once per turn). The path's
-    `length` counts the hexes entered overland."""
+    `length` counts the hexes entered overland. Memoized on the board."""
     st = board.stance(power)
+    return board.cached(("communication", st.key, power, source_hex),
+                        lambda: _communication(board, st, power, source_hex))
+
+
+def _communication(board: Board, st: Stance, power: str, source_hex: str) -> PathResult:
     g = board.grid
     i = board.at(source_hex)
     problem = _source_problem(board, st, i, power)
@@ -410,3 +433,85 @@ def in_communication(board: Board, power: str, source_hex: str) -> PathResult:
         f"the supply source in hex {source_hex} cannot trace a path of any length overland "
         "or overseas to another primary supply source", "11.18.5", source_hex,
     )
+
+
+def hex_in_supply(board: Board, power: str, hex_id: str, max_length: int) -> PathResult:
+    """Whether hex `hex_id` is in supply for `power` (a unit of `power` standing there
+    would be, 11.18): a basic path of at most `max_length` from the primary network,
+    else from a secondary source in supply. 11.18.10 asks it of a major port."""
+    st = board.stance(power)
+    limit = max(0, max_length)
+    i = board.at(hex_id)
+    reach = _primary_reach(board, st, limit)
+    if reach.cost[i] >= 0:
+        return _route(board, st, reach, i)
+    second, heads = _secondary_reach(board, st, limit)
+    if second.cost[i] >= 0:
+        basic = [i]
+        while second.parent[basic[-1]] != -1:
+            basic.append(second.parent[basic[-1]])
+        basic.reverse()
+        g = board.grid
+        return Path("secondary", tuple(g.ids[v] for v in basic), (), second.cost[i])
+    return NoPath(f"no supply source traces a supply path of at most {_hexes(limit)} to "
+                  f"hex {hex_id}", "11.18", hex_id)
+
+
+def home_ports(board: Board, power: str, source_hex: str, max_length: int) -> tuple[Path, ...]:
+    """The friendly, usable ports a supply source ships from (11.18.4, 11.18.6): the
+    source itself when it is one, those on its railway, and those within a basic path
+    of at most `max_length`; each as the path from the source to it, nearest first.
+    Memoized on the board."""
+    st = board.stance(power)
+    limit = max(0, max_length)
+
+    def make() -> tuple[Path, ...]:
+        g = board.grid
+        s = board.at(source_hex)
+        if s in st.ports:
+            return (Path("port", (source_hex,), (), 0),)
+        found: dict[int, Path] = {}
+        ports = [g.ids[i] for i in sorted(st.ports, key=lambda i: (g.distance(s, i), i))]
+        if ports:
+            by_rail = rail_path(board, power, source_hex, ports)
+            if isinstance(by_rail, Path):
+                found[board.at(by_rail.hexes[-1])] = by_rail
+            near = [p for p in ports if g.distance(s, board.at(p)) <= limit]
+            if near:
+                by_road = basic_path(board, power, source_hex, near, limit)
+                if isinstance(by_road, Path):
+                    found.setdefault(board.at(by_road.hexes[-1]), by_road)
+        return tuple(sorted(found.values(), key=lambda p: (len(p.hexes), p.hexes[-1])))
+
+    return board.cached(("home_ports", st.key, source_hex, limit), make)
+
+
+def overseas_route(
+    board: Board,
+    power: str,
+    source_hex: str,
+    landing: str,
+    max_length: int,
+    *,
+    coastal: bool = False,
+    allow_damaged: bool = False,
+) -> PathResult:
+    """The overseas leg from supply source `source_hex` to `landing` (11.18.4): from
+    one of the source's home ports (`home_ports`) through adjacent sea areas to the
+    landing port, or to a coastal hex when `coastal` (RULES-NOTES 2). `hexes` run from
+    the source to the landing; `length` counts the sea areas. A damaged landing port
+    only when `allow_damaged` (its own repair, RULES-NOTES 23)."""
+    homes = home_ports(board, power, source_hex, max_length)
+    if not homes:
+        return NoPath(f"the supply source in hex {source_hex} reaches no friendly port by "
+                      "railway or a basic path", "11.18.4", source_hex)
+    first: NoPath | None = None
+    for home in homes:
+        leg = overseas_path(board, power, landing, home.hexes[-1], coastal,
+                            allow_damaged=allow_damaged)
+        if isinstance(leg, Path):
+            hexes = home.hexes + ((landing,) if landing != home.hexes[-1] else ())
+            return Path("overseas", hexes, leg.seas, leg.length)
+        first = first or leg
+    assert first is not None
+    return first

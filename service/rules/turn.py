@@ -20,7 +20,9 @@ from service.rules import state as st
 from service.rules.events import Event
 from service.rules.evolve import evolves
 from service.rules.flow import Flow
+from service.rules.modes import impulse_marks_cleared
 from service.rules.options import weather_row
+from service.rules.reorg_step import could_reorganize
 from service.rules.state import State
 
 # --------------------------------------------------------------------------- helpers
@@ -48,11 +50,9 @@ def passing_bonus(state: State, side: str) -> int:
 
 
 def has_face_down(state: State, side: str) -> bool:
-    """Whether `side` has anything it could reorganize (a face-down unit)."""
-    for unit in state.units.values():
-        if not unit.face_up and state.setup.scenario.side_of_power(unit.power) == side:
-            return True
-    return False
+    """Whether `side` has anything it could reorganize: a face-down unit and the means
+    (`service.rules.reorg_step.could_reorganize`)."""
+    return could_reorganize(state, side)
 
 
 def at_war(state: State, side_a: str, side_b: str) -> bool:
@@ -558,7 +558,7 @@ def _cleaned(state: State, e: Event) -> State:
     for uid in e.data["units"]:
         unit = units[uid]
         units[uid] = replace(unit, mode=unit.orientation)
-    return replace(state, units=units)
+    return impulse_marks_cleared(replace(state, units=units))
 
 
 @evolves("rps.granted")
