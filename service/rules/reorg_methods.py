@@ -65,13 +65,7 @@ from service.rules.board import (
     reaches_unlimited,
 )
 from service.rules.reorg_state import ReorgState, counters, period_key
-from service.rules.scenario import (
-    ATR,
-    HQ,
-    SUPPLY,
-    TRS,
-    UnitSpec,
-)
+from service.rules.scenario import ATR, HQ, SUPPLY, TRS, Scenario, UnitSpec
 from service.rules.state import State, UnitState
 from service.rules.supply import (
     hex_in_supply,
@@ -288,13 +282,7 @@ class _Item:
     # ---------------------------------------------------------------- helpers
 
     def place(self, hex_id: str) -> str:
-        """A hex as players say it: its city's name, else "hex 1332"."""
-        sc = self.ctx.state.setup.scenario
-        if sc.map.is_hex(hex_id):
-            city = sc.map.hex(hex_id).city
-            if city:
-                return city
-        return f"hex {hex_id}"
+        return place(self.ctx.state.setup.scenario, hex_id)
 
     def major(self, power: str) -> str:
         return self.ctx.state.setup.scenario.controller_of(power)
@@ -379,9 +367,7 @@ class _Item:
                         "reorg/source_out_of_supply")
 
     def _name(self, source: str) -> str:
-        if self.ctx.state.setup.scenario.map.is_hex(source):
-            return self.place(source)
-        return source
+        return place(self.ctx.state.setup.scenario, source)
 
     def receiving_port(self, port: str, field: str = "port") -> str:
         """A receiving end named `port`: a friendly port, or a coastal hex with a
@@ -592,7 +578,6 @@ def _primary(it: _Item) -> Claim:
     """11.18.5: a primary source within a basic path (beyond it, but reachable: double
     cost); 11.18.8: an HQ with a supply unit acting as one."""
     hq = it.hq_source()
-    b, limit = it.ctx.board, it.ctx.limit
     target = it.on_map()
     if hq is not None:
         return _hq_primary(it, *hq, target)
@@ -918,16 +903,19 @@ def check_item(ctx: Context, ledger: Ledger, index: int, item: Mapping[str, Any]
     return _METHODS[it.method](it)
 
 
-def item_text(claim: Claim, ctx: Context) -> str:
+def place(scenario: Scenario, hex_id: str) -> str:
+    """A hex as players say it: its city's name, else "hex 1332"; other ids as they are."""
+    if scenario.map.is_hex(hex_id):
+        return scenario.map.hex(hex_id).city or f"hex {hex_id}"
+    return hex_id
+
+
+def item_text(claim: Claim, scenario: Scenario) -> str:
     """A sentence for the log."""
-    it = _Item(ctx, Ledger(ReorgState(), ctx.period, {}), claim.index,
-               {"method": claim.method}, claim.power)
-    via = ""
-    if claim.provider is not None:
-        via = f" from {it._name(claim.provider)}"
+    via = "" if claim.provider is None else f" from {place(scenario, claim.provider)}"
     if claim.method == "port_repair":
         assert claim.repairs is not None
-        return (f"{claim.power} repairs the port of {it.place(claim.repairs)}{via}: "
+        return (f"{claim.power} repairs the port of {place(scenario, claim.repairs)}{via}: "
                 f"{claim.cost} RPs.")
     state = "face down (no longer shattered)" if claim.shattered else "face up"
     cost = f"{claim.cost} RP{'' if claim.cost == 1 else 's'}" if claim.cost else "free"
