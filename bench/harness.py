@@ -19,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -89,6 +89,16 @@ class Database:
             raise RuntimeError(f"psql failed: {done.stderr.strip()}")
         return done.stdout.strip()
 
+    def pids(self) -> list[int]:
+        """The embedded postmaster and its children (empty for an external server)."""
+        if self.folder is None:
+            return []
+        pidfile = self.folder / "pgdata" / "postmaster.pid"
+        if not pidfile.exists():
+            return []
+        main = int(pidfile.read_text().split()[0])
+        return [main, *children(main)]
+
     def close(self) -> None:
         if self.embedded is not None:
             self.embedded.cleanup()
@@ -122,6 +132,25 @@ def migrate(url: str) -> None:
 
 
 # --------------------------------------------------------------------------- processes
+
+
+def children(pid: int) -> list[int]:
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True,
+                         check=False).stdout.split()
+    return [int(p) for p in out]
+
+
+def cpu_seconds(pids: Sequence[int]) -> dict[int, float]:
+    """User + system CPU seconds used so far by each of `pids` (Linux /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        out[pid] = (int(fields[11]) + int(fields[12])) / tick
+    return out
 
 
 def free_port() -> int:
@@ -281,6 +310,7 @@ class Request:
     headers: dict[str, str]
     body: bytes = b""
     expect: tuple[int, ...] = (200, 201)
+    tag: str = ""  # latencies are also reported per tag
 
     def raw(self, host: str) -> bytes:
         lines = [f"{self.method} {self.path} HTTP/1.1", f"Host: {host}"]
@@ -298,6 +328,9 @@ class Result:
     seconds: float
     latencies: list[float]
     errors: dict[str, int]
+    sent: int = 0  # warm-up included
+    cpu: dict[str, float] = field(default_factory=dict)  # CPU ms per request sent
+    tagged: dict[str, list[float]] = field(default_factory=dict)
 
     @property
     def rate(self) -> float:
@@ -313,7 +346,7 @@ class Result:
         return {"label": self.label, "clients": self.clients, "requests": self.requests,
                 "per_s": round(self.rate, 1), "p50_ms": round(self.pct(50), 1),
                 "p95_ms": round(self.pct(95), 1), "p99_ms": round(self.pct(99), 1),
-                "errors": self.errors}
+                "errors": self.errors, "cpu_ms": {k: round(v, 2) for k, v in self.cpu.items()}}
 
 
 async def _read_response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
@@ -340,7 +373,8 @@ async def _read_response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
 
 
 async def _client(base: str, queue: Iterator[Request], stop_at: float, budget: list[int],
-                  latencies: list[float], errors: dict[str, int], warm_until: float) -> int:
+                  latencies: list[float], errors: dict[str, int], warm_until: float,
+                  sent: list[int], tagged: dict[str, list[float]]) -> int:
     parts = urlsplit(base)
     host = parts.netloc
     reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
@@ -350,6 +384,7 @@ async def _client(base: str, queue: Iterator[Request], stop_at: float, budget: l
             if time.perf_counter() >= stop_at or budget[0] <= 0:
                 break
             budget[0] -= 1
+            sent[0] += 1
             started = time.perf_counter()
             writer.write(request.raw(host))
             try:
@@ -364,6 +399,8 @@ async def _client(base: str, queue: Iterator[Request], stop_at: float, budget: l
                 errors[key] = errors.get(key, 0) + 1
             elif started >= warm_until:
                 latencies.append(elapsed)
+                if request.tag:
+                    tagged.setdefault(request.tag, []).append(elapsed)
                 done += 1
     finally:
         writer.close()
@@ -373,29 +410,47 @@ async def _client(base: str, queue: Iterator[Request], stop_at: float, budget: l
 
 
 def load(base: str, label: str, streams: Sequence[Iterator[Request]], *, seconds: float,
-         max_requests: int, warmup: float = 1.0) -> Result:
+         max_requests: int, warmup: float = 1.0,
+         cpu: dict[str, Callable[[], Sequence[int]]] | None = None) -> Result:
     """One keep-alive connection per stream, each sending its requests one after another
-    for `seconds` (after `warmup` seconds not counted) or until `max_requests` in all."""
+    for `seconds` (after `warmup` seconds not counted) or until `max_requests` in all.
+    `cpu` names functions listing process ids (listed before and after the run, so
+    processes started meanwhile count) whose CPU time per request is reported, with
+    this process's (the load generator's) as "loadgen"."""
 
     async def run() -> Result:
         latencies: list[float] = []
         errors: dict[str, int] = {}
         budget = [max_requests]
+        sent = [0]
+        tagged: dict[str, list[float]] = {}
         start = time.perf_counter()
         warm_until = start + warmup
         stop_at = warm_until + seconds
         counts = await asyncio.gather(*(
-            _client(base, stream, stop_at, budget, latencies, errors, warm_until)
+            _client(base, stream, stop_at, budget, latencies, errors, warm_until, sent, tagged)
             for stream in streams))
         elapsed = max(1e-9, min(time.perf_counter(), stop_at) - warm_until)
-        return Result(label, len(streams), sum(counts), elapsed, latencies, errors)
+        return Result(label, len(streams), sum(counts), elapsed, latencies, errors, sent[0],
+                      tagged=tagged)
 
+    groups = dict(cpu or {})
+    before = {name: cpu_seconds(pids()) for name, pids in groups.items()}
+    own = time.process_time()
     try:
         import uvloop
 
-        return uvloop.run(run())
+        result = uvloop.run(run())
     except ImportError:
-        return asyncio.run(run())
+        result = asyncio.run(run())
+    if result.sent:
+        used = {}
+        for name, pids in groups.items():
+            after = cpu_seconds(pids())
+            used[name] = sum(t - before[name].get(pid, 0.0) for pid, t in after.items())
+        used["loadgen"] = time.process_time() - own
+        result.cpu = {name: seconds * 1000 / result.sent for name, seconds in used.items()}
+    return result
 
 
 def order_streams(base_seats: Sequence[Seat], clients: int, per_client: int,
@@ -424,12 +479,14 @@ def order_streams(base_seats: Sequence[Seat], clients: int, per_client: int,
 
 
 def percentiles(samples: Sequence[float]) -> dict[str, float]:
+    """p50/p95/p99/mean in milliseconds of latencies in seconds."""
     ordered = sorted(samples)
 
     def at(p: float) -> float:
-        return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
+        return round(ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] * 1000, 1)
 
-    return {"p50": at(50), "p95": at(95), "p99": at(99), "mean": statistics.fmean(ordered)}
+    return {"n": len(ordered), "p50_ms": at(50), "p95_ms": at(95), "p99_ms": at(99),
+            "mean_ms": round(statistics.fmean(ordered) * 1000, 1)}
 
 
 def table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:

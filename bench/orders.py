@@ -106,17 +106,21 @@ def ceiling_streams(seats: list[h.Seat], clients: int, per_client: int,
     return out
 
 
-def run_level(base: str, label: str, seats: list[h.Seat], clients: int, args: Any,
-              bare_games: int = 0) -> dict[str, Any]:
+def run_level(server: h.Server, db: h.Database, label: str, seats: list[h.Seat],
+              clients: int, args: Any, bare_games: int = 0) -> dict[str, Any]:
     per_client = args.max_requests // clients + 200
     if bare_games:
         streams = ceiling_streams(seats, clients, per_client, bare_games)
     else:
         streams = h.order_streams(seats, clients, per_client)
-    result = h.load(base, label, streams, seconds=args.seconds, max_requests=args.max_requests)
+    result = h.load(server.base, label, streams, seconds=args.seconds,
+                    max_requests=args.max_requests,
+                    cpu={"server": server.pids, "postgres": db.pids})
     row = result.row()
+    cpu = "  ".join(f"{k} {v}" for k, v in row["cpu_ms"].items())
     print(f"  {label:<28} {clients:>3} clients: {row['per_s']:>7} /s  p50 {row['p50_ms']} ms"
-          f"  p99 {row['p99_ms']} ms  errors {sum(result.errors.values())}", flush=True)
+          f"  p99 {row['p99_ms']} ms  errors {sum(result.errors.values())}"
+          f"  CPU ms/request: {cpu}", flush=True)
     if result.errors:
         print(f"    errors: {list(result.errors.items())[:3]}")
     return row
@@ -131,9 +135,10 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--clients", default="1,8,32")
     parser.add_argument("--workers", default="1,2,4", help="worker counts at the top level")
-    parser.add_argument("--no-variants", action="store_true",
-                        help="skip the asyncio/h11 and worker-count runs")
+    parser.add_argument("--skip", default="", help="comma-separated parts to skip: "
+                        "pgbench, bare, variants (asyncio/h11 and worker counts)")
     args = parser.parse_args()
+    skip = set(args.skip.split(","))
     levels = [int(c) for c in args.clients.split(",")]
     top = max(levels)
     started = time.monotonic()
@@ -143,7 +148,7 @@ def main() -> None:
         ceiling_url = prepare_ceiling(db, args.games)
 
         print("pgbench (lock, insert event, bump version):", flush=True)
-        for c in levels:
+        for c in levels if "pgbench" not in skip else []:
             row = pgbench(db, c, args.seconds, args.games)
             print(f"  {'pgbench':<28} {c:>3} clients: {row['per_s']:>7} /s"
                   f"  p50 {row['p50_ms']} ms  p99 {row['p99_ms']} ms", flush=True)
@@ -154,24 +159,24 @@ def main() -> None:
             seats = [s for g in games for s in g.seats]
             print(f"referee: {len(games)} games ready ({time.monotonic() - started:.0f} s)")
             for c in levels:
-                rows.append(run_level(server.base, "referee", seats, c, args))
+                rows.append(run_level(server, db, "referee", seats, c, args))
 
         with h.Server([h.PYTHON, "-m", "uvicorn", "bench.bare_app:app", "--workers", "1",
                        "--log-level", "warning"], {"DATABASE_URL": ceiling_url},
                       name="bare app") as bare:
-            for c in levels:
-                rows.append(run_level(bare.base, "bare FastAPI+SQLAlchemy", seats, c, args,
+            for c in levels if "bare" not in skip else []:
+                rows.append(run_level(bare, db, "bare FastAPI+SQLAlchemy", seats, c, args,
                                       bare_games=args.games))
 
-        if not args.no_variants:
+        if "variants" not in skip:
             with h.Server([h.PYTHON, "-m", "service", "serve", "--workers", "1",
                            "--loop", "asyncio", "--http", "h11"],
                           {"DATABASE_URL": db.url, "LOG_LEVEL": "warning", **SERVER_ENV},
                           name="referee asyncio/h11") as server:
-                rows.append(run_level(server.base, "referee, asyncio+h11", seats, top, args))
+                rows.append(run_level(server, db, "referee, asyncio+h11", seats, top, args))
             for w in [int(x) for x in args.workers.split(",") if int(x) != 1]:
                 with h.referee(db.url, workers=w, **SERVER_ENV) as server:
-                    rows.append(run_level(server.base, f"referee, {w} workers", seats, top,
+                    rows.append(run_level(server, db, f"referee, {w} workers", seats, top,
                                           args))
 
         counts = asyncio.run(roundtrips.measure(db.url, 30))

@@ -12,7 +12,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from service.api import games, health, problems, stream, webhooks
+from service.api import games, health, problems, reorg, stream, webhooks
 from service.api.limits import BodyLimit, RateLimit
 from service.settings import Settings, get_settings
 from service.store.database import make_engine, make_sessionmaker, resolve_database_url
@@ -93,6 +93,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
     app.include_router(games.router)
     app.include_router(stream.router)
     app.include_router(webhooks.router)
+    app.include_router(reorg.router)
     from service.web import mount
 
     mount(app)

@@ -67,6 +67,21 @@ async def member(session: AsyncSession, game_id: str, token: str) -> Member:
     raise Problem(401, "auth/bad_token", "unknown token", headers={"WWW-Authenticate": "Bearer"})
 
 
+async def player(session: AsyncSession, game_id: str, token: str) -> PlayerRow:
+    """The caller as a player of `game_id`, for orders: one query when the token is an
+    active player's (the game row is read once, when the order locks it); otherwise
+    `member`'s precise refusal (404, 401, 403)."""
+    found = (
+        await session.execute(
+            select(PlayerRow).where(PlayerRow.game_id == game_id,
+                                    PlayerRow.token_hash == hash_token(token))
+        )
+    ).scalar_one_or_none()
+    if found is not None and found.active:
+        return found
+    return require_player(await member(session, game_id, token))
+
+
 def require_gm(m: Member) -> None:
     if m.player is not None:
         raise Problem(403, "auth/gm_only", "only the game master may do this")

@@ -8,16 +8,20 @@ with the current state, 422 a payload that could never be valid.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+import asyncpg
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from service.rules.errors import Malformed, Refused, RulesError
 
 MEDIA_TYPE = "application/problem+json"
+log = logging.getLogger("service.api")
 
 TITLES: dict[int, str] = {
     400: "Bad request",
@@ -130,22 +134,21 @@ def install(app: FastAPI) -> None:
             Problem(exc.status_code, code, str(exc.detail), headers=exc.headers), request
         )
 
+    async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
+        return problem_response(
+            Problem(503, "service/database_unavailable",
+                    "the database is not reachable; retry shortly", headers={"Retry-After": "2"}),
+            request,
+        )
+
+    # Registered per type (not under `Exception`): Starlette's ServerErrorMiddleware
+    # re-raises what it handles, which makes the server drop the keep-alive connection.
+    for kind in (OSError, DBAPIError, asyncpg.PostgresError, asyncpg.InterfaceError):
+        app.add_exception_handler(kind, _unavailable)
+
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-        from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
-
-        if isinstance(exc, OperationalError | InterfaceError | ConnectionError | OSError) or (
-            isinstance(exc, DBAPIError) and exc.connection_invalidated
-        ):
-            return problem_response(
-                Problem(
-                    503,
-                    "service/database_unavailable",
-                    "the database is not reachable; retry shortly",
-                    headers={"Retry-After": "2"},
-                ),
-                request,
-            )
+        log.exception("unexpected error on %s %s", request.method, request.url.path)
         return problem_response(
             Problem(500, "internal", "an unexpected error happened; it has been logged"), request
         )

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from service.referee.core import setup_of
-from service.referee.reads import event_record
+from service.referee.core import event_record, load_state
 from service.rules import Event, evolve, initial_state
 from service.rules.codec import to_data
 from service.store.models import EventRow, GameRow, SnapshotRow
@@ -23,9 +22,10 @@ class Divergence:
 
 
 async def replay_game(session: AsyncSession, game: GameRow) -> Divergence | None:
-    """The first place where the stored game and the replay of its log disagree."""
-    setup = setup_of(game)
-    state = initial_state(setup)
+    """The first place where the stored game (every snapshot, and the current state as
+    this process loads it) and the replay of its log disagree."""
+    current = await load_state(session, game)
+    state = initial_state(current.setup)
     snapshots = {
         row.seq: row.state for row in (
             await session.execute(select(SnapshotRow).where(SnapshotRow.game_id == game.id))
@@ -43,7 +43,7 @@ async def replay_game(session: AsyncSession, game: GameRow) -> Divergence | None
         stored = snapshots.get(row.seq)
         if stored is not None and stored != to_data(state):
             return Divergence(game.id, row.seq, "snapshot differs from the replay")
-    if to_data(state) != game.state:
+    if to_data(state) != to_data(current):
         return Divergence(game.id, last, "current state differs from the replay")
     return None
 

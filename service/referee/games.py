@@ -6,7 +6,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import func, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from service.crypto import chain, signing, tokens
@@ -15,6 +15,7 @@ from service.referee.core import (
     Applied,
     append,
     apply,
+    game_lock_key,
     get_game,
     lock_game,
     rfc3339,
@@ -32,6 +33,7 @@ from service.rules.scenario import (
     parse_scenario,
     scenario_to_json,
 )
+from service.settings import get_settings
 from service.store.models import GameRow, PlayerRow
 
 D10_PURPOSES = ("initiative", "weather", "turn_end")
@@ -194,7 +196,11 @@ async def sweep_deadlines(session: AsyncSession, now: Any = None, limit: int = 2
         )
     ).scalars().all()
     applied = 0
+    advisory = get_settings().game_lock == "advisory"
     for game in rows:
+        if advisory and not await session.scalar(
+                select(func.pg_try_advisory_xact_lock(game_lock_key(game.id)))):
+            continue  # an order holds the game; the next sweep sees it again
         command = Command(kind="clock.expire", body={}, actor=Actor(id="clock", role="clock"),
                           at=rfc3339(now))
         try:

@@ -96,11 +96,9 @@ async def enqueue_reminders(session: AsyncSession, now: datetime | None = None) 
     ).all()
     rows = []
     for game_id, started, deadline, player_id, powers in due:
-        from service.referee.core import state_of
-        from service.store.models import GameRow
+        from service.referee.core import get_game, state_of
 
-        game = await session.get(GameRow, game_id)
-        assert game is not None
+        game = await get_game(session, game_id)
         entry = _awaits(state_of(game), powers)
         if entry is None:
             continue

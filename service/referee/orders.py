@@ -17,7 +17,7 @@ from service.rules import Actor, Command, decide, fold
 from service.rules.awaiting import awaiting
 from service.rules.decide import position
 from service.rules.errors import Forbidden, Malformed, Refused
-from service.store.models import OrderRow, PlayerRow
+from service.store.models import OrderRow, PlayerRow, table
 
 
 @dataclass
@@ -105,10 +105,11 @@ async def submit_order(
     order_hash = sha256_hex(canonical_bytes(order))
     previous = (
         await session.execute(
-            select(OrderRow).where(OrderRow.game_id == game_id, OrderRow.player_id == caller.id,
-                                   OrderRow.seq == order["seq"])
+            select(OrderRow.order_hash, OrderRow.result)
+            .where(OrderRow.game_id == game_id, OrderRow.player_id == caller.id,
+                   OrderRow.seq == order["seq"])
         )
-    ).scalar_one_or_none()
+    ).first()
     if previous is not None:
         if previous.order_hash == order_hash:
             return OrderResult(previous.result, replayed=True)
@@ -123,7 +124,7 @@ async def submit_order(
         "position": position(applied.state),
         "awaiting": awaiting(applied.state),
     }
-    await session.execute(insert(OrderRow).values(
+    await session.execute(insert(table(OrderRow)).values(
         game_id=game_id, player_id=caller.id, seq=order["seq"], order_hash=order_hash,
         envelope=dict(envelope), result=result,
         first_event=applied.events[0]["seq"] if applied.events else None,

@@ -5,23 +5,16 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
+import orjson
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from service.referee.core import rfc3339, state_of
+from service.referee.core import event_record, state_of
 from service.rules import Event
 from service.rules.codec import to_data
 from service.rules.supply import state_supply
 from service.rules.view import Viewer, is_sealed, view
 from service.store.models import EventRow, GameRow, OrderRow
-
-
-def event_record(row: EventRow) -> dict[str, Any]:
-    return {
-        "seq": row.seq, "turn": row.turn, "impulse": row.impulse, "step": row.step,
-        "kind": row.kind, "actor": row.actor, "text": row.text, "data": row.data,
-        "at": rfc3339(row.at), "rules_version": row.rules_version, "hash": row.hash,
-    }
 
 
 def _redact(record: dict[str, Any]) -> dict[str, Any]:
@@ -93,6 +86,7 @@ async def export(session: AsyncSession, game: GameRow, viewer: Viewer) -> dict[s
         await session.execute(select(PlayerRow).where(PlayerRow.game_id == game.id))
     ).scalars().all()
     state = state_of(game)
+    scenario = await session.scalar(select(GameRow.scenario).where(GameRow.id == game.id))
     records = [event_record(e) for e in events]
     sealed_hidden = any(is_sealed(Event.from_record(r), state, viewer) for r in records)
     if sealed_hidden:
@@ -109,7 +103,7 @@ async def export(session: AsyncSession, game: GameRow, viewer: Viewer) -> dict[s
         "format": "wif-referee-export/1",
         "game": {"id": game.id, "name": game.name, "status": state.status,
                  "version": game.version, "rules_version": game.rules_version},
-        "scenario": game.scenario,
+        "scenario": scenario,
         "options": game.options,
         "dice": dice_info,
         "players": [{"id": p.id, "side": p.side, "name": p.name, "powers": p.powers,
@@ -139,3 +133,31 @@ def supply(game: GameRow) -> dict[str, Any]:
     else:
         _SUPPLY.move_to_end(key)
     return cached
+
+
+_VIEWS: OrderedDict[tuple[str, int, Viewer], bytes] = OrderedDict()
+_VIEWS_MAX_BYTES = 64 * 2**20
+_views_bytes = 0
+
+
+def state_view(game: GameRow, viewer: Viewer) -> bytes:
+    """The member's view of the current state with every land unit's supply, as JSON,
+    rendered once per game version and viewer: for a big game the view itself costs
+    tens of milliseconds, and players read far more often than the game changes.
+    (game id, version) names one committed state, as reads only see committed rows."""
+    global _views_bytes
+    key = (game.id, game.version, viewer)
+    cached = _VIEWS.get(key)
+    if cached is not None:
+        _VIEWS.move_to_end(key)
+        return cached
+    body = view(state_of(game), viewer)
+    body["supply"] = supply(game)
+    body["game"]["version"] = game.version
+    body["game"]["name"] = game.name
+    rendered = orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)
+    _VIEWS[key] = rendered
+    _views_bytes += len(rendered)
+    while _views_bytes > _VIEWS_MAX_BYTES and len(_VIEWS) > 1:
+        _views_bytes -= len(_VIEWS.popitem(last=False)[1])
+    return rendered

@@ -1032,15 +1032,21 @@ def reaches_unlimited(board: Board, power: str, start: str, goal: str) -> bool:
     return label[s] == t or any(label[v] == t for v in board.grid.nbrs[s])
 
 
-def _rail_tree(board: Board, st: Stance, s: int) -> tuple[dict[int, int], frozenset[int]]:
-    """Railway paths from rail hex `s` (as `rail_path` traces them): the parent of each
-    hex reached, and the hexes reached."""
-    g = board.grid
-    closed = st.rail_open.translate(_FLIP)
-    cost: dict[int, int] = {}
-    parent: dict[int, int] = {}
-    search(g.nbrs, b"\x01" * len(g.ids), closed, (s,), _UNLIMITED, cost, parent)
-    return parent, frozenset(cost)
+def _rail_tree(board: Board, st: Stance, s: int) -> tuple[list[int], frozenset[int]]:
+    """Railway paths from rail hex `s` (as `rail_path` traces them, breadth first): the
+    position each hex is entered from (-1 at `s`, -2 where not reached), and the hexes
+    reached."""
+    nbrs = board.grid.nbrs
+    rail_open = st.rail_open
+    parent = [-2] * len(nbrs)
+    parent[s] = -1
+    order = [s]
+    for u in order:
+        for v in nbrs[u]:
+            if rail_open[v] and parent[v] == -2:
+                parent[v] = u
+                order.append(v)
+    return parent, frozenset(order)
 
 
 def rail_supply_path(
@@ -1068,6 +1074,9 @@ def rail_supply_path(
             f"from hex {source}", "11.18.6", goal,
         )
     basic = reach.walk(t)
-    rail = _walk(parent, basic[0])
+    rail = [basic[0]]
+    while parent[rail[-1]] >= 0:
+        rail.append(parent[rail[-1]])
+    rail.reverse()
     hexes = tuple(g.ids[i] for i in rail + basic[1:])
     return Path("rail", hexes, (), reach.cost[t])

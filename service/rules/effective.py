@@ -25,7 +25,7 @@ from typing import Any
 from service.rules import modes as m
 from service.rules import state as st
 from service.rules.board import exerts_zoc
-from service.rules.scenario import OcsValues, UnitSpec
+from service.rules.scenario import HQ, OcsValues, UnitSpec
 from service.rules.state import State, UnitState
 
 __all__ = [
@@ -116,8 +116,8 @@ def transports_allowed(spec: UnitSpec, unit: UnitState) -> tuple[str, ...]:
 
 
 def throws_supply(spec: UnitSpec, unit: UnitState) -> bool:
-    """An HQ in Strat Mode cannot throw supplies (5.8b)."""
-    return unit.mode != m.STRAT
+    """Whether an HQ throws supply: not in Strat Mode (5.8b)."""
+    return spec.type == HQ and unit.mode != m.STRAT
 
 
 def _can_fight_now(state: State, uid: str) -> tuple[bool, bool, bool]:

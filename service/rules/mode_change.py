@@ -104,8 +104,9 @@ def _check_change(f: Flow, board: Board, uid: str, spec: UnitSpec, unit: UnitSta
     if unit.mode_changed:
         raise refuse_unit("mode/already_changed", uid, "already changed mode this movement "
                           "step: once per unit, as it begins to move", rule="5.4", path=path)
-    if unit.moved:
-        raise refuse_unit("mode/already_moved", uid, "has already moved: a mode change is "
+    if unit.moved or unit.attacked:
+        did = "moved" if unit.moved else "overrun"
+        raise refuse_unit("mode/already_moved", uid, f"has already {did}: a mode change is "
                           "made as the unit begins to move", rule="5.4", path=path)
     if unit.mode == m.EXPLOIT:
         raise refuse_unit("mode/involuntary", uid, "is in Exploit Mode, an involuntary mode "

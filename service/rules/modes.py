@@ -21,10 +21,10 @@ if TYPE_CHECKING:
     from service.rules.state import State
 
 __all__ = [
-    "COMBAT", "DG", "EXPLOIT", "INVOLUNTARY", "MODES", "MOVE", "MOVE_ONLY_KINDS",
+    "AMPHIBIOUS", "COMBAT", "DG", "EXPLOIT", "INVOLUNTARY", "MODES", "MOVE", "MOVE_ONLY_KINDS",
     "ORIENTATIONS", "RESERVE", "STRAT", "TRANSPORTS", "TRANSPORT_KINDS", "VOLUNTARY",
-    "ModeState", "Release", "impulse_marks_cleared", "reserve_stacks", "side_of_unit",
-    "uses_modes",
+    "ModeState", "Release", "impulse_marks_cleared", "is_transport", "reserve_stacks",
+    "side_of_unit", "uses_modes",
 ]
 
 COMBAT: Final = "combat"

@@ -19,6 +19,7 @@ from dataclasses import replace
 from service.rules import modes as m
 from service.rules import state as st
 from service.rules.decide import ORDER_HANDLERS, Command
+from service.rules.effective import power_passed
 from service.rules.events import Event
 from service.rules.evolve import evolves
 from service.rules.flow import Flow
@@ -43,11 +44,14 @@ def release_reserves(f: Flow, c: Command) -> None:
     orientations: dict[str, str] = {}
     for i, name in enumerate(names):
         path = f"/body/units/{i}"
-        spec, unit = held_unit(f.state, c, name, path)
+        _spec, unit = held_unit(f.state, c, name, path)
         if unit.mode != m.RESERVE:
             raise refuse_unit("release/not_in_reserve", name, f"is in {unit.mode} mode, not "
                               "Reserve: only Reserve units are released", rule="5.7b",
                               path=path)
+        if step == st.EXPLOITATION and power_passed(f.state, unit.power):
+            raise refuse_unit("release/power_passed", name, f"belongs to {unit.power}, which "
+                              "passed this impulse", rule="DESIGN 5.3", path=path)
         if step == st.REACTION and not _at_war_with_phasing(f.state, unit.power):
             raise refuse_unit("release/not_at_war", name, f"belongs to {unit.power}, which is "
                               f"not at war with {f.state.turn.phasing_side}: it does not "

@@ -160,7 +160,7 @@ def _reorg(f: Flow, c: Command) -> None:
     for claim in claims:
         left -= claim.cost
         data = claim_data(claim, ctx.period, items[claim.index], left)
-        text = item_text(claim, sc) + f" {power} has {left} RPs left."
+        text = item_text(claim, items[claim.index], sc) + f" {power} has {left} RPs left."
         kind = "port.repaired" if claim.repairs is not None else "unit.reorganized"
         f.emit(kind, text, data, by=c.actor.id)
 

@@ -32,6 +32,8 @@ Readings where the seeds are silent (beyond RULES-NOTES):
   non-neutral powers of its side; a neutral power only for its own (RULES-NOTES 21).
   Providers (HQs, ATRs, TRSs, supply units, sources) serve the unit's friends.
 - Half costs round up. A shattered unit's first reorganization leaves it face down.
+- An ATR flies from the hex it stands on (its scenario base when it is not on a hex);
+  a large ATR's two units are in the one hex it flies to.
 - A provider that turned face down dispensing RPs (HQ, ATR, TRS) is not itself
   reorganized in the same step (11.18.2; RULES-NOTES 11). An HQ that flipped keeps
   the rest of its value for later orders of the step.
@@ -800,7 +802,8 @@ def _at_sea(it: _Item) -> Claim:
 
 def _chit(it: _Item) -> Claim:
     """11.18.11, RULES-NOTES 10: a naval chit reorganizes the power's naval units freely;
-    a reorganize-HQs chit (short form) flips its HQs up free."""
+    a reorganize-HQs chit (short form) flips its HQs up free; with option
+    `reorg.reorganize_units_chit`, a reorganize-units chit flips its units in supply."""
     if it.ctx.state.turn.step != st.REORGANIZATION:
         it.refuse("method", "offensive chits count only in the reorganization step of the "
                   "impulse they were played in", code="reorg/no_chit")
@@ -811,6 +814,14 @@ def _chit(it: _Item) -> Claim:
         it.notes.append(f"{major}'s naval chit: naval units are reorganized freely (11.18.11).")
     elif kind == "reorganize_hqs" and it.s.type == HQ:
         it.notes.append(f"{major}'s reorganize-HQs chit: HQs flip face up free (short form).")
+    elif kind == "reorganize_units" and it.ctx.options["reorganize_units_chit"]:
+        here = it.on_map()
+        supplied = hex_in_supply(it.ctx.board, it.u.power, here, it.ctx.limit)
+        if isinstance(supplied, NoPath):
+            it.refuse("unit", f"{it.uid} is not in supply: {supplied.reason}",
+                      code="reorg/no_supply_path")
+        it.notes.append(f"{major}'s reorganize-units chit: units in supply flip face up free "
+                        "(option reorg.reorganize_units_chit).")
     else:
         played = f"a {kind} chit" if kind else "no chit"
         it.refuse("method", f"{major} played {played} this impulse: only a naval chit (naval "
@@ -910,15 +921,26 @@ def place(scenario: Scenario, hex_id: str) -> str:
     return hex_id
 
 
-def item_text(claim: Claim, scenario: Scenario) -> str:
+_HOW: Mapping[str, str] = {
+    "atr": "flown in by ATR {p}", "hq": "by HQ {p}", "limited": "on limited source {p}",
+    "overseas": "overseas from {p}", "primary": "from primary source {p}",
+    "rail": "by rail from {p}", "secondary": "from secondary source {p}",
+    "supply_unit": "by expending supply unit {p}", "trs": "by TRS {p}",
+    "at_sea": "at sea, from the port of {p}", "chit": "by {p}'s chit",
+}
+
+
+def item_text(claim: Claim, item: Mapping[str, Any], scenario: Scenario) -> str:
     """A sentence for the log."""
-    via = "" if claim.provider is None else f" from {place(scenario, claim.provider)}"
+    provider = "" if claim.provider is None else place(scenario, claim.provider)
     if claim.method == "port_repair":
         assert claim.repairs is not None
-        return (f"{claim.power} repairs the port of {place(scenario, claim.repairs)}{via}: "
-                f"{claim.cost} RPs.")
-    state = "face down (no longer shattered)" if claim.shattered else "face up"
+        return (f"{claim.power} repairs the port of {place(scenario, claim.repairs)} from "
+                f"{provider}: {claim.cost} RPs (RULES-NOTES 23).")
+    how = _HOW[claim.method].format(p=provider)
+    if item.get("port") and claim.method in ("overseas", "rail"):
+        how += f" via {place(scenario, str(item['port']))}"
+    state = "face down, no longer shattered" if claim.shattered else "face up"
     cost = f"{claim.cost} RP{'' if claim.cost == 1 else 's'}" if claim.cost else "free"
     notes = "".join(" " + n for n in claim.notes)
-    return (f"{claim.power} reorganizes {claim.unit} by {claim.method}{via} ({cost}); it is "
-            f"{state}.{notes}")
+    return f"{claim.power} reorganizes {claim.unit} {how} ({cost}): {state}.{notes}"

@@ -507,11 +507,13 @@ def overseas_route(
                       "railway or a basic path", "11.18.4", source_hex)
     first: NoPath | None = None
     for home in homes:
+        if home.hexes[-1] == landing:
+            continue
         leg = overseas_path(board, power, landing, home.hexes[-1], coastal,
                             allow_damaged=allow_damaged)
         if isinstance(leg, Path):
             hexes = home.hexes + ((landing,) if landing != home.hexes[-1] else ())
             return Path("overseas", hexes, leg.seas, leg.length)
         first = first or leg
-    assert first is not None
-    return first
+    return first or NoPath(f"hex {landing} is the supply source's own port: no sea to cross",
+                           "11.18.4", landing)

@@ -41,6 +41,8 @@ def malformed(message: str, *, path: str, rule: str | None = None,
               unit: str | None = None, code: str = "order/invalid_body") -> Malformed:
     extra = {"unit": unit} if unit else {}
     shown = f"{message} ({rule})" if rule else message
+    if unit and unit not in message:
+        shown = f"{unit}: {shown}"
     return Malformed(code, f"{path}: {shown}", rule=rule, errors=[(path, message)],
                      extra=extra)
 

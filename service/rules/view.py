@@ -10,7 +10,9 @@ from typing import Any
 
 from service.rules import state as st
 from service.rules.awaiting import awaiting
+from service.rules.effective import mode_view
 from service.rules.events import Event
+from service.rules.reorg_view import reorg_view
 from service.rules.state import State
 
 
@@ -39,6 +41,7 @@ def _unit_view(uid: str, state: State) -> dict[str, Any]:
         "shattered": unit.shattered,
         "mode": unit.mode,
         "orientation": unit.orientation,
+        **mode_view(state, uid),
     }
 
 
@@ -106,6 +109,7 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
             for p, ps in state.powers.items()
         },
         "units": {uid: _unit_view(uid, state) for uid in state.units},
+        "reorg": reorg_view(state, None if viewer.role == "gm" else viewer.side),
         "deadlines": dict(state.deadlines),
         "dice": {
             "commitments": {str(k): v for k, v in state.dice.commitments.items()},

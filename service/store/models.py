@@ -13,6 +13,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     MetaData,
+    Table,
     Text,
     func,
 )
@@ -33,12 +34,24 @@ class Base(DeclarativeBase):
     type_annotation_map = {dict[str, Any]: JSONB, list[Any]: JSONB}
 
 
+def table(model: type[Base]) -> Table:
+    """A model's Core table: inserts and updates through it skip the ORM's bulk layer
+    (measurably cheaper per order, see bench/README.md)."""
+    found = model.__table__
+    assert isinstance(found, Table)
+    return found
+
+
 def _now() -> Mapped[datetime]:
     return mapped_column(DateTime(timezone=True), server_default=func.now(), nullable=False)
 
 
 class GameRow(Base):
-    """One game: its fixed setup, its secrets (hashed or sealed) and its current state."""
+    """One game: its fixed setup, its secrets (hashed or sealed) and its head.
+
+    `scenario` (megabytes for a big map) is loaded only when asked for, once per process
+    (referee.core). `state` is no longer written after creation: the current state is
+    the newest snapshot plus the events since (referee.core.load_state)."""
 
     __tablename__ = "games"
 
@@ -46,12 +59,14 @@ class GameRow(Base):
     name: Mapped[str] = mapped_column(Text)
     status: Mapped[str] = mapped_column(Text)
     version: Mapped[int] = mapped_column(BigInteger)
-    scenario: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    scenario: Mapped[dict[str, Any]] = mapped_column(JSONB, deferred=True,
+                                                     deferred_raiseload=True)
     options: Mapped[dict[str, Any]] = mapped_column(JSONB)
     dice: Mapped[dict[str, Any]] = mapped_column(JSONB)
     gm_token_hash: Mapped[str] = mapped_column(Text, index=True)
     join_codes: Mapped[dict[str, Any]] = mapped_column(JSONB)
-    state: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    state: Mapped[dict[str, Any]] = mapped_column(JSONB, deferred=True,
+                                                  deferred_raiseload=True)
     head_seq: Mapped[int] = mapped_column(BigInteger)
     head_hash: Mapped[str] = mapped_column(Text)
     rules_version: Mapped[str] = mapped_column(Text)

@@ -12,7 +12,6 @@ import httpx
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
-
 from support import full_game
 
 EXAMPLES = 25

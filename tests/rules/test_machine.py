@@ -6,15 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine import Table, table
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+from support import SIDES
 
-from engine import Table, table
 from service.rules import fold
 from service.rules.codec import to_data
 from service.rules.errors import RulesError
-from support import SIDES
 
 KINDS = ("initiative.reroll", "initiative.choose", "declare", "done", "production", "roll")
 POSITIONS = ("first", "last", "before", "after", "middle")

