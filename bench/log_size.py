@@ -87,7 +87,7 @@ def main() -> None:
                     result = h.load(server.base, name, streams, seconds=args.seconds,
                                     max_requests=3000, cpu={"server": server.pids})
                     row = {"log": f"{heads[game.id]:,} events", **result.row(),
-                           "server CPU ms/order": result.cpu.get("server")}
+                           "server CPU ms/order": round(result.cpu.get("server", 0), 2)}
                     rows.append(row)
                     print(f"  log of {heads[game.id]:>6} events: {row['per_s']:>6} orders/s"
                           f"  p50 {row['p50_ms']} ms  p99 {row['p99_ms']} ms  server CPU "

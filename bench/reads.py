@@ -76,7 +76,7 @@ def main() -> None:
         stats = h.percentiles(samples if samples is not None else result.latencies)
         row = {"game": game, "read": kind, "clients": result.clients,
                "per_s": round(per_s if per_s is not None else result.rate, 1), **stats,
-               "server CPU ms": result.cpu.get("server")}
+               "server CPU ms": round(result.cpu.get("server", 0), 2)}
         rows.append(row)
         print(f"  {game:<26} {kind:<22} {result.clients:>2} clients: {row['per_s']:>7} /s"
               f"  p50 {row['p50_ms']} ms  p99 {row['p99_ms']} ms"

@@ -87,10 +87,10 @@ def _dice(export: dict[str, Any], report: Report) -> None:
             problems.append(f"roll at seq {event['seq']}: chain hash is not the previous event's")
         if d["source"] == "scripted":
             continue
-        seed = seeds.get(int(d["turn"]))
-        if seed is None:
+        turn_seed = seeds.get(int(d["turn"]))
+        if turn_seed is None:
             continue
-        values = crypto_dice.roll_dice(seed, game_id=game_id, turn=d["turn"],
+        values = crypto_dice.roll_dice(turn_seed, game_id=game_id, turn=d["turn"],
                                        roll_index=d["index"], purpose=d["purpose"],
                                        chain_hash=d["chain_hash"], count=len(d["values"]),
                                        faces=d["faces"])

@@ -131,7 +131,8 @@ def install(app: FastAPI) -> None:
                                     request)
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return problem_response(
-            Problem(exc.status_code, code, str(exc.detail), headers=exc.headers), request
+            Problem(exc.status_code, code, str(exc.detail),
+                    headers=dict(exc.headers) if exc.headers else None), request
         )
 
     async def _unavailable(request: Request, exc: Exception) -> JSONResponse:

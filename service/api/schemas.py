@@ -58,7 +58,27 @@ ORDER_EXAMPLES: dict[str, dict[str, Any]] = {
     "initiative.choose": {"position": "last"},
     "done": {},
     "production": {"powers": {"cw": {"bp_spent": 30, "bp_on_rps": 5}}},
+    "mode": {"changes": [{"unit": "ger-arm-1", "mode": "move"},
+                         {"unit": "ger-inf-2", "mode": "reserve", "orientation": "combat"}]},
+    "release": {"units": ["cw-arm-1"]},
+    "report": {"moves": [{"unit": "ger-arm-1", "to": "h31", "mp": 3, "transport": None}],
+               "combats": [{"by": "combat", "hex": "h21", "attackers": ["ger-arm-1"],
+                            "results": [{"kind": "dg"},
+                                        {"kind": "retreat", "units": ["cw-inf-1"],
+                                         "path": ["h11"]},
+                                        {"kind": "exploit", "units": ["ger-arm-1"],
+                                         "rating": 3}]}],
+               "face_down": ["ger-arm-1"]},
+    "reorg": {"power": "cw", "items": [
+        {"unit": "cw-inf-50", "method": "overseas", "source": "1227", "port": "1333"},
+        {"unit": "usa-arm-2", "method": "atr", "atr": "cw-atr-1"},
+        {"unit": "cw-ftr-3", "method": "hq", "hq": "cw-hq-montgomery"}]},
 }
+
+STEP_OF = {"declare": "declare", "initiative.reroll": "initiative.reroll",
+           "initiative.choose": "initiative.choose", "production": "production",
+           "reorg": "reorganization", "release": "reaction", "mode": "action",
+           "report": "combat", "roll": "action", "done": "action"}
 
 
 class SignedOrder(BaseModel):
@@ -66,7 +86,7 @@ class SignedOrder(BaseModel):
         extra="forbid",
         json_schema_extra={"examples": [
             {"order": {"game": "<game id>", "player": "<player id>", "seq": i + 1, "turn": 1,
-                       "impulse": 1, "step": "declare" if kind == "declare" else "action",
+                       "impulse": 1, "step": STEP_OF[kind],
                        "kind": kind, "body": body},
              "signature": "<base64url Ed25519 over the RFC 8785 bytes of order>"}
             for i, (kind, body) in enumerate(ORDER_EXAMPLES.items())

@@ -34,10 +34,10 @@ def awaiting(state: State) -> list[dict[str, Any]]:
     t = state.turn
     due = deadline(state)
     if t.step == st.DECLARE:
-        side = t.phasing_side
-        assert side is not None
-        pending = [p for p in state.side_powers(side) if state.powers[p].declared is None]
-        return [{"side": side, "powers": pending, "step": t.step, "deadline": due}]
+        phasing = t.phasing_side
+        assert phasing is not None
+        pending = [p for p in state.side_powers(phasing) if state.powers[p].declared is None]
+        return [{"side": phasing, "powers": pending, "step": t.step, "deadline": due}]
     if t.step == st.PRODUCTION:
         entries = []
         for side in t.step_sides:

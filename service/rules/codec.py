@@ -12,7 +12,7 @@ import types
 import typing
 from collections.abc import Mapping
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 T = TypeVar("T")
 
@@ -32,7 +32,7 @@ def to_data(value: Any) -> Any:
 
 
 @cache
-def _hints(cls: type) -> dict[str, Any]:
+def _hints(cls: Any) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
@@ -41,8 +41,8 @@ def _convert(tp: Any, value: Any) -> Any:
         return None
     origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):
-        args = [a for a in typing.get_args(tp) if a is not type(None)]
-        return _convert(args[0], value) if len(args) == 1 else value
+        members = [a for a in typing.get_args(tp) if a is not type(None)]
+        return _convert(members[0], value) if len(members) == 1 else value
     if dataclasses.is_dataclass(tp) and isinstance(tp, type):
         return from_data(tp, value)
     if origin is tuple:
@@ -63,7 +63,7 @@ def _convert(tp: Any, value: Any) -> Any:
 
 def from_data(cls: type[T], data: Mapping[str, Any], **extra: Any) -> T:
     """Rebuild `cls` from plain data; `extra` supplies the transient fields."""
-    hints = _hints(cls)
+    hints = _hints(cast(Any, cls))
     kwargs: dict[str, Any] = dict(extra)
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]
         if f.metadata.get("transient") or f.name not in data:

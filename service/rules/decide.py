@@ -97,7 +97,7 @@ def _choose(f: Flow, c: Command) -> None:
     if position_ not in allowed:
         raise Malformed("order/invalid_body", f"position must be {' or '.join(allowed)}",
                         rule="seed 002", errors=[("/body/position", f"expected {allowed}")])
-    turn.choose(f, s.initiative.chooser, str(position_), c.actor.id)
+    turn.choose(f, str(s.initiative.chooser), str(position_), c.actor.id)
 
 
 def _declare(f: Flow, c: Command) -> None:

