@@ -69,3 +69,14 @@ def test_import_contracts_hold() -> None:
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout[-2000:]
     assert "Contracts: 2 kept, 0 broken." in done.stdout
+
+
+def test_lint_and_strict_types() -> None:
+    """STYLE.md habits: ruff (E, F, I, B, UP) on the tree, mypy --strict on service/."""
+    bin_dir = Path(sys.executable).parent
+    ruff = subprocess.run([str(bin_dir / "ruff"), "check", "."], cwd=ROOT, capture_output=True,
+                          text=True, check=False)
+    assert ruff.returncode == 0, ruff.stdout[-3000:]
+    mypy = subprocess.run([str(bin_dir / "mypy"), "service"], cwd=ROOT, capture_output=True,
+                          text=True, check=False)
+    assert mypy.returncode == 0, mypy.stdout[-3000:]

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from sqlalchemy import func, insert, inspect, select, update
+from sqlalchemy import exists, func, insert, inspect, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -30,7 +30,15 @@ from service.rules.awaiting import deadline
 from service.rules.codec import from_data, to_data
 from service.rules.scenario import parse_scenario
 from service.settings import get_settings
-from service.store.models import DiceSeedRow, EventRow, GameRow, SnapshotRow, table
+from service.store.models import (
+    DiceSeedRow,
+    EventRow,
+    GameRow,
+    OrderRow,
+    SnapshotRow,
+    WebhookRow,
+    table,
+)
 
 SNAPSHOT_AFTER = ("game.created", "impulse.began", "turn.began")
 SNAPSHOT_EVERY = 500
@@ -198,18 +206,55 @@ async def lock_game(session: AsyncSession, game_id: str) -> GameRow:
     queue in order. GAME_LOCK=row uses `SELECT ... FOR UPDATE` (one statement), whose
     waiters are woken unfairly: on one game with 32 clients its p99 was several times
     the advisory lock's (bench/hot_game.py). The deadline sweeper takes the same lock."""
-    query = select(GameRow).where(GameRow.id == game_id)
+    return (await _lock(session, game_id, None))[0]
+
+
+async def lock_for_order(session: AsyncSession, game_id: str, player_id: str, seq: int
+                         ) -> tuple[GameRow, tuple[str, dict[str, Any]] | None]:
+    """`lock_game`, plus the hash and result of the order the player already stored
+    under `seq` (None if none), read after the lock is held."""
+    return await _lock(session, game_id, (player_id, seq))
+
+
+async def _lock(session: AsyncSession, game_id: str, order: tuple[str, int] | None
+                ) -> tuple[GameRow, tuple[str, dict[str, Any]] | None]:
+    previous: tuple[str, dict[str, Any]] | None = None
     if get_settings().game_lock == "advisory":
         await session.execute(select(func.pg_advisory_xact_lock(game_lock_key(game_id))))
+        # The read after the lock is a fresh snapshot, so it may also answer whether the
+        # game has webhooks (the outbox skips its query when not) and whether the order
+        # was already stored: one round trip instead of three.
+        query = select(GameRow, exists().where(WebhookRow.game_id == GameRow.id))
+        if order is not None:
+            query = query.add_columns(OrderRow.order_hash, OrderRow.result).outerjoin(
+                OrderRow, (OrderRow.game_id == GameRow.id) & (OrderRow.player_id == order[0])
+                & (OrderRow.seq == order[1]))
+        found: Any = (await session.execute(
+            query.where(GameRow.id == game_id).execution_options(populate_existing=True)
+        )).first()
+        if found is None:
+            raise GameNotFound(game_id)
+        row: GameRow | None = found[0]
+        session.info.setdefault("webhooks", {})[game_id] = bool(found[1])
+        if order is not None and found[2] is not None:
+            previous = (found[2], found[3])
     else:
-        query = query.with_for_update()
-    row = (
-        await session.execute(query.execution_options(populate_existing=True))
-    ).scalar_one_or_none()
-    if row is None:
-        raise GameNotFound(game_id)
+        row = (await session.execute(
+            select(GameRow).where(GameRow.id == game_id).with_for_update()
+            .execution_options(populate_existing=True)
+        )).scalar_one_or_none()
+        if row is None:
+            raise GameNotFound(game_id)
+        if order is not None:
+            stored = (await session.execute(
+                select(OrderRow.order_hash, OrderRow.result).where(
+                    OrderRow.game_id == game_id, OrderRow.player_id == order[0],
+                    OrderRow.seq == order[1])
+            )).first()
+            previous = (stored[0], stored[1]) if stored is not None else None
+    assert row is not None
     await load_state(session, row)
-    return row
+    return row, previous
 
 
 async def get_game(session: AsyncSession, game_id: str) -> GameRow:
@@ -331,4 +376,4 @@ async def apply(session: AsyncSession, game: GameRow, command: Command) -> Appli
 
 
 __all__ = ["RULES_VERSION", "Applied", "GameNotFound", "apply", "append", "get_game",
-           "load_state", "lock_game", "state_of"]
+           "load_state", "lock_for_order", "lock_game", "state_of"]

@@ -42,6 +42,8 @@ async def enqueue(session: AsyncSession, game_id: str, version: int, before: Sta
                   after: State, events: list[dict[str, Any]]) -> None:
     """In the order's transaction: "your move" for every player with a webhook who is
     newly awaited (or awaited at a new step), and every event for those who asked."""
+    if session.info.get("webhooks", {}).get(game_id) is False:
+        return  # the game's lock read found none (referee.core._lock)
     hooks = (
         await session.execute(
             select(WebhookRow, PlayerRow.powers)

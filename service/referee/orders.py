@@ -6,12 +6,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from service.crypto import signing
 from service.crypto.canonical import canonical_bytes, sha256_hex
-from service.referee.core import apply, lock_game, rfc3339, state_of, utc_now
+from service.referee.core import apply, lock_for_order, lock_game, rfc3339, state_of, utc_now
 from service.referee.games import Unauthorized
 from service.rules import Actor, Command, decide, fold
 from service.rules.awaiting import awaiting
@@ -100,19 +100,13 @@ async def submit_order(
     if order["game"] != game_id:
         raise Malformed("order/wrong_game", "the order names another game",
                         errors=[("/order/game", f"expected {game_id}")])
-    game = await lock_game(session, game_id)
+    game, previous = await lock_for_order(session, game_id, caller.id, order["seq"])
     _check_signer(caller, envelope)
     order_hash = sha256_hex(canonical_bytes(order))
-    previous = (
-        await session.execute(
-            select(OrderRow.order_hash, OrderRow.result)
-            .where(OrderRow.game_id == game_id, OrderRow.player_id == caller.id,
-                   OrderRow.seq == order["seq"])
-        )
-    ).first()
     if previous is not None:
-        if previous.order_hash == order_hash:
-            return OrderResult(previous.result, replayed=True)
+        stored_hash, stored_result = previous
+        if stored_hash == order_hash:
+            return OrderResult(stored_result, replayed=True)
         raise Refused("order/seq_reused", f"seq {order['seq']} was already used for another "
                       "order", rule="DESIGN 4.1", errors=[("/order/seq", "reused")])
     applied = await apply(session, game, _command(caller, order))
