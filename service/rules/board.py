@@ -362,7 +362,7 @@ class Board:
             land.setdefault(major, set()).add(i)
             if exerts_zoc(spec, u.mode, u.orientation):
                 zoc.setdefault(major, set()).add(i)
-            if spec.type == HQ:
+            if spec.type == HQ and u.mode != "strat":  # a Strat HQ throws no supply (5.8b)
                 hqs.setdefault(major, []).append((i, uid))
             elif spec.type == SUPPLY and i in grid.cities:
                 sups.setdefault(major, set()).add(i)

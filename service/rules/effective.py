@@ -25,12 +25,12 @@ from typing import Any
 from service.rules import modes as m
 from service.rules import state as st
 from service.rules.board import exerts_zoc
-from service.rules.scenario import HQ, OcsValues, UnitSpec
+from service.rules.scenario import OcsValues, UnitSpec
 from service.rules.state import State, UnitState
 
 __all__ = [
     "Effective", "base_values", "effective", "mode_view", "movement_ma", "power_passed",
-    "step_ma", "throws_supply", "transports_allowed",
+    "step_ma", "transports_allowed",
 ]
 
 
@@ -113,11 +113,6 @@ def transports_allowed(spec: UnitSpec, unit: UnitState) -> tuple[str, ...]:
     if unit.mode == m.COMBAT and spec.ocs is not None and spec.ocs.rail_repair:
         return ("rail",)
     return ()
-
-
-def throws_supply(spec: UnitSpec, unit: UnitState) -> bool:
-    """Whether an HQ throws supply: not in Strat Mode (5.8b)."""
-    return spec.type == HQ and unit.mode != m.STRAT
 
 
 def _can_fight_now(state: State, uid: str) -> tuple[bool, bool, bool]:

@@ -45,7 +45,7 @@ from service.rules import modes as m
 from service.rules import state as st
 from service.rules.board import Board, path_length
 from service.rules.decide import ORDER_HANDLERS, Command
-from service.rules.effective import power_passed, step_ma, throws_supply, transports_allowed
+from service.rules.effective import power_passed, step_ma, transports_allowed
 from service.rules.events import Event
 from service.rules.evolve import evolves
 from service.rules.flow import Flow
@@ -194,18 +194,11 @@ def _check_transport(state: State, spec: UnitSpec, unit: UnitState, transport: s
 
 
 def strat_supply(state: State, uid: str, to: str) -> SupplyStatus:
-    """Whether trace supply is possible for `uid` standing in `to`, with Strat HQs
-    throwing none (5.8b)."""
-    sc = state.setup.scenario
+    """Whether trace supply is possible for `uid` standing in `to`; the board leaves out
+    Strat HQs, which throw no supply (5.8b)."""
     moved = replace(state, units={**state.units, uid: replace(state.units[uid], at=to)})
     board = Board.from_state(moved)
-    hqs = {
-        power: tuple((i, hq) for i, hq in entries
-                     if throws_supply(sc.unit(hq), moved.units[hq]))
-        for power, entries in board.hqs_of.items()
-    }
-    board = replace(board, hqs_of=hqs, _stances={}, _keys={}, _memo={})
-    return unit_supply(board, uid, path_length(sc, state.turn.weather))
+    return unit_supply(board, uid, path_length(state.setup.scenario, state.turn.weather))
 
 
 def _move(f: Flow, c: Command, side: str, item: object, path: str) -> bool:
