@@ -16,7 +16,10 @@ from service.rules import fold
 from service.rules.codec import to_data
 from service.rules.errors import RulesError
 
-KINDS = ("initiative.reroll", "initiative.choose", "declare", "done", "production", "roll")
+KINDS = ("initiative.reroll", "initiative.choose", "declare", "done", "production", "roll",
+         "mode", "release", "report", "reorg")
+MODES = ("combat", "move", "reserve", "strat", "exploit", "dg", "fly")
+METHODS = ("hq", "primary", "secondary", "limited", "rail", "atr", "overseas", "teleport")
 POSITIONS = ("first", "last", "before", "after", "middle")
 ACTIONS = ("pass", "land", "air", "naval", "combined", "swim")
 
@@ -35,6 +38,24 @@ def _body(kind: str, data: st.DataObject, t: Table, side: str) -> dict[str, Any]
         return {"powers": {p: {"bp_spent": data.draw(st.integers(-1, 40)),
                                "bp_on_rps": data.draw(st.integers(-1, 12))}
                            for p in t.state.side_powers(side)}}
+    units = sorted(t.state.units)
+    if kind == "mode":
+        chosen = data.draw(st.lists(st.sampled_from(units), max_size=3, unique=True))
+        return {"changes": [{"unit": u, "mode": data.draw(st.sampled_from(MODES))}
+                            for u in chosen]}
+    if kind == "release":
+        return {"units": data.draw(st.lists(st.sampled_from(units), max_size=2, unique=True))}
+    if kind == "report":
+        unit = data.draw(st.sampled_from(units))
+        hexes = [h.id for h in t.state.setup.scenario.map.hexes]
+        return {"moves": [{"unit": unit, "to": data.draw(st.sampled_from(hexes)),
+                           "mp": data.draw(st.integers(-1, 12)), "transport": None}]}
+    if kind == "reorg":
+        unit = data.draw(st.sampled_from(units))
+        return {"power": data.draw(st.sampled_from(list(t.state.powers))),
+                "items": [{"unit": unit, "method": data.draw(st.sampled_from(METHODS)),
+                           "hq": data.draw(st.sampled_from(units)),
+                           "source": data.draw(st.sampled_from(units))}]}
     if kind == "roll":
         return {"dice": data.draw(st.sampled_from(["1d10", "2d6", "0d6", "21d10", "x"])),
                 "purpose": "machine"}
