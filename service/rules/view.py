@@ -110,6 +110,7 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
         },
         "units": {uid: _unit_view(uid, state) for uid in state.units},
         "reorg": reorg_view(state, None if viewer.role == "gm" else viewer.side),
+        "eliminated": dict(state.modes.eliminated),
         "deadlines": dict(state.deadlines),
         "dice": {
             "commitments": {str(k): v for k, v in state.dice.commitments.items()},

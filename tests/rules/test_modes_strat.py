@@ -56,6 +56,9 @@ def test_5_8a_strat_units_retreating_into_an_enemy_zoc_are_eliminated() -> None:
     assert "cw-inf-2" not in t.state.units
     assert t.state.modes.eliminated == {"cw-inf-2": "h21"}
     assert last(t, "unit.eliminated").data["rule"] == "5.8a"
+    from service.rules.view import Viewer, view
+
+    assert view(t.state, Viewer(role="gm"))["eliminated"] == {"cw-inf-2": "h21"}
 
 
 def test_5_8a_an_enemy_moving_next_to_a_strat_unit_changes_nothing() -> None:
