@@ -150,6 +150,11 @@ def _declare(f: Flow, c: Command) -> None:
         if actions[power] == "pass":
             raise Refused("declare/chit_on_pass", f"{power} passes and cannot play a chit",
                           rule="11.18.11", errors=[(where, "chit with a pass")])
+        if chit["kind"] == "reorganize_units" and not s.setup.options["reorg"][
+                "reorganize_units_chit"]:
+            raise Refused("declare/chit_off", "the Reorganize Units chit is not in this game "
+                          "(option reorg.reorganize_units_chit)", rule="RULES-NOTES 10",
+                          errors=[(f"{where}/kind", "chit not in play")])
         if s.powers[power].chits < 1:
             raise Refused("declare/no_chits", f"{power} has no offensive chit left",
                           rule="11.18.11", errors=[(where, "no chit left")])

@@ -40,7 +40,7 @@ POWER_STEPS = (DECLARE, PRODUCTION)
 BOX_BONUS = (2, 1, 0, 0, 0)
 REROLL_BOXES = 3
 ACTIONS = ("pass", "land", "air", "naval", "combined")
-CHIT_KINDS = ("air", "land", "naval", "combined", "reorganize_hqs")
+CHIT_KINDS = ("air", "land", "naval", "combined", "reorganize_hqs", "reorganize_units")
 
 
 @dataclass(frozen=True, slots=True)

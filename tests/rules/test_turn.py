@@ -327,3 +327,18 @@ def test_certain_threshold_with_passing_powers_still_reaches_it() -> None:
     assert roll.data["certain"] is True and roll.data["values"] == [4]
     assert roll.data["total"] == (4 + 3) + 2 * (1 + 3) >= 12
     assert roll.data["ends"] is True
+
+
+def test_reorganize_units_chit_only_when_its_option_is_on() -> None:
+    """RULES-NOTES 10: the bracketed "Reorganize Units" chit is off by default."""
+    chit = {"germany": {"kind": "reorganize_units", "hq": "ger-hq-1"}}
+    t = table({"initiative": [9, 5, 1], "weather": [7]})
+    skip_initiative(t)
+    with pytest.raises(Refused) as refused:
+        t.act("declare", {"actions": ALL_LAND["axis"], "chits": chit}, side="axis")
+    assert refused.value.code == "declare/chit_off"
+    t2 = table({"initiative": [9, 5, 1], "weather": [7]},
+               options={"reorg": {"reorganize_units_chit": True}})
+    skip_initiative(t2)
+    t2.act("declare", {"actions": ALL_LAND["axis"], "chits": chit}, side="axis")
+    assert t2.state.powers["germany"].chit == chit["germany"]
