@@ -14,7 +14,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from service.api import auth
 from service.api.problems import Problem
-from service.api.schemas import AdminDeadlines, AdminReason, CreateGame, JoinSeat, SignedOrder
+from service.api.schemas import (
+    AdminDeadlines,
+    AdminReason,
+    AdminWeather,
+    CreateGame,
+    JoinSeat,
+    SignedOrder,
+)
 from service.crypto.tokens import hash_token
 from service.referee import games as referee
 from service.referee import reads
@@ -208,6 +215,14 @@ async def admin_end(game_id: GameId, body: AdminReason, request: Request) -> Any
 @router.post("/games/{game_id}/admin/deadlines", summary="GM: set deadlines per step")
 async def admin_deadlines(game_id: GameId, body: AdminDeadlines, request: Request) -> Any:
     return await _admin(request, game_id, "admin.deadlines", body.model_dump())
+
+
+@router.post("/games/{game_id}/admin/weather",
+             summary="GM: the weather table from a coming turn on (null: the game's own)")
+async def admin_weather(game_id: GameId, body: AdminWeather, request: Request) -> Any:
+    data = body.model_dump(exclude_none=True)
+    data.setdefault("table", None)
+    return await _admin(request, game_id, "admin.weather", data)
 
 
 @router.post("/games/{game_id}/admin/force", summary="GM: apply the default action now")

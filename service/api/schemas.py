@@ -122,3 +122,16 @@ class WebhookSettings(BaseModel):
     )
     url: str = Field(min_length=8, max_length=2000, pattern=r"^https?://")
     every_event: bool = False
+
+
+class AdminWeather(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{
+            "table": [{"roll": r, "weather": "fine", "dice": 2, "supply_path": 4}
+                      for r in range(1, 11)],
+            "from_turn": 3, "reason": "summer"}]},
+    )
+    table: list[dict[str, Any]] | None = Field(default=None, max_length=10)
+    from_turn: int | None = Field(default=None, ge=1, le=100_000)
+    reason: str = Field(default="", max_length=2000)

@@ -152,6 +152,7 @@ class State:
     deadlines: dict[str, int] = field(default_factory=dict)
     paused_at: str | None = None
     weather_override: list[dict[str, Any]] | None = None
+    weather_pending: tuple[int, list[dict[str, Any]] | None] | None = None
     reorg: ReorgState = field(default_factory=ReorgState)
     modes: ModeState = field(default_factory=ModeState)
     setup: Setup = field(default=None, metadata={"transient": True}, compare=False)  # type: ignore[assignment]

@@ -434,6 +434,9 @@ def _started(state: State, e: Event) -> State:
 @evolves("turn.began")
 def _turn_began(state: State, e: Event) -> State:
     number = int(e.data["turn"])
+    pending = state.weather_pending
+    if pending is not None and pending[0] <= number:  # the GM's table for this turn on
+        state = replace(state, weather_override=pending[1], weather_pending=None)
     turn = st.TurnState(
         threshold=state.turn.threshold,
         number=number,

@@ -62,6 +62,9 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
             "scripted": setup.dice_mode == "scripted",
             "options": setup.options,
             "scenario": setup.scenario.id,
+            "weather_table": state.weather_table(),
+            "weather_table_from_turn": state.weather_pending[0] if state.weather_pending
+            else None,
             "not_modeled": [
                 "ATR interception (RULES-NOTES 29)",
                 "fuel costs when reorganizing (RULES-NOTES 30)",

@@ -105,3 +105,34 @@ async def test_reminders_at_half_and_ninety_percent_of_the_deadline_once_each(
     assert await remind(1900) == ["50%"]
     assert await remind(3300) == ["50%", "90%"]
     assert await remind(3400) == ["50%", "90%"]
+
+
+async def test_gm_sets_the_weather_table_for_a_coming_turn(client: httpx.AsyncClient) -> None:
+    """RULES-NOTES: the GM may replace the weather table for a coming turn (logged)."""
+    game = await _reroll_game(client)
+    blizzards = [{"roll": r, "weather": "monsoon", "dice": 4, "supply_path": 2}
+                 for r in range(1, 11)]
+    bad = await game.admin("weather", {"table": blizzards[:9], "reason": "x"})
+    assert bad.status_code == 422
+    now = await game.admin("weather", {"table": blizzards, "from_turn": 1})
+    assert now.status_code == 422  # only a coming turn
+    r = await game.admin("weather", {"table": blizzards, "reason": "winter comes"})
+    assert r.status_code == 200, r.text
+    state = await game.state(game.players["axis"])
+    assert state["game"]["weather_table_from_turn"] == 2
+    assert state["game"]["weather_table"][0]["weather"] != "monsoon"  # turn 1 keeps its own
+    log = await game.log(game.players["allies"])
+    assert log[-1]["kind"] == "weather.table_set" and "winter comes" in log[-1]["text"]
+
+
+async def test_dice_record_lists_commitments_and_rolls(client: httpx.AsyncClient) -> None:
+    game = await _reroll_game(client)
+    await game.players["axis"].ok("roll", {"dice": "3d6", "purpose": "listing"})
+    r = await client.get(f"/v1/games/{game.id}/dice", headers=game.players["allies"].headers)
+    body = r.json()
+    assert body["mode"] == "fair" and body["scripted"] is False
+    turn = body["turns"][0]
+    assert len(turn["commitment"]) == 64 and turn["seed"] is None  # not revealed yet
+    purposes = [roll["purpose"] for roll in turn["rolls"]]
+    assert purposes == ["initiative", "roll"]
+    assert turn["rolls"][1]["faces"] == 6 and len(turn["rolls"][1]["values"]) == 3

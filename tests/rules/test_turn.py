@@ -342,3 +342,16 @@ def test_reorganize_units_chit_only_when_its_option_is_on() -> None:
     skip_initiative(t2)
     t2.act("declare", {"actions": ALL_LAND["axis"], "chits": chit}, side="axis")
     assert t2.state.powers["germany"].chit == chit["germany"]
+
+
+def test_the_gms_weather_table_applies_from_the_turn_it_names() -> None:
+    monsoon = [{"roll": r, "weather": "monsoon", "dice": 1, "supply_path": 1}
+               for r in range(1, 11)]
+    t = table({"weather": [7, 7]})
+    t.act("admin.weather", {"table": monsoon, "from_turn": 2, "reason": "season"}, role="gm")
+    while t.state.turn.round < 1:
+        t.act("admin.force", {}, role="gm")
+    assert t.state.turn.weather is not None and t.state.turn.weather["weather"] == "fine"
+    while t.state.turn.number < 2 or t.state.turn.round < 1:
+        t.act("admin.force", {}, role="gm")
+    assert t.state.turn.weather is not None and t.state.turn.weather["weather"] == "monsoon"
