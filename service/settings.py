@@ -39,6 +39,8 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(default=8 * 1024 * 1024, description="413 above this")
     rate_limit: float = Field(default=50.0, description="requests per second per token (0: off)")
     rate_burst: int = Field(default=200, description="requests a token may burst")
+    notify: bool = Field(default=True, description="LISTEN/NOTIFY fan-out of new events "
+                         "(off: streams catch up by their periodic re-read; for measuring)")
     sweep_interval: float = Field(
         default=1.0, description="seconds between deadline sweeps (0: no sweeper)"
     )

@@ -44,7 +44,7 @@ async def transaction(request: Request) -> AsyncIterator[AsyncSession]:
             async with session.begin():
                 yield session
             hub = getattr(request.app.state, "hub", None)
-            if hub is not None:
+            if hub is not None and request.app.state.settings.notify:
                 for game_id, seq in session.info.pop("appended", {}).items():
                     hub.published(game_id, seq)
         except GameNotFound as missing:
