@@ -4,16 +4,13 @@ committed it; Last-Event-ID resumes with nothing missed and nothing twice."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx
 import pytest
-from conftest import free_port
+from processes import Server
 from support import full_game
 
 
@@ -82,26 +79,9 @@ async def test_stream_needs_membership(live: httpx.AsyncClient) -> None:
 @pytest.fixture
 def other_process(migrated_url: str) -> Iterator[str]:
     """A second server process on the same database."""
-    port = free_port()
-    env = {**os.environ, "DATABASE_URL": migrated_url, "SWEEP_INTERVAL": "0"}
-    proc = subprocess.Popen([sys.executable, "-m", "service", "serve", "--port", str(port)],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"server process did not start: {proc.stderr.read()!r}")
-        time.sleep(0.05)
-    yield url
-    proc.terminate()
-    proc.wait(timeout=30)
-    assert proc.stderr is not None
-    proc.stderr.close()
+    server = Server(migrated_url)
+    yield server.url
+    server.stop()
 
 
 async def test_stream_delivers_an_event_committed_by_another_process(
