@@ -475,6 +475,28 @@ def order_streams(base_seats: Sequence[Seat], clients: int, per_client: int,
     return [iter(s) for s in streams]
 
 
+def warm_up(base: str, games: Sequence[GameSeats], workers: int = 1, rounds: int = 1) -> float:
+    """Read every game's summary `rounds` times per worker process, each on a new
+    connection (so the kernel hands them to every worker), so that each process has
+    parsed the scenarios and loaded the states before anything is measured: a fresh
+    process pays that once per game. Returns the seconds it took."""
+
+    async def run() -> None:
+        limits = httpx.Limits(max_keepalive_connections=0)
+        gate = asyncio.Semaphore(16)
+        async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as client:
+            async def read(game: GameSeats) -> None:
+                async with gate:
+                    r = await client.get(f"/v1/games/{game.id}", headers=bearer(game.gm_token))
+                    r.raise_for_status()
+
+            await asyncio.gather(*(read(g) for g in list(games) * workers * rounds))
+
+    started = time.perf_counter()
+    asyncio.run(run())
+    return time.perf_counter() - started
+
+
 # --------------------------------------------------------------------------- reporting
 
 
@@ -487,6 +509,12 @@ def percentiles(samples: Sequence[float]) -> dict[str, float]:
 
     return {"n": len(ordered), "p50_ms": at(50), "p95_ms": at(95), "p99_ms": at(99),
             "mean_ms": round(statistics.fmean(ordered) * 1000, 1)}
+
+
+def conditions() -> str:
+    """The machine's state, printed with every run: figures from a busy machine vary."""
+    one, five, _ = os.getloadavg()
+    return f"{os.cpu_count()} CPUs, load average {one:.1f} (1 min) {five:.1f} (5 min)"
 
 
 def table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:

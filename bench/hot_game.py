@@ -40,6 +40,7 @@ def main() -> None:
     parser.add_argument("--locks", default="row,advisory")
     args = parser.parse_args()
     started = time.monotonic()
+    print(f"machine: {h.conditions()}", flush=True)
     from service.rules.scenario import scenario_to_json
     from service.rules.synthetic import generate_scenario
 
@@ -79,7 +80,7 @@ def main() -> None:
                   ["lock", "game", "clients", "per_s", "p50_ms", "p95_ms", "p99_ms",
                    "server CPU ms/order", "postgres CPU ms/order"]))
     h.save("hot_game", {"rows": rows, "args": vars(args)})
-    print(f"\n({time.monotonic() - started:.0f} s)")
+    print(f"\n({time.monotonic() - started:.0f} s; machine at the end: {h.conditions()})")
 
 
 if __name__ == "__main__":

@@ -61,6 +61,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="runs per game, alternating")
     args = parser.parse_args()
     started = time.monotonic()
+    print(f"machine: {h.conditions()}", flush=True)
     rows: list[dict[str, Any]] = []
     with h.database() as db:
         h.migrate(db.url)
@@ -103,7 +104,7 @@ def main() -> None:
     l_p50 = sum(r["p50_ms"] for r in l_rows) / len(l_rows)
     print(f"\np50 with {l_log}: {l_p50 / s_p50:.0%} of p50 with {s_log} (target: within 20%)")
     h.save("log_size", {"rows": rows, "args": vars(args)})
-    print(f"\n({time.monotonic() - started:.0f} s)")
+    print(f"\n({time.monotonic() - started:.0f} s; machine at the end: {h.conditions()})")
 
 
 if __name__ == "__main__":

@@ -142,6 +142,7 @@ def main() -> None:
     levels = [int(c) for c in args.clients.split(",")]
     top = max(levels)
     started = time.monotonic()
+    print(f"machine: {h.conditions()}", flush=True)
     rows: list[dict[str, Any]] = []
     with h.database() as db:
         h.migrate(db.url)
@@ -173,9 +174,13 @@ def main() -> None:
                            "--loop", "asyncio", "--http", "h11"],
                           {"DATABASE_URL": db.url, "LOG_LEVEL": "warning", **SERVER_ENV},
                           name="referee asyncio/h11") as server:
+                h.warm_up(server.base, games)
                 rows.append(run_level(server, db, "referee, asyncio+h11", seats, top, args))
             for w in [int(x) for x in args.workers.split(",") if int(x) != 1]:
                 with h.referee(db.url, workers=w, **SERVER_ENV) as server:
+                    took = h.warm_up(server.base, games, workers=w)
+                    print(f"  ({w} fresh workers warmed up on {len(games)} games in "
+                          f"{took:.1f} s)", flush=True)
                     rows.append(run_level(server, db, f"referee, {w} workers", seats, top,
                                           args))
 
@@ -184,7 +189,7 @@ def main() -> None:
     print()
     print(summary(rows, levels, counts))
     h.save("orders", {"rows": rows, "roundtrips": counts, "args": vars(args)})
-    print(f"\n({time.monotonic() - started:.0f} s)")
+    print(f"\n({time.monotonic() - started:.0f} s; machine at the end: {h.conditions()})")
 
 
 def summary(rows: list[dict[str, Any]], levels: list[int], counts: dict[str, Any]) -> str:

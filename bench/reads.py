@@ -65,6 +65,7 @@ def main() -> None:
     parser.add_argument("--hexes", type=int, default=20000)
     args = parser.parse_args()
     started = time.monotonic()
+    print(f"machine: {h.conditions()}", flush=True)
     from service.rules.scenario import scenario_to_json
     from service.rules.synthetic import generate_scenario
 
@@ -121,7 +122,7 @@ def main() -> None:
     print("\n(server CPU ms is per request of the run; the after-order run mixes orders "
           "and reads)")
     h.save("reads", {"rows": rows, "args": vars(args)})
-    print(f"\n({time.monotonic() - started:.0f} s)")
+    print(f"\n({time.monotonic() - started:.0f} s; machine at the end: {h.conditions()})")
 
 
 if __name__ == "__main__":

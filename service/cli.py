@@ -1,4 +1,4 @@
-"""`python -m service`: serve, migrate, verify."""
+"""`python -m service`: serve, migrate, verify, replay-check, simulate."""
 
 from __future__ import annotations
 
@@ -34,6 +34,29 @@ def serve(host: str, port: int, workers: int, loop: str = "auto", http: str = "a
                 log_level=os.environ.get("LOG_LEVEL", "info").lower())
 
 
+def replay_check(game_ids: list[str] | None) -> int:
+    """Replay every game in play under this code; print the first divergence per game
+    and flag those games to their GM. Exit status 1 if any game diverges."""
+    from service.referee.audit import replay_check as check
+    from service.store.database import make_engine, make_sessionmaker, resolve_database_url
+
+    async def run() -> int:
+        engine = make_engine(resolve_database_url(), pool_size=1)
+        try:
+            async with make_sessionmaker(engine)() as session, session.begin():
+                results = await check(session, game_ids or None)
+        finally:
+            await engine.dispose()
+        for result in results:
+            print(result.text())
+        diverged = sum(1 for r in results if r.divergence is not None)
+        print(f"{len(results)} game(s) replayed, {diverged} diverge"
+              + (" (flagged to their GM)" if diverged else ""))
+        return 1 if diverged else 0
+
+    return asyncio.run(run())
+
+
 def main(argv: list[str] | None = None) -> int:
     from service.settings import get_settings
 
@@ -51,6 +74,10 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("migrate", help="upgrade the database to the newest schema")
     p_verify = sub.add_parser("verify", help="check an export offline (no database)")
     p_verify.add_argument("export", help="path of an export JSON file")
+    p_check = sub.add_parser("replay-check", help="replay every game in play under this "
+                             "code; report and flag the first diverging event per game")
+    p_check.add_argument("--game", action="append", dest="games", metavar="ID",
+                         help="only this game (repeatable)")
     from service import simulate
 
     simulate.configure_parser(
@@ -68,6 +95,8 @@ def main(argv: list[str] | None = None) -> int:
         report = verify_file(args.export)
         print(report.text())
         return 0 if report.ok else 1
+    elif args.command == "replay-check":
+        return replay_check(args.games)
     elif args.command == "simulate":
         return simulate.run(args)
     return 0

@@ -81,6 +81,9 @@ class RandomDice:
     def commit(self, turn: int) -> str:
         return hashlib.sha256(bytes.fromhex(self.reveal(turn))).hexdigest()
 
+    def recommit(self, turn: int, epoch: int) -> str:
+        return self.commit(turn)
+
     def roll(
         self,
         *,

@@ -30,6 +30,9 @@ class ScriptDice:
     def reveal(self, turn: int) -> str:
         return f"{turn:064x}"
 
+    def recommit(self, turn: int, epoch: int) -> str:
+        return f"{turn:032x}{epoch:032x}"
+
     def roll(self, *, turn: int, index: int, purpose: str, count: int, faces: int,
              script_position: int, pending: Sequence[Event]) -> Roll:
         values = []

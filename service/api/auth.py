@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fastapi import Request
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from service.api.problems import Problem
@@ -72,14 +72,16 @@ async def player(session: AsyncSession, game_id: str, token: str) -> PlayerRow:
     active player's (the game row is read once, when the order locks it); otherwise
     `member`'s precise refusal (404, 401, 403)."""
     found = (
-        await session.execute(
-            select(PlayerRow).where(PlayerRow.game_id == game_id,
-                                    PlayerRow.token_hash == hash_token(token))
-        )
+        await session.execute(_PLAYER_BY_TOKEN, {"game": game_id, "digest": hash_token(token)})
     ).scalar_one_or_none()
     if found is not None and found.active:
         return found
     return require_player(await member(session, game_id, token))
+
+
+# Built once: constructing a statement per request costs more than running it.
+_PLAYER_BY_TOKEN = select(PlayerRow).where(PlayerRow.game_id == bindparam("game"),
+                                           PlayerRow.token_hash == bindparam("digest"))
 
 
 def require_gm(m: Member) -> None:

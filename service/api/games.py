@@ -15,15 +15,23 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from service.api import auth
 from service.api.problems import Problem
 from service.api.schemas import (
+    AdminAct,
     AdminDeadlines,
+    AdminDropout,
+    AdminEdit,
+    AdminKey,
+    AdminPause,
     AdminReason,
+    AdminRollback,
     AdminWeather,
     CreateGame,
+    ImportGame,
     JoinSeat,
     SignedOrder,
 )
 from service.crypto.tokens import hash_token
 from service.referee import games as referee
+from service.referee import gm as gm_cases
 from service.referee import reads
 from service.referee.core import GameNotFound, load_state, state_of
 from service.referee.orders import dry_run as dry_run_order
@@ -81,6 +89,11 @@ def _summary(game: GameRow) -> dict[str, Any]:
     }
 
 
+def _gm_summary(game: GameRow) -> dict[str, Any]:
+    """The summary as the GM sees it: with the replay-check flag, if any."""
+    return {**_summary(game), "divergence": game.divergence}
+
+
 @router.post("/games", status_code=201, summary="Create a game")
 async def create_game(body: CreateGame, request: Request) -> dict[str, Any]:
     key = request.app.state.settings.operator_key
@@ -121,7 +134,7 @@ async def list_games(
 async def game_summary(game_id: GameId, request: Request) -> dict[str, Any]:
     async with transaction(request) as session:
         m = await auth.member(session, game_id, auth.bearer(request))
-        return _summary(m.game)
+        return _gm_summary(m.game) if m.player is None else _summary(m.game)
 
 
 @router.post("/games/{game_id}/seats/{side}", status_code=201, summary="Join a side")
@@ -136,7 +149,8 @@ async def game_state(game_id: GameId, request: Request) -> Any:
     async with transaction(request) as session:
         m = await auth.member(session, game_id, auth.bearer(request))
         viewer = m.viewer
-        etag = f'W/"{m.game.version}-{viewer.role}-{viewer.player_id or ""}"'
+        flagged = "-diverged" if viewer.role == "gm" and m.game.divergence else ""
+        etag = f'W/"{m.game.version}-{viewer.role}-{viewer.player_id or ""}{flagged}"'
         if request.headers.get("if-none-match") == etag:
             return Response(status_code=304, headers={"ETag": etag})
         return Response(reads.state_view(m.game, viewer), media_type="application/json",
@@ -197,8 +211,9 @@ async def _admin(request: Request, game_id: str, kind: str, body: dict[str, Any]
                 "position": position(applied.state), "awaiting": awaiting(applied.state)}
 
 
-@router.post("/games/{game_id}/admin/pause", summary="GM: pause (clocks stop)")
-async def admin_pause(game_id: GameId, body: AdminReason, request: Request) -> Any:
+@router.post("/games/{game_id}/admin/pause",
+             summary="GM: pause (clocks stop; the game resumes by itself after the maximum)")
+async def admin_pause(game_id: GameId, body: AdminPause, request: Request) -> Any:
     return await _admin(request, game_id, "admin.pause", body.model_dump())
 
 
@@ -228,3 +243,72 @@ async def admin_weather(game_id: GameId, body: AdminWeather, request: Request) -
 @router.post("/games/{game_id}/admin/force", summary="GM: apply the default action now")
 async def admin_force(game_id: GameId, body: AdminReason, request: Request) -> Any:
     return await _admin(request, game_id, "admin.force", body.model_dump())
+
+
+@router.post("/games/{game_id}/admin/edit",
+             summary="GM: edit units, hex control and port damage, BP/RP figures")
+async def admin_edit(game_id: GameId, body: AdminEdit, request: Request) -> Any:
+    return await _admin(request, game_id, "admin.edit", body.model_dump())
+
+
+async def _gm_case(request: Request, game_id: str, case: Any, *args: Any) -> Any:
+    async with transaction(request) as session:
+        m = await auth.member(session, game_id, auth.bearer(request))
+        auth.require_gm(m)
+        result = await case(session, game_id, *args)
+        if isinstance(result, dict):
+            return result
+        return {"version": result.version, "events": result.events,
+                "position": position(result.state), "awaiting": awaiting(result.state)}
+
+
+@router.post("/games/{game_id}/admin/rollback",
+             summary="GM: roll back to the start of an impulse (past revealed dice: propose "
+                     "it to the other sides)")
+async def admin_rollback(game_id: GameId, body: AdminRollback, request: Request) -> Any:
+    return await _gm_case(request, game_id, gm_cases.rollback, body.model_dump())
+
+
+@router.post("/games/{game_id}/admin/rollback/withdraw",
+             summary="GM: withdraw the pending rollback proposal")
+async def admin_rollback_withdraw(game_id: GameId, body: AdminReason, request: Request) -> Any:
+    return await _admin(request, game_id, "admin.rollback_withdraw", body.model_dump())
+
+
+PlayerId = Annotated[str, Path(max_length=64, description="the player's id")]
+
+
+@router.post("/games/{game_id}/admin/players/{player_id}/key",
+             summary="GM: bind a new Ed25519 key to a player (optionally a new token)")
+async def admin_key(game_id: GameId, player_id: PlayerId, body: AdminKey,
+                    request: Request) -> Any:
+    return await _gm_case(request, game_id, gm_cases.replace_key, player_id, body.model_dump())
+
+
+@router.post("/games/{game_id}/admin/players/{player_id}/reassign",
+             summary="GM: revoke a player's seat and issue a join code for a substitute")
+async def admin_reassign(game_id: GameId, player_id: PlayerId, body: AdminReason,
+                         request: Request) -> Any:
+    return await _gm_case(request, game_id, gm_cases.reopen_seat, player_id, body.model_dump())
+
+
+@router.post("/games/{game_id}/admin/dropout",
+             summary="GM: a side has dropped out (its policy applies), or is back")
+async def admin_dropout(game_id: GameId, body: AdminDropout, request: Request) -> Any:
+    return await _admin(request, game_id, "admin.dropout", body.model_dump())
+
+
+@router.post("/games/{game_id}/admin/act",
+             summary="GM: play an order for a side that dropped out (logged as the GM's)")
+async def admin_act(game_id: GameId, body: AdminAct, request: Request) -> Any:
+    return await _gm_case(request, game_id, gm_cases.act, body.model_dump())
+
+
+@router.post("/games/import", status_code=201,
+             summary="Import an export from another server (verified first); play goes on")
+async def import_game(body: ImportGame, request: Request) -> dict[str, Any]:
+    key = request.app.state.settings.operator_key
+    if key and auth.bearer(request) != key:
+        raise Problem(401, "auth/operator_only", "importing games needs the operator key")
+    async with transaction(request) as session:
+        return await gm_cases.import_game(session, body.model_dump())

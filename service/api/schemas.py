@@ -135,3 +135,109 @@ class AdminWeather(BaseModel):
     table: list[dict[str, Any]] | None = Field(default=None, max_length=10)
     from_turn: int | None = Field(default=None, ge=1, le=100_000)
     reason: str = Field(default="", max_length=2000)
+
+
+Reason = Field(default="", max_length=2000, description="why: shown to every side in the log")
+
+
+class AdminPause(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"reason": "summer holidays", "hours": 72}]},
+    )
+    reason: str = Reason
+    hours: int | None = Field(default=None, ge=1, le=10_000, description=(
+        "how long at most (default and limit: the game's options.game.max_pause_hours); "
+        "the game then resumes by itself"))
+
+
+class AdminEdit(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{
+            "reason": "the Allies' corps was misplaced in the tabletop game",
+            "units": {"cw-inf-1": {"at": "1332", "face_up": True}},
+            "hexes": {"1332": {"controller": "cw", "port_damaged": False}},
+            "powers": {"cw": {"bp_spent_last_turn": 30, "bp_on_rps": 5}},
+        }]},
+    )
+    reason: str = Reason
+    units: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, max_length=1000,
+        description="unit id -> {at, face_up, shattered, mode, orientation}")
+    hexes: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, max_length=1000,
+        description="hex id -> {controller (power, minor or null), port_damaged}")
+    powers: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, max_length=100,
+        description="power id -> {bp_spent_last_turn, bp_on_rps, rps, chits}")
+
+
+class AdminRollback(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"turn": 2, "impulse": 5, "requested_by": "allies",
+                                         "reason": "the Allies declared for the wrong power"}]},
+    )
+    turn: int = Field(ge=1, le=100_000)
+    impulse: int = Field(ge=1, le=100_000)
+    reason: str = Reason
+    requested_by: str | None = Field(
+        default=None, max_length=40,
+        description="the side that asked for it: its consent is not needed")
+
+
+class AdminKey(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{
+            "public_key": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo",
+            "reason": "Dave lost his laptop", "new_token": True}]},
+    )
+    public_key: str = Field(min_length=1, max_length=200)
+    reason: str = Reason
+    new_token: bool = Field(default=False, description="also issue a new token (the old "
+                            "one stops working); returned to the GM")
+
+
+class AdminDropout(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"side": "communists", "dropped": True,
+                                         "reason": "no answer for three weeks"}]},
+    )
+    side: str = Field(min_length=1, max_length=40)
+    dropped: bool = Field(default=True, description="true: the side's dropout policy "
+                          "applies now; false: the side is back with its players")
+    reason: str = Reason
+
+
+class AdminAct(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"side": "communists", "kind": "declare",
+                                         "body": {"actions": {"ussr": "pass"}},
+                                         "reason": "playing the Communists until a "
+                                                   "substitute joins"}]},
+    )
+    side: str = Field(min_length=1, max_length=40)
+    kind: str = Field(min_length=1, max_length=40)
+    body: dict[str, Any] = Field(default_factory=dict)
+    reason: str = Reason
+
+
+class ImportGame(BaseModel):
+    """An export (GET /games/{id}/export, complete) from another server."""
+
+    model_config = ConfigDict(extra="ignore")
+    format: str = Field(max_length=100)
+    game: dict[str, Any]
+    scenario: dict[str, Any]
+    options: dict[str, Any]
+    dice: dict[str, Any]
+    players: list[dict[str, Any]] = Field(max_length=1000)
+    orders: list[dict[str, Any]]
+    events: list[dict[str, Any]] = Field(min_length=1)
+    revealed_seeds: dict[str, str] = Field(default_factory=dict)
+    state: dict[str, Any]
+    complete: bool

@@ -3,6 +3,10 @@
 hash = sha256(prev_hash_hex + RFC 8785 canonical JSON of the event without "hash"),
 and the first event chains from sha256(game_id). Editing, dropping, reordering or
 inserting a stored event breaks every hash from that point on.
+
+Views may annotate an event with `"rolled_back": true` (it was abandoned by a later
+rollback event, which names it): like "hash", that key is not hashed, and a verifier
+checks it against the rollback events instead.
 """
 
 from __future__ import annotations
@@ -11,7 +15,10 @@ from collections.abc import Mapping, Sequence
 
 from service.crypto.canonical import canonical_bytes, sha256_hex
 
-__all__ = ["event_hash", "genesis_hash", "verify_chain"]
+__all__ = ["ANNOTATIONS", "event_hash", "genesis_hash", "verify_chain"]
+
+ANNOTATIONS = ("hash", "rolled_back")
+"""Keys of a served event that are not part of what its hash covers."""
 
 
 def genesis_hash(game_id: str) -> str:
@@ -20,8 +27,9 @@ def genesis_hash(game_id: str) -> str:
 
 
 def event_hash(prev_hash: str, event: Mapping[str, object]) -> str:
-    """The hash of `event` chained after `prev_hash`; any "hash" key of the event is ignored."""
-    body = {key: value for key, value in event.items() if key != "hash"}
+    """The hash of `event` chained after `prev_hash`; its "hash" and "rolled_back" keys
+    are ignored."""
+    body = {key: value for key, value in event.items() if key not in ANNOTATIONS}
     return sha256_hex(prev_hash.encode("utf-8") + canonical_bytes(body))
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "new_seed",
     "roll_dice",
     "roll_message",
+    "seeded_recommit_seed",
     "seeded_turn_seed",
 ]
 
@@ -43,6 +44,12 @@ def commitment(seed: bytes) -> str:
 def seeded_turn_seed(master_seed: bytes, turn: int) -> bytes:
     """Seeded mode's seed for `turn`: HMAC-SHA256(key=master_seed, msg="turn|{turn}")."""
     return _hmac(master_seed, f"turn|{turn}".encode())
+
+
+def seeded_recommit_seed(master_seed: bytes, turn: int, epoch: int) -> bytes:
+    """Seeded mode's seed for the rest of `turn` after its `epoch`-th new commitment
+    (a rollback past the turn's reveal): HMAC-SHA256(master_seed, "turn|{turn}|{epoch}")."""
+    return _hmac(master_seed, f"turn|{turn}|{epoch}".encode())
 
 
 def roll_message(

@@ -1,24 +1,76 @@
 """Replaying stored games: the current state and every snapshot must equal the fold of
-the log from the scenario's initial state (DESIGN.md 2)."""
+the log from the scenario's initial state (DESIGN.md 2).
+
+`replay_check` runs that replay for every game in play under the code now running
+(`python -m service replay-check`): when the rules changed in a way that changes what
+a logged event means, it reports the first place the replay diverges and flags the
+game to its GM. Nothing is rewritten: the game keeps its snapshots.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from service.referee.core import event_record, load_state
-from service.rules import Event, evolve, initial_state
+from service.referee.core import event_record, load_state, rfc3339, utc_now
+from service.rules import RULES_VERSION, Event, evolve, initial_state
 from service.rules.codec import to_data
+from service.rules.state import state_from_data
 from service.store.models import EventRow, GameRow, SnapshotRow
+
+IN_PLAY = ("open", "active", "paused")
 
 
 @dataclass
 class Divergence:
+    """The replay first differs from what is stored at event `seq` (a snapshot, or the
+    current state), after agreeing at event `after_seq`: the diverging event is in
+    (after_seq, seq]. `what` says where and `path` which value differs."""
+
     game_id: str
     seq: int
     what: str
+    after_seq: int = 0
+    path: str = ""
+    stored: Any = None
+    replayed: Any = None
+    kinds: tuple[str, ...] = ()
+    rules_versions: tuple[str, ...] = ()
+
+    def flag(self) -> dict[str, Any]:
+        return {"seq": self.seq, "after_seq": self.after_seq, "what": self.what,
+                "path": self.path, "stored": self.stored, "replayed": self.replayed,
+                "event_kinds": list(self.kinds), "logged_rules_versions": list(
+                    self.rules_versions), "rules_version": RULES_VERSION,
+                "checked_at": rfc3339(utc_now())}
+
+    def text(self) -> str:
+        return (f"game {self.game_id}: diverges at event {self.seq} (after event "
+                f"{self.after_seq}, which replays the same; events between: "
+                f"{', '.join(self.kinds) or 'none'}): {self.what}; {self.path}: stored "
+                f"{self.stored!r}, replayed {self.replayed!r} (events logged under rules "
+                f"version {', '.join(self.rules_versions) or '?'}; now {RULES_VERSION})")
+
+
+def first_difference(stored: Any, replayed: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """The first path (a JSON pointer) where two plain values differ."""
+    if isinstance(stored, dict) and isinstance(replayed, dict):
+        for key in sorted(set(stored) | set(replayed), key=str):
+            found = first_difference(stored.get(key), replayed.get(key), f"{path}/{key}")
+            if found is not None:
+                return found
+        return None
+    if isinstance(stored, list) and isinstance(replayed, list) and len(stored) == len(replayed):
+        for i, (a, b) in enumerate(zip(stored, replayed, strict=True)):
+            found = first_difference(a, b, f"{path}/{i}")
+            if found is not None:
+                return found
+        return None
+    return None if stored == replayed else (path or "/", stored, replayed)
 
 
 async def replay_game(session: AsyncSession, game: GameRow) -> Divergence | None:
@@ -36,15 +88,29 @@ async def replay_game(session: AsyncSession, game: GameRow) -> Divergence | None
             select(EventRow).where(EventRow.game_id == game.id).order_by(EventRow.seq)
         )
     ).scalars()
-    last = 0
+    last = agreed = 0
+    kinds: list[str] = []
+    versions: set[str] = set()
     for row in rows:
         state = evolve(state, Event.from_record(event_record(row)))
         last = row.seq
+        kinds.append(row.kind)
+        versions.add(row.rules_version)
         stored = snapshots.get(row.seq)
-        if stored is not None and stored != to_data(state):
-            return Divergence(game.id, row.seq, "snapshot differs from the replay")
-    if to_data(state) != to_data(current):
-        return Divergence(game.id, last, "current state differs from the replay")
+        if stored is None:
+            continue
+        # Read through today's codec: fields added since the snapshot take their defaults.
+        normalized = to_data(state_from_data(stored, current.setup))
+        diff = first_difference(normalized, to_data(state))
+        if diff is not None:
+            return Divergence(game.id, row.seq, "snapshot differs from the replay",
+                              agreed, *diff, tuple(dict.fromkeys(kinds)),
+                              tuple(sorted(versions)))
+        agreed, kinds, versions = row.seq, [], set()
+    diff = first_difference(to_data(current), to_data(state))
+    if diff is not None:
+        return Divergence(game.id, last, "current state differs from the replay", agreed,
+                          *diff, tuple(dict.fromkeys(kinds)), tuple(sorted(versions)))
     return None
 
 
@@ -55,3 +121,34 @@ async def replay_all(session: AsyncSession) -> list[Divergence]:
         if divergence is not None:
             found.append(divergence)
     return found
+
+
+@dataclass
+class Checked:
+    game_id: str
+    events: int
+    divergence: Divergence | None
+
+    def text(self) -> str:
+        if self.divergence is None:
+            return f"game {self.game_id}: ok ({self.events} events replay to the stored state)"
+        return self.divergence.text()
+
+
+async def replay_check(session: AsyncSession, game_ids: Iterable[str] | None = None
+                       ) -> list[Checked]:
+    """Replay every game in play (or `game_ids`) under the current rules; flag the games
+    that diverge to their GM (`games.divergence`) and clear the flag of those that no
+    longer do. Snapshots and events are never changed."""
+    query = select(GameRow).where(GameRow.status.in_(IN_PLAY)).order_by(GameRow.id)
+    if game_ids is not None:
+        query = query.where(GameRow.id.in_(list(game_ids)))
+    out = []
+    for game in (await session.execute(query)).scalars().all():
+        divergence = await replay_game(session, game)
+        flag = None if divergence is None else divergence.flag()
+        if flag is not None or game.divergence is not None:
+            await session.execute(update(GameRow).where(GameRow.id == game.id)
+                                  .values(divergence=flag))
+        out.append(Checked(game.id, game.head_seq, divergence))
+    return out

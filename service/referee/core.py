@@ -19,16 +19,17 @@ from datetime import UTC, datetime
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from sqlalchemy import exists, func, insert, inspect, select, update
+from sqlalchemy import Text, bindparam, exists, func, insert, inspect, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 
 from service.crypto import chain
-from service.referee.dice import ServerDice
+from service.referee.dice import ServerDice, load_dice
 from service.rules import RULES_VERSION, Command, Event, Setup, State, decide, evolve
-from service.rules.awaiting import deadline
-from service.rules.codec import from_data, to_data
+from service.rules.awaiting import next_due
+from service.rules.codec import to_data
 from service.rules.scenario import parse_scenario
+from service.rules.state import state_from_data
 from service.settings import get_settings
 from service.store.models import (
     DiceSeedRow,
@@ -46,7 +47,7 @@ _CACHE_SIZE = 512
 _SETUPS: OrderedDict[str, Setup] = OrderedDict()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class _Known:
     """A game's state after event `head_seq` (whose hash is `head_hash`)."""
 
@@ -109,7 +110,8 @@ def setup_of(game: GameRow) -> Setup:
 
 
 def _remember(game: GameRow, known: _Known) -> None:
-    others = [k for k in _KNOWN.get(game.id, ()) if k != known]
+    others = [k for k in _KNOWN.get(game.id, ())
+              if (k.head_seq, k.head_hash) != (known.head_seq, known.head_hash)]
     newest = sorted([known, *others], key=lambda k: k.head_seq, reverse=True)
     _KNOWN[game.id] = tuple(newest[:_KNOWN_PER_GAME])
     _KNOWN.move_to_end(game.id)
@@ -152,39 +154,37 @@ async def _setup(session: AsyncSession, game: GameRow) -> Setup:
 
 
 async def _catch_up(session: AsyncSession, game: GameRow) -> _Known:
-    state: State | None = None
-    snapshot_seq = after = 0
-    bases = [k for k in _KNOWN.get(game.id, ()) if 0 < k.head_seq < game.head_seq]
-    if bases:
-        logged = dict((await session.execute(
-            select(EventRow.seq, EventRow.hash).where(
-                EventRow.game_id == game.id, EventRow.seq.in_([k.head_seq for k in bases]))
-        )).all())
-        for known in bases:  # newest first; one whose head is not logged never committed
-            if logged.get(known.head_seq) == known.head_hash:
-                state, snapshot_seq, after = known.state, known.snapshot_seq, known.head_seq
-                break
-    if state is None:
-        setup = await _setup(session, game)
-        newest = (await session.execute(
-            select(SnapshotRow.seq, SnapshotRow.state)
-            .where(SnapshotRow.game_id == game.id, SnapshotRow.seq <= game.head_seq)
-            .order_by(SnapshotRow.seq.desc()).limit(1))).first()
-        if newest is None:
-            raise RuntimeError(f"game {game.id} has no snapshot")
-        state = from_data(State, newest.state, setup=setup)
-        snapshot_seq = after = newest.seq
-    rows = (await session.execute(
-        select(EventRow).where(EventRow.game_id == game.id, EventRow.seq > after,
-                               EventRow.seq <= game.head_seq).order_by(EventRow.seq)
-    )).scalars()
-    digest: str | None = None
+    """The state at the row's head from this process's newest older state (one query:
+    the events from that state's head on, the first of which must carry its hash, else
+    that state never committed), or else from the newest snapshot."""
+    base = next((k for k in _KNOWN.get(game.id, ()) if 0 < k.head_seq < game.head_seq), None)
+    if base is not None:
+        rows = list((await session.execute(_events_between(game, base.head_seq - 1))).scalars())
+        if rows and rows[0].seq == base.head_seq and rows[0].hash == base.head_hash:
+            return _fold(game, base.state, base.snapshot_seq, rows[1:])
+    setup = await _setup(session, game)
+    newest = (await session.execute(
+        select(SnapshotRow.seq, SnapshotRow.state)
+        .where(SnapshotRow.game_id == game.id, SnapshotRow.seq <= game.head_seq)
+        .order_by(SnapshotRow.seq.desc()).limit(1))).first()
+    if newest is None:
+        raise RuntimeError(f"game {game.id} has no snapshot")
+    rows = list((await session.execute(_events_between(game, newest.seq))).scalars())
+    return _fold(game, state_from_data(newest.state, setup), newest.seq, rows)
+
+
+def _events_between(game: GameRow, after: int) -> Any:
+    return (select(EventRow).where(EventRow.game_id == game.id, EventRow.seq > after,
+                                   EventRow.seq <= game.head_seq).order_by(EventRow.seq))
+
+
+def _fold(game: GameRow, state: State, snapshot_seq: int, rows: list[EventRow]) -> _Known:
     for row in rows:
         state = evolve(state, Event.from_record(event_record(row)))
-        digest = row.hash
         if _snapshot_due(row.kind, row.seq, snapshot_seq):
             snapshot_seq = row.seq
-    if after < game.head_seq and digest != game.head_hash:
+    last = rows[-1].hash if rows else None
+    if rows and last != game.head_hash:
         raise RuntimeError(f"game {game.id}: the log does not end at the row's head")
     return _Known(game.head_seq, game.head_hash, snapshot_seq, state)
 
@@ -193,8 +193,8 @@ def _snapshot_due(kind: str, seq: int, snapshot_seq: int) -> bool:
     return kind in SNAPSHOT_AFTER or seq - snapshot_seq >= SNAPSHOT_EVERY
 
 
-def game_lock_key(game_id: str) -> Any:
-    """The advisory lock key of a game (GAME_LOCK=advisory)."""
+def game_lock_key(game_id: Any) -> Any:
+    """The advisory lock key of a game id (or of a bind parameter) (GAME_LOCK=advisory)."""
     return func.hashtextextended(game_id, 0)
 
 
@@ -216,22 +216,31 @@ async def lock_for_order(session: AsyncSession, game_id: str, player_id: str, se
     return await _lock(session, game_id, (player_id, seq))
 
 
+# The order path's statements, built once: building a statement and its cache key on
+# every call cost more CPU than executing it (bench/README.md).
+_ADVISORY_LOCK = select(func.pg_advisory_xact_lock(game_lock_key(bindparam("game", type_=Text))))
+_READ_LOCKED = (
+    select(GameRow, exists().where(WebhookRow.game_id == GameRow.id))
+    .where(GameRow.id == bindparam("game")).execution_options(populate_existing=True)
+)
+_READ_LOCKED_FOR_ORDER = _READ_LOCKED.add_columns(OrderRow.order_hash, OrderRow.result).outerjoin(
+    OrderRow, (OrderRow.game_id == GameRow.id) & (OrderRow.player_id == bindparam("player"))
+    & (OrderRow.seq == bindparam("seq")))
+
+
 async def _lock(session: AsyncSession, game_id: str, order: tuple[str, int] | None
                 ) -> tuple[GameRow, tuple[str, dict[str, Any]] | None]:
     previous: tuple[str, dict[str, Any]] | None = None
     if get_settings().game_lock == "advisory":
-        await session.execute(select(func.pg_advisory_xact_lock(game_lock_key(game_id))))
+        await session.execute(_ADVISORY_LOCK, {"game": game_id})
         # The read after the lock is a fresh snapshot, so it may also answer whether the
         # game has webhooks (the outbox skips its query when not) and whether the order
         # was already stored: one round trip instead of three.
-        query = select(GameRow, exists().where(WebhookRow.game_id == GameRow.id))
-        if order is not None:
-            query = query.add_columns(OrderRow.order_hash, OrderRow.result).outerjoin(
-                OrderRow, (OrderRow.game_id == GameRow.id) & (OrderRow.player_id == order[0])
-                & (OrderRow.seq == order[1]))
-        found: Any = (await session.execute(
-            query.where(GameRow.id == game_id).execution_options(populate_existing=True)
-        )).first()
+        if order is None:
+            found: Any = (await session.execute(_READ_LOCKED, {"game": game_id})).first()
+        else:
+            found = (await session.execute(_READ_LOCKED_FOR_ORDER, {
+                "game": game_id, "player": order[0], "seq": order[1]})).first()
         if found is None:
             raise GameNotFound(game_id)
         row: GameRow | None = found[0]
@@ -273,38 +282,19 @@ class Applied:
     version: int
 
 
-_SEEDS: OrderedDict[str, dict[int, bytes]] = OrderedDict()
-
-
 async def server_dice(session: AsyncSession, game: GameRow, turn: int) -> ServerDice:
-    """The game's dice at `turn`. Stored seeds are cached per process, but only as read
-    from the database (committed): a seed drawn by a transaction that rolls back is never
-    reused. Seeded games derive their seeds and store none."""
-    seeds = {} if game.dice["mode"] == "seeded" else _SEEDS.get(game.id)
-    if seeds is None or (turn not in seeds and game.dice["mode"] != "seeded"):
-        rows = (
-            await session.execute(
-                select(DiceSeedRow.turn, DiceSeedRow.seed).where(DiceSeedRow.game_id == game.id)
-            )
-        ).all()
-        seeds = _SEEDS[game.id] = {t: seed for t, seed in rows}
-        if len(_SEEDS) > _CACHE_SIZE:
-            _SEEDS.popitem(last=False)
-    elif game.id in _SEEDS:
-        _SEEDS.move_to_end(game.id)
-    return ServerDice(
-        game_id=game.id,
-        mode=game.dice["mode"],
-        config=game.dice,
-        seeds=seeds,
-        head_seq=game.head_seq,
-        head_hash=game.head_hash,
-    )
+    """The game's dice at `turn` (each turn's seed at the epoch its state records)."""
+    return await load_dice(session, game, turn, state_of(game).dice.epochs)
 
 
 def _deadline_of(state: State) -> datetime | None:
-    due = deadline(state)
+    due = next_due(state)  # a step's deadline, or the end of a pause
     return datetime.fromisoformat(due) if due else None
+
+
+_INSERT_EVENTS = insert(table(EventRow))
+_INSERT_SNAPSHOTS = insert(table(SnapshotRow))
+_UPDATE_HEAD = update(table(GameRow)).where(table(GameRow).c.id == bindparam("game"))
 
 
 async def append(
@@ -332,30 +322,20 @@ async def append(
                               "impulse": state.turn.impulse, "state": to_data(state)})
     if records:
         await session.execute(
-            insert(table(EventRow)),
+            _INSERT_EVENTS,
             [{**r, "game_id": game.id, "at": datetime.fromisoformat(r["at"])} for r in records],
         )
     if snapshots:
-        await session.execute(insert(table(SnapshotRow)), snapshots)
+        await session.execute(_INSERT_SNAPSHOTS, snapshots)
     if dice is not None and dice.new_seeds:
-        from service.crypto.dice import commitment
-
-        await session.execute(
-            insert(DiceSeedRow),
-            [{"game_id": game.id, "turn": t, "seed": s, "commitment": commitment(s)}
-             for t, s in dice.new_seeds.items()],
-        )
+        await session.execute(insert(DiceSeedRow), dice.seed_rows(game.id))
     version = game.version + 1
-    await session.execute(
-        update(table(GameRow))
-        .where(table(GameRow).c.id == game.id)
-        .values(
-            version=version, head_seq=seq, head_hash=digest,
-            status=state.status, next_deadline=_deadline_of(state), updated_at=utc_now(),
-            step_started_at=(datetime.fromisoformat(state.turn.step_started_at)
-                             if state.turn.step_started_at else None),
-        )
-    )
+    await session.execute(_UPDATE_HEAD, {
+        "game": game.id, "version": version, "head_seq": seq, "head_hash": digest,
+        "status": state.status, "next_deadline": _deadline_of(state), "updated_at": utc_now(),
+        "step_started_at": (datetime.fromisoformat(state.turn.step_started_at)
+                            if state.turn.step_started_at else None),
+    })
     from service.referee.notifications import enqueue
 
     await enqueue(session, game.id, version, before, state, records)

@@ -6,7 +6,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from service.crypto import chain, signing, tokens
@@ -108,7 +108,7 @@ def _dice_config(given: Mapping[str, Any] | None) -> dict[str, Any]:
 async def create_game(session: AsyncSession, request: Mapping[str, Any]) -> dict[str, Any]:
     scenario = _scenario(request["scenario"])
     sides = [s.id for s in scenario.sides]
-    options = resolve_options(request.get("options"), len(sides))
+    options = resolve_options(request.get("options"), len(sides), tuple(sides))
     dice = _dice_config(request.get("dice"))
     game_id = uuid.uuid4().hex
     gm_token = tokens.new_token()
@@ -140,56 +140,72 @@ async def create_game(session: AsyncSession, request: Mapping[str, Any]) -> dict
     return {"id": game_id, "gm_token": gm_token, "join_codes": codes}
 
 
+def check_public_key(key: str, path: str = "/public_key") -> None:
+    try:
+        signing.parse_public_key(key)
+    except signing.InvalidKey as error:
+        raise Malformed("seat/bad_public_key", str(error), errors=[(path, str(error))]) from None
+
+
 async def join_seat(
     session: AsyncSession, game_id: str, side: str, body: Mapping[str, Any]
 ) -> dict[str, Any]:
+    """Take a seat with the side's join code while the game is open, or take over a seat
+    the GM reopened, with the join code the GM issued for it (a substitute)."""
     game = await lock_game(session, game_id)
     expected = game.join_codes.get(side)
     if expected is None:
         raise Malformed("seat/unknown_side", f"no side {side!r} in this game",
                         errors=[("/side", f"expected one of {sorted(game.join_codes)}")])
-    if tokens.hash_token(str(body["join_code"])) != expected:
+    code = tokens.hash_token(str(body["join_code"]))
+    vacated = next((pid for pid, h in (game.substitute_codes or {}).items() if h == code), None)
+    if code != expected and vacated is None:
         raise Unauthorized("seat/bad_join_code", f"that is not the join code of {side}")
-    try:
-        signing.parse_public_key(body["public_key"])
-    except signing.InvalidKey as error:
-        raise Malformed("seat/bad_public_key", str(error),
-                        errors=[("/public_key", str(error))]) from None
+    check_public_key(body["public_key"])
     player_id = uuid.uuid4().hex
     token = tokens.new_token()
-    command = Command(
-        kind="seat.take",
-        body={"side": side, "powers": body.get("powers"), "name": body["name"],
-              "player_id": player_id},
-        actor=Actor(id=player_id, role="player", side=side),
-        at=rfc3339(utc_now()),
-    )
+    actor = Actor(id=player_id, role="player", side=side)
+    if vacated is not None and code != expected:
+        command = Command(kind="seat.substitute", actor=actor, at=rfc3339(utc_now()),
+                          body={"side": side, "old_player_id": vacated, "name": body["name"],
+                                "player_id": player_id})
+    else:
+        command = Command(kind="seat.take", actor=actor, at=rfc3339(utc_now()),
+                          body={"side": side, "powers": body.get("powers"),
+                                "name": body["name"], "player_id": player_id})
     applied = await apply(session, game, command)
     seat = applied.state.seats[player_id]
     await session.execute(insert(PlayerRow).values(
         game_id=game_id, id=player_id, side=side, name=body["name"], powers=list(seat.powers),
         public_key=body["public_key"], token_hash=tokens.hash_token(token), active=True,
+        keys=[{"public_key": body["public_key"], "from_seq": 0}],
     ))
+    if vacated is not None and code != expected:
+        codes = {k: v for k, v in game.substitute_codes.items() if k != vacated}
+        await session.execute(update(GameRow).where(GameRow.id == game_id)
+                              .values(substitute_codes=codes))
     return {"player_id": player_id, "token": token, "side": side, "powers": list(seat.powers)}
 
 
 async def gm_command(
-    session: AsyncSession, game_id: str, kind: str, body: Mapping[str, Any]
+    session: AsyncSession, game_id: str, kind: str, body: Mapping[str, Any],
+    extra: Mapping[str, Any] | None = None,
 ) -> Applied:
     game = await lock_game(session, game_id)
     command = Command(kind=kind, body=body, actor=Actor(id="gm", role="gm"),
-                      at=rfc3339(utc_now()))
+                      at=rfc3339(utc_now()), extra=extra or {})
     return await apply(session, game, command)
 
 
 async def sweep_deadlines(session: AsyncSession, now: Any = None, limit: int = 20) -> int:
-    """Apply the default action wherever a step's deadline has passed. Safe with several
-    processes: each game is claimed with FOR UPDATE SKIP LOCKED, so one applies it."""
+    """Apply the default action wherever a step's deadline has passed, and resume the
+    games whose pause reached its maximum length. Safe with several processes: each
+    game is claimed with FOR UPDATE SKIP LOCKED, so one applies it."""
     now = now or utc_now()
     rows = (
         await session.execute(
             select(GameRow)
-            .where(GameRow.status == "active", GameRow.next_deadline <= now)
+            .where(GameRow.status.in_(("active", "paused")), GameRow.next_deadline <= now)
             .order_by(GameRow.next_deadline)
             .limit(limit)
             .with_for_update(skip_locked=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import insert
@@ -13,6 +13,7 @@ from service.crypto import signing
 from service.crypto.canonical import canonical_bytes, sha256_hex
 from service.referee.core import apply, lock_for_order, lock_game, rfc3339, state_of, utc_now
 from service.referee.games import Unauthorized
+from service.referee.gm import restore_for
 from service.rules import Actor, Command, decide, fold
 from service.rules.awaiting import awaiting
 from service.rules.decide import position
@@ -37,6 +38,9 @@ class _NoDice:
     def reveal(self, turn: int) -> str:
         raise _WouldRoll
 
+    def recommit(self, turn: int, epoch: int) -> str:
+        raise _WouldRoll
+
     def roll(self, **_: Any) -> Any:
         raise _WouldRoll
 
@@ -53,6 +57,8 @@ async def dry_run(session: AsyncSession, game_id: str, caller: PlayerRow,
     _check_signer(caller, envelope)
     state = state_of(game)
     command = _command(caller, order)
+    if order["kind"] == "consent":
+        command = replace(command, extra=await restore_for(session, game, "consent"))
     try:
         events = decide(state, command, _NoDice())
     except _WouldRoll:
@@ -109,7 +115,10 @@ async def submit_order(
             return OrderResult(stored_result, replayed=True)
         raise Refused("order/seq_reused", f"seq {order['seq']} was already used for another "
                       "order", rule="DESIGN 4.1", errors=[("/order/seq", "reused")])
-    applied = await apply(session, game, _command(caller, order))
+    command = _command(caller, order)
+    if order["kind"] == "consent":  # the last consent completes the rollback
+        command = replace(command, extra=await restore_for(session, game, "consent"))
+    applied = await apply(session, game, command)
     result = {
         "accepted": True,
         "seq": order["seq"],
@@ -118,9 +127,12 @@ async def submit_order(
         "position": position(applied.state),
         "awaiting": awaiting(applied.state),
     }
-    await session.execute(insert(table(OrderRow)).values(
-        game_id=game_id, player_id=caller.id, seq=order["seq"], order_hash=order_hash,
-        envelope=dict(envelope), result=result,
-        first_event=applied.events[0]["seq"] if applied.events else None,
-    ))
+    await session.execute(_INSERT_ORDER, {
+        "game_id": game_id, "player_id": caller.id, "seq": order["seq"],
+        "order_hash": order_hash, "envelope": dict(envelope), "result": result,
+        "first_event": applied.events[0]["seq"] if applied.events else None,
+    })
     return OrderResult(result, replayed=False)
+
+
+_INSERT_ORDER = insert(table(OrderRow))  # built once (referee.core: the order path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -23,6 +24,40 @@ def _redact(record: dict[str, Any]) -> dict[str, Any]:
             "sealed": True}
 
 
+@dataclass(frozen=True, slots=True)
+class Abandoned:
+    """The events a rollback abandoned: `first`..`last`, except the `kept` ones (who
+    plays, the clock, the dice record: their effects survive the rollback)."""
+
+    first: int
+    last: int
+    kept: frozenset[int]
+
+    def __contains__(self, seq: object) -> bool:
+        return isinstance(seq, int) and self.first <= seq <= self.last and seq not in self.kept
+
+
+async def rollbacks(session: AsyncSession, game_id: str) -> list[Abandoned]:
+    """What every rollback of the game abandoned, in log order."""
+    rows = (await session.execute(
+        select(EventRow.data).where(EventRow.game_id == game_id,
+                                    EventRow.kind == "game.rolled_back").order_by(EventRow.seq)
+    )).scalars()
+    return [Abandoned(int(d["abandons"][0]), int(d["abandons"][1]),
+                      frozenset(int(k) for k in d.get("kept", ()))) for d in rows]
+
+
+def rolled_back(seq: int, abandoned: list[Abandoned]) -> bool:
+    return any(seq in a for a in abandoned)
+
+
+def annotate(record: dict[str, Any], abandoned: list[Abandoned]) -> dict[str, Any]:
+    """Mark an event a later rollback abandoned (`"rolled_back": true`; not hashed)."""
+    if abandoned and rolled_back(record["seq"], abandoned):
+        record["rolled_back"] = True
+    return record
+
+
 async def log(session: AsyncSession, game: GameRow, viewer: Viewer, *, after: int,
               limit: int) -> list[dict[str, Any]]:
     rows = (
@@ -32,12 +67,13 @@ async def log(session: AsyncSession, game: GameRow, viewer: Viewer, *, after: in
         )
     ).scalars().all()
     state = state_of(game)
+    abandoned = await rollbacks(session, game.id) if rows else []
     out = []
     for row in rows:
         record = event_record(row)
         if is_sealed(Event.from_record(record), state, viewer):
             record = _redact(record)
-        out.append(record)
+        out.append(annotate(record, abandoned))
     return out
 
 
@@ -46,18 +82,28 @@ async def dice(session: AsyncSession, game: GameRow) -> dict[str, Any]:
         await session.execute(
             select(EventRow).where(EventRow.game_id == game.id,
                                    EventRow.kind.in_(("dice.committed", "dice.revealed",
-                                                      "dice.rolled")))
+                                                      "dice.rolled", "dice.recommitted")))
             .order_by(EventRow.seq)
         )
     ).scalars().all()
+    abandoned = await rollbacks(session, game.id)
     turns: dict[int, dict[str, Any]] = {}
     for row in rows:
         t = int(row.data["turn"])
         entry = turns.setdefault(t, {"turn": t, "commitment": None, "seed": None, "rolls": []})
-        if row.kind == "dice.committed":
+        if row.kind in ("dice.committed", "dice.recommitted"):
+            if row.kind == "dice.recommitted" or entry["commitment"] not in (
+                    None, row.data["commitment"]):
+                entry.setdefault("recommitments", []).append(
+                    {"seq": row.seq, "epoch": row.data.get("epoch"),
+                     "commitment": row.data["commitment"]})
             entry["commitment"] = row.data["commitment"]
         elif row.kind == "dice.revealed":
+            if entry["seed"] is not None and entry["seed"] != row.data["seed"]:
+                entry.setdefault("earlier_seeds", []).append(entry["seed"])
             entry["seed"] = row.data["seed"]
+        elif rolled_back(row.seq, abandoned):
+            entry["rolls"].append({"seq": row.seq, **row.data, "rolled_back": True})
         else:
             entry["rolls"].append({"seq": row.seq, **row.data})
     return {"game": game.id, "mode": game.dice["mode"],
@@ -87,7 +133,8 @@ async def export(session: AsyncSession, game: GameRow, viewer: Viewer) -> dict[s
     ).scalars().all()
     state = state_of(game)
     scenario = await session.scalar(select(GameRow.scenario).where(GameRow.id == game.id))
-    records = [event_record(e) for e in events]
+    abandoned = await rollbacks(session, game.id)
+    records = [annotate(event_record(e), abandoned) for e in events]
     sealed_hidden = any(is_sealed(Event.from_record(r), state, viewer) for r in records)
     if sealed_hidden:
         records = [_redact(r) if is_sealed(Event.from_record(r), state, viewer) else r
@@ -107,8 +154,10 @@ async def export(session: AsyncSession, game: GameRow, viewer: Viewer) -> dict[s
         "options": game.options,
         "dice": dice_info,
         "players": [{"id": p.id, "side": p.side, "name": p.name, "powers": p.powers,
-                     "public_key": p.public_key} for p in players],
-        "orders": [o.envelope for o in orders],
+                     "public_key": p.public_key, "active": p.active,
+                     "keys": p.keys or [{"public_key": p.public_key, "from_seq": 0}]}
+                    for p in players],
+        "orders": [{**o.envelope, "first_event": o.first_event} for o in orders],
         "events": records,
         "revealed_seeds": {str(k): v for k, v in state.dice.revealed.items()},
         "state": view(state, Viewer(role="gm")),
@@ -135,7 +184,7 @@ def supply(game: GameRow) -> dict[str, Any]:
     return cached
 
 
-_VIEWS: OrderedDict[tuple[str, int, Viewer], bytes] = OrderedDict()
+_VIEWS: OrderedDict[tuple[str, int, Viewer, str], bytes] = OrderedDict()
 _VIEWS_MAX_BYTES = 64 * 2**20
 _views_bytes = 0
 
@@ -146,7 +195,8 @@ def state_view(game: GameRow, viewer: Viewer) -> bytes:
     tens of milliseconds, and players read far more often than the game changes.
     (game id, version) names one committed state, as reads only see committed rows."""
     global _views_bytes
-    key = (game.id, game.version, viewer)
+    flag = game.divergence if viewer.role == "gm" else None
+    key = (game.id, game.version, viewer, str(flag.get("checked_at")) if flag else "")
     cached = _VIEWS.get(key)
     if cached is not None:
         _VIEWS.move_to_end(key)
@@ -155,6 +205,8 @@ def state_view(game: GameRow, viewer: Viewer) -> bytes:
     body["supply"] = supply(game)
     body["game"]["version"] = game.version
     body["game"]["name"] = game.name
+    if viewer.role == "gm":
+        body["game"]["divergence"] = flag  # `service replay-check` (docs/game-master.md)
     rendered = orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)
     _VIEWS[key] = rendered
     _views_bytes += len(rendered)

@@ -3,6 +3,7 @@ no global randomness, no framework: deterministic given (state, command, dice).
 """
 
 from service.rules import game as _game  # noqa: F401  (registers evolve handlers)
+from service.rules import gm as _gm  # noqa: F401  (the GM's powers, rollback)
 from service.rules import mode_change, release, report  # noqa: F401  (OCS modes)
 from service.rules import reorg as _reorg  # noqa: F401  (the reorg order, 11.18)
 from service.rules import turn as _turn  # noqa: F401

@@ -1,6 +1,8 @@
 """Exactly who must act next: `awaiting(state, now)` -> [{side, powers, step, deadline}].
 
-Empty only when the game is finished or paused (DESIGN.md 4.3).
+Empty only when the game is finished or paused (DESIGN.md 4.3). While a rollback
+proposal is pending, only the sides whose consent it needs are awaited (step
+`consent`).
 """
 
 from __future__ import annotations
@@ -11,19 +13,34 @@ from typing import Any
 from service.rules import state as st
 from service.rules.state import State
 
+CONSENT = "consent"
+
 
 def deadline(state: State) -> str | None:
     """When the current step's clock runs out (RFC 3339 UTC), if the GM set one."""
     seconds = state.deadlines.get(state.turn.step)
-    if seconds is None or state.turn.step_started_at is None or state.status != "active":
+    if seconds is None or state.turn.step_started_at is None or state.status != "active" \
+            or state.proposal is not None:
         return None
     started = datetime.fromisoformat(state.turn.step_started_at)
     return (started + timedelta(seconds=seconds)).isoformat().replace("+00:00", "Z")
 
 
+def next_due(state: State) -> str | None:
+    """When the clock next has something to do: the end of a pause, else the step's
+    deadline."""
+    if state.status == "paused":
+        return state.pause_until
+    return deadline(state)
+
+
 def awaiting(state: State) -> list[dict[str, Any]]:
     if state.status in ("paused", "finished"):
         return []
+    if state.proposal is not None:
+        p = state.proposal
+        return [{"side": side, "powers": list(state.side_powers(side)), "step": CONSENT,
+                 "deadline": None} for side in p.needs if side not in p.consented]
     if state.status == "open":
         entries = []
         for side in state.setup.sides:

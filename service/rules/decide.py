@@ -8,17 +8,22 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from service.rules import state as st
 from service.rules import turn
-from service.rules.awaiting import awaiting, deadline
+from service.rules.awaiting import CONSENT, awaiting, deadline
 from service.rules.dice import Dice
 from service.rules.errors import Forbidden, Malformed, Refused
 from service.rules.events import Event
 from service.rules.flow import Flow
+from service.rules.options import dropout_policy
 from service.rules.state import State
+
+CIVIL_DISORDER = "civil_disorder"
+GM_PLAYS = "gm"
+SUBSTITUTE = "substitute"
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,11 +47,17 @@ class Command:
 
 
 PLAYER_ORDERS = ("initiative.reroll", "initiative.choose", "declare", "done", "production",
-                 "roll")
+                 "roll", "consent")
+
+
+def current_step(state: State) -> str:
+    """The step orders must name: `consent` while a rollback proposal is pending."""
+    return CONSENT if state.proposal is not None else state.turn.step
 
 
 def position(state: State) -> dict[str, Any]:
-    return {"turn": state.turn.number, "impulse": state.turn.impulse, "step": state.turn.step}
+    return {"turn": state.turn.number, "impulse": state.turn.impulse,
+            "step": current_step(state)}
 
 
 def _refuse_step(state: State, kind: str, why: str) -> Refused:
@@ -299,15 +310,22 @@ ORDER_HANDLERS: dict[str, Callable[[Flow, Command], None]] = {
 # --------------------------------------------------------------------------- defaults
 
 
-def apply_defaults(f: Flow, by: str) -> int:
-    """The default action for everyone the game awaits (deadline passed or GM forced):
-    declare: pass; reroll: no; choose: first / before; done-steps: done;
-    production: last turn's figures. Returns how many answers were given."""
+def apply_defaults(f: Flow, by: str, sides: frozenset[str] | None = None) -> int:
+    """The default action for everyone the game awaits (deadline passed or GM forced),
+    or only for `sides` (civil disorder): declare: pass; reroll: no; choose: first /
+    before; done-steps: done; production: last turn's figures. Returns how many
+    answers were given."""
     s = f.state
     step = s.step
+
+    def chosen(side: str | None) -> bool:
+        return side is not None and (sides is None or side in sides)
+
     given = 0
     if step == st.DECLARE:
         side = s.turn.phasing_side
+        if not chosen(side):
+            return 0
         for power in s.side_powers(str(side)):
             if f.state.powers[power].declared is None:
                 _declare_power(f, power, "pass", None, by)
@@ -315,26 +333,75 @@ def apply_defaults(f: Flow, by: str) -> int:
         _maybe_after_declare(f)
     elif step == st.REROLL:
         for side in s.initiative.eligible:
-            if side not in f.state.turn.sides_done:
+            if side not in f.state.turn.sides_done and chosen(side) and f.state.step == step:
                 given += 1
                 _answer_reroll(f, side, False, by)
     elif step == st.CHOOSE:
         chooser = s.initiative.chooser
+        if not chosen(chooser):
+            return 0
         first = all(x is None for x in s.initiative.slots)
         turn.choose(f, str(chooser), "first" if first else "before", by)
         given = 1
     elif step == st.PRODUCTION:
         for power, ps in s.powers.items():
-            if ps.production is None:
+            if ps.production is None and chosen(ps.side):
                 _report_production(f, power, ps.bp_spent_last_turn, ps.bp_on_rps, by)
                 given += 1
         _maybe_after_production(f)
     elif step in st.SIDE_STEPS:
         for side in s.turn.step_sides:
-            if side not in f.state.turn.sides_done and f.state.step == step:
+            if side not in f.state.turn.sides_done and f.state.step == step and chosen(side):
                 _side_done(f, side, by)
                 given += 1
     return given
+
+
+# --------------------------------------------------------------------------- dropouts
+
+
+def check_dropouts(f: Flow, sides: list[str], why: str) -> None:
+    """A side that missed its policy's number of deadlines in a row drops out: its
+    policy applies from now on (docs/game-master.md)."""
+    for side in sides:
+        control = f.state.dropouts.get(side, st.SideControl())
+        _, limit = dropout_policy(f.state.setup.options, side)
+        if control.mode is None and limit > 0 and control.missed >= limit:
+            drop_out(f, side, f"{why} ({control.missed} in a row)", by="clock")
+
+
+def drop_out(f: Flow, side: str, reason: str, by: str) -> None:
+    policy, _ = dropout_policy(f.state.setup.options, side)
+    what = {GM_PLAYS: "the GM plays it", SUBSTITUTE: "it awaits a substitute player",
+            CIVIL_DISORDER: "it is in civil disorder: default orders until a substitute "
+                            "joins"}[policy]
+    f.emit("side.dropped_out", f"{side} has dropped out ({reason}): {what}.",
+           {"side": side, "policy": policy, "reason": reason}, by=by)
+
+
+def play_civil_disorder(f: Flow) -> None:
+    """Sides in civil disorder answer with the default at once, every step, while some
+    side is still played by people (if none is, the game waits for the GM). A pending
+    rollback proposal cannot get their consent: it is refused."""
+    for _ in range(10_000):
+        s = f.state
+        if s.status != "active":
+            return
+        gone = frozenset(side for side, c in s.dropouts.items() if c.mode == CIVIL_DISORDER)
+        if not gone or gone >= set(s.setup.sides):
+            return
+        if s.proposal is not None:
+            silent = [x for x in s.proposal.needs if x in gone and x not in s.proposal.consented]
+            if not silent:
+                return
+            f.emit("rollback.refused", f"{silent[0]} is in civil disorder and cannot consent: "
+                   f"rollback proposal {s.proposal.number} is refused.",
+                   {"proposal": s.proposal.number, "side": silent[0]}, by=CIVIL_DISORDER)
+            continue
+        if not any(a["side"] in gone for a in awaiting(s)):
+            return
+        if apply_defaults(f, CIVIL_DISORDER, gone) == 0:
+            return
 
 
 # --------------------------------------------------------------------------- seats, GM
@@ -377,8 +444,23 @@ def _pause(f: Flow, c: Command) -> None:
     if f.state.status != "active":
         raise Refused("admin/not_active", f"only an active game can be paused "
                       f"(status {f.state.status})")
-    f.emit("game.paused", f"The GM pauses the game: {c.body.get('reason', '')}",
-           {"reason": c.body.get("reason", "")}, by="gm")
+    most = int(f.state.setup.options.get("game", {}).get("max_pause_hours", 168))
+    if most <= 0:
+        raise Refused("admin/pause_not_allowed", "this game was created without pauses "
+                      "(options.game.max_pause_hours is 0)", rule="options.game.max_pause_hours")
+    hours = c.body.get("hours")
+    if hours is None:
+        hours = most
+    if not isinstance(hours, int) or isinstance(hours, bool) or not 1 <= hours <= most:
+        raise Malformed("admin/invalid_pause", f"a pause lasts 1-{most} hours (the game's "
+                        "maximum, options.game.max_pause_hours)",
+                        rule="options.game.max_pause_hours",
+                        errors=[("/hours", f"expected an integer 1-{most}")])
+    until = (datetime.fromisoformat(c.at) + timedelta(hours=hours)).isoformat()
+    until = until.replace("+00:00", "Z")
+    reason = c.body.get("reason", "")
+    f.emit("game.paused", f"The GM pauses the game until {until} at the latest: {reason}",
+           {"reason": reason, "hours": hours, "until": until}, by="gm")
 
 
 def _resume(f: Flow, c: Command) -> None:
@@ -394,8 +476,16 @@ def _end(f: Flow, c: Command) -> None:
         raise Refused("admin/finished", "the game is already over")
     reason = c.body.get("reason", "")
     f.emit("game.ended", f"The GM ends the game: {reason}", {"reason": reason}, by="gm")
-    t = f.state.turn.number
-    if t >= 1 and t not in f.state.dice.revealed and f.dice is not None:
+    dice = f.state.dice
+    current = f.state.turn.number
+    # The current turn's seed, and those of later turns a rollback abandoned, unless the
+    # seed stayed on the server the game was imported from.
+    turns = sorted(t for t in {current, *dice.commitments}
+                   if t >= current and t >= 1 and t not in dice.revealed
+                   and t not in dice.elsewhere)
+    for t in turns:
+        if f.dice is None:
+            break
         seed = f.dice.reveal(t)
         f.emit("dice.revealed", f"Dice seed of turn {t} revealed (game over).",
                {"turn": t, "seed": seed}, by="gm")
@@ -429,6 +519,7 @@ def _deadlines(f: Flow, c: Command) -> None:
 def _force(f: Flow, c: Command) -> None:
     if f.state.status != "active":
         raise Refused("admin/not_active", "defaults apply only in an active game")
+    refuse_if_proposal(f.state, c.kind)
     f.emit("default.forced", f"The GM forces the default action at {f.state.step}: "
            f"{c.body.get('reason', '')}", {"step": f.state.step,
                                           "reason": c.body.get("reason", "")}, by="gm")
@@ -436,13 +527,25 @@ def _force(f: Flow, c: Command) -> None:
 
 
 def _clock(f: Flow, c: Command) -> None:
-    """The sweeper: the step's deadline has passed, so the default action applies."""
+    """The sweeper: a pause reached its maximum length, so the game resumes; or the
+    step's deadline has passed, so the default action applies and the sides that
+    missed it may drop out."""
+    now = datetime.fromisoformat(c.at)
+    until = f.state.pause_until
+    if f.state.status == "paused" and until and datetime.fromisoformat(until) <= now:
+        f.emit("game.resumed", f"The pause reached its maximum length ({until}): the game "
+               "resumes by itself.", {"reason": "the pause reached its maximum length",
+                                      "until": until}, by="clock")
+        return
     due = deadline(f.state)
-    if due is None or datetime.fromisoformat(due) > datetime.fromisoformat(c.at):
+    if due is None or datetime.fromisoformat(due) > now:
         raise Refused("clock/not_due", "no deadline has passed")
-    f.emit("deadline.passed", f"The deadline of {f.state.step} passed: default action.",
-           {"step": f.state.step, "deadline": due}, by="clock")
+    late = sorted({a["side"] for a in awaiting(f.state)})
+    f.emit("deadline.passed", f"The deadline of {f.state.step} passed: default action "
+           f"for {', '.join(late)}.", {"step": f.state.step, "deadline": due, "sides": late},
+           by="clock")
     apply_defaults(f, "clock")
+    check_dropouts(f, late, "missed deadlines")
 
 
 SYSTEM_HANDLERS: dict[str, Callable[[Flow, Command], None]] = {
@@ -459,11 +562,34 @@ SYSTEM_HANDLERS: dict[str, Callable[[Flow, Command], None]] = {
 # --------------------------------------------------------------------------- entry
 
 
+def refuse_if_proposal(state: State, kind: str) -> None:
+    if state.proposal is not None:
+        p = state.proposal
+        waiting = ", ".join(x for x in p.needs if x not in p.consented)
+        raise Refused("rollback/pending", f"{kind} must wait: rollback proposal {p.number} "
+                      f"awaits the consent of {waiting} (the GM may withdraw it)",
+                      rule="docs/game-master.md",
+                      extra={"current": position(state), "awaiting": awaiting(state)})
+
+
+def check_order_allowed(state: State, command: Command) -> None:
+    """What every player order needs (also when the GM plays a side)."""
+    if state.status == "paused":
+        raise Refused("game/paused", "the game is paused: no orders until the GM resumes it",
+                      extra={"current": position(state)})
+    if state.status != "active":
+        raise Refused("game/not_active", f"the game is {state.status}",
+                      extra={"current": position(state)})
+    if command.kind != CONSENT:
+        refuse_if_proposal(state, command.kind)
+    check_position(state, command)
+
+
 def check_position(state: State, command: Command) -> None:
     if command.position is None:
         return
     seen = command.position
-    now = (state.turn.number, state.turn.impulse, state.turn.step)
+    now = (state.turn.number, state.turn.impulse, current_step(state))
     if tuple(seen) != now:
         raise Refused("order/stale",
                       f"the order is for turn {seen[0]} impulse {seen[1]} step {seen[2]}; "
@@ -478,16 +604,25 @@ def decide(state: State, command: Command, dice: Dice | None) -> list[Event]:
         raise Malformed("order/unknown_kind", f"unknown order kind {command.kind!r}",
                         errors=[("/order/kind", f"expected one of {sorted(ORDER_HANDLERS)}")])
     if command.kind in ORDER_HANDLERS:
-        if state.status == "paused":
-            raise Refused("game/paused", "the game is paused: no orders until the GM resumes it",
-                          extra={"current": position(state)})
-        if state.status != "active":
-            raise Refused("game/not_active", f"the game is {state.status}",
-                          extra={"current": position(state)})
-        check_position(state, command)
+        check_order_allowed(state, command)
     elif command.kind in ("admin.deadlines", "admin.force", "clock.expire"):
         if state.status == "finished":
             raise Refused("admin/finished", "the game is over")
+    if command.kind in ("admin.edit", "admin.weather"):
+        refuse_if_proposal(state, command.kind)  # the rollback would undo it silently
     flow = Flow(state, dice, actor=command.actor.id, at=command.at)
     handler(flow, command)
+    _returned(flow, command)
+    play_civil_disorder(flow)
     return flow.events
+
+
+def _returned(f: Flow, c: Command) -> None:
+    """A player of a side that had missed deadlines (or dropped out) acts again."""
+    if c.actor.role != "player" or c.actor.side is None or c.kind not in ORDER_HANDLERS:
+        return
+    control = f.state.dropouts.get(c.actor.side)
+    if control is not None and (control.missed or control.mode is not None):
+        f.emit("side.returned", f"{c.actor.side} plays again: missed deadlines reset"
+               + (f", the {control.mode} policy ends." if control.mode else "."),
+               {"side": c.actor.side}, by=c.actor.id)

@@ -37,6 +37,11 @@ class Dice(Protocol):
         """The turn's seed as hex, for the log once the turn is over."""
         ...
 
+    def recommit(self, turn: int, epoch: int) -> str:
+        """A new secret seed for the rest of `turn` (its `epoch`-th replacement: after a
+        rollback past its reveal, or an import) and its commitment."""
+        ...
+
     def roll(
         self,
         *,

@@ -1,13 +1,15 @@
-"""Evolve handlers for the game's life outside the turn: seats, pause, end, deadlines."""
+"""Evolve handlers for the game's life outside the turn: seats, pause, end, deadlines,
+missed deadlines and dropouts."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
+from typing import Any
 
 from service.rules.events import Event
 from service.rules.evolve import evolves
-from service.rules.state import Seat, State
+from service.rules.state import Seat, SideControl, State
 
 
 @evolves("seat.taken")
@@ -23,7 +25,7 @@ def _seat(state: State, e: Event) -> State:
 
 @evolves("game.paused")
 def _paused(state: State, e: Event) -> State:
-    return replace(state, status="paused", paused_at=e.at)
+    return replace(state, status="paused", paused_at=e.at, pause_until=e.data.get("until"))
 
 
 @evolves("game.resumed")
@@ -33,7 +35,7 @@ def _resumed(state: State, e: Event) -> State:
     if started and state.paused_at:
         paused_for = datetime.fromisoformat(e.at) - datetime.fromisoformat(state.paused_at)
         started = (datetime.fromisoformat(started) + paused_for).isoformat()
-    return replace(state, status="active", paused_at=None,
+    return replace(state, status="active", paused_at=None, pause_until=None,
                    turn=replace(state.turn, step_started_at=started))
 
 
@@ -45,3 +47,25 @@ def _ended(state: State, e: Event) -> State:
 @evolves("deadlines.set")
 def _deadlines(state: State, e: Event) -> State:
     return replace(state, deadlines={k: int(v) for k, v in e.data["deadlines"].items()})
+
+
+def _control(state: State, side: str, **changes: Any) -> State:
+    old = state.dropouts.get(side, SideControl())
+    return replace(state, dropouts={**state.dropouts, side: replace(old, **changes)})
+
+
+@evolves("deadline.passed")
+def _deadline_passed(state: State, e: Event) -> State:
+    for side in e.data.get("sides", ()):
+        state = _control(state, side, missed=state.dropouts.get(side, SideControl()).missed + 1)
+    return state
+
+
+@evolves("side.dropped_out")
+def _dropped_out(state: State, e: Event) -> State:
+    return _control(state, e.data["side"], mode=e.data["policy"])
+
+
+@evolves("side.returned", "side.restored")
+def _returned(state: State, e: Event) -> State:
+    return _control(state, e.data["side"], missed=0, mode=None)

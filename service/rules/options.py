@@ -47,12 +47,22 @@ DEFAULTS: dict[str, Any] = {
         "hq_needs_supply": True,  # 25
     },
     "supply": {"terrain_cost": {"mountain": 1, "swamp": 1, "jungle": 1, "forest": 1}},  # 26
+    # A pause ends by itself after this many hours (0: the GM may not pause).
     "game": {"max_pause_hours": 168},
+    # What happens to a side whose players are gone (docs/game-master.md): "gm" (the GM
+    # plays it), "substitute" (a substitute takes the seat by a new join code) or
+    # "civil_disorder" (default orders at once until a substitute joins). The policy
+    # applies after `missed_deadlines` deadlines missed in a row (0: only when the GM
+    # declares the dropout). `sides` overrides either per side.
+    "dropout": {"policy": "civil_disorder", "missed_deadlines": 3, "sides": {}},
 }
+
+DROPOUT_POLICIES = ("gm", "substitute", "civil_disorder")
 
 CHOICES: dict[str, tuple[str, ...]] = {
     "reorg.primary_limit": ("factories", "two_units"),
     "reorg.impulse_step": ("phasing", "all"),
+    "dropout.policy": DROPOUT_POLICIES,
 }
 
 
@@ -87,9 +97,46 @@ def _check_weather(table: Any, problems: list[tuple[str, str]]) -> None:
             problems.append((f"{where}/supply_path", "supply_path must be an integer 0-20"))
 
 
+def _check_dropout_sides(
+    given: Any, path: str, problems: list[tuple[str, str]], side_ids: tuple[str, ...]
+) -> dict[str, Any]:
+    if not isinstance(given, Mapping):
+        problems.append((path, "expected {side: {policy, missed_deadlines}}"))
+        return {}
+    out: dict[str, Any] = {}
+    for side, choice in given.items():
+        where = f"{path}/{side}"
+        if side_ids and side not in side_ids:
+            problems.append((where, f"unknown side {side!r}; sides are {', '.join(side_ids)}"))
+            continue
+        if not isinstance(choice, Mapping):
+            problems.append((where, "expected {policy, missed_deadlines}"))
+            continue
+        entry: dict[str, Any] = {}
+        for key, value in choice.items():
+            if key == "policy":
+                if value not in DROPOUT_POLICIES:
+                    problems.append((f"{where}/policy",
+                                     f"expected one of {', '.join(DROPOUT_POLICIES)}"))
+                    continue
+            elif key == "missed_deadlines":
+                if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 100:
+                    problems.append((f"{where}/missed_deadlines", "expected an integer 0-100"))
+                    continue
+            else:
+                problems.append((f"{where}/{key}", f"unknown option {key!r}"))
+                continue
+            entry[key] = value
+        out[str(side)] = entry
+    return out
+
+
 def _merge(
-    default: Any, given: Any, path: str, problems: list[tuple[str, str]]
+    default: Any, given: Any, path: str, problems: list[tuple[str, str]],
+    side_ids: tuple[str, ...] = (),
 ) -> Any:
+    if path == "/options/dropout/sides":
+        return _check_dropout_sides(given, path, problems, side_ids)
     if isinstance(default, dict):
         if not isinstance(given, Mapping):
             problems.append((path, "expected an object"))
@@ -99,7 +146,7 @@ def _merge(
             if key not in default:
                 problems.append((f"{path}/{key}", f"unknown option {key!r}"))
                 continue
-            merged[key] = _merge(default[key], value, f"{path}/{key}", problems)
+            merged[key] = _merge(default[key], value, f"{path}/{key}", problems, side_ids)
         return merged
     if default is None:
         if given is not None and (
@@ -135,10 +182,12 @@ def _merge(
     return given
 
 
-def resolve_options(given: Mapping[str, Any] | None, sides: int) -> dict[str, Any]:
-    """Merge `given` over the defaults; raise Malformed listing every problem."""
+def resolve_options(given: Mapping[str, Any] | None, sides: int,
+                    side_ids: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Merge `given` over the defaults; raise Malformed listing every problem.
+    `side_ids`, when given, are the only sides per-side options may name."""
     problems: list[tuple[str, str]] = []
-    merged = _merge(DEFAULTS, given or {}, "/options", problems)
+    merged = _merge(DEFAULTS, given or {}, "/options", problems, side_ids)
     if problems:
         raise Malformed(
             "game/invalid_options",
@@ -149,6 +198,14 @@ def resolve_options(given: Mapping[str, Any] | None, sides: int) -> dict[str, An
     if merged["turn_end"]["threshold"] is None:
         merged["turn_end"]["threshold"] = default_threshold(sides)
     return dict(merged)
+
+
+def dropout_policy(options: Mapping[str, Any], side: str) -> tuple[str, int]:
+    """The dropout policy of `side` and after how many missed deadlines it applies."""
+    dropout = options.get("dropout") or DEFAULTS["dropout"]
+    own = dropout.get("sides", {}).get(side, {})
+    return (str(own.get("policy", dropout["policy"])),
+            int(own.get("missed_deadlines", dropout["missed_deadlines"])))
 
 
 def weather_row(table: list[dict[str, Any]], roll: int) -> dict[str, Any]:

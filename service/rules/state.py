@@ -1,14 +1,18 @@
 """The state of a game: frozen values, changed only by `evolve`.
 
 `Setup` is what never changes after creation (scenario, options, dice mode); it rides
-along with the state but is not part of a snapshot.
+along with the state but is not part of a snapshot. The one exception is the GM's map
+edits (hex control, port damage): they are kept in the state (`map_edits`) and the
+setup's scenario is the created scenario with them applied (`with_map_edits`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from service.rules.codec import from_data
 from service.rules.modes import ModeState
 from service.rules.reorg_state import ReorgState
 from service.rules.scenario import Scenario
@@ -45,22 +49,74 @@ CHIT_KINDS = ("air", "land", "naval", "combined", "reorganize_hqs", "reorganize_
 
 @dataclass(frozen=True, slots=True)
 class Setup:
+    """`scenario` is the scenario in play: the created one (`base`, None when no map
+    edit applies) with the GM's map edits."""
+
     game_id: str
     scenario: Scenario
     options: dict[str, Any]
     dice_mode: str
+    base: Scenario | None = field(default=None, compare=False)
 
     @property
     def sides(self) -> tuple[str, ...]:
         return tuple(s.id for s in self.scenario.sides)
 
+    def original(self) -> Setup:
+        """The setup as created, without map edits."""
+        if self.base is None:
+            return self
+        return Setup(self.game_id, self.base, self.options, self.dice_mode)
+
 
 @dataclass(frozen=True, slots=True)
 class Seat:
+    """A player's seat. `vacant`: the GM reopened it for a substitute (the player's
+    token is revoked); the powers stay with the seat until the substitute joins."""
+
     player_id: str
     side: str
     name: str
     powers: tuple[str, ...]
+    vacant: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class HexEdit:
+    """A hex's control and port damage as the GM set them (over the scenario's)."""
+
+    controller: str | None
+    port_damaged: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SideControl:
+    """Who plays a side: its players (`mode` None), or after a dropout the side's
+    policy: "gm" (the GM plays it), "substitute" (awaiting a substitute player) or
+    "civil_disorder" (default orders, at once). `missed` counts the deadlines the side
+    missed in a row (clock-forced defaults)."""
+
+    missed: int = 0
+    mode: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """A rollback past revealed dice, waiting for the consent of `needs`. It would
+    restore the state after event `to_seq` (the start of impulse `impulse` of turn
+    `turn`) and abandon events `abandons` (first, last) except those in `kept`."""
+
+    number: int
+    to_seq: int
+    turn: int
+    impulse: int
+    reason: str
+    needs: tuple[str, ...]
+    abandons: tuple[int, int]
+    rolls: int
+    kept: tuple[int, ...] = ()
+    requested_by: str | None = None
+    consented: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +194,8 @@ class DiceState:
     script_used: dict[str, int] = field(default_factory=dict)
     commitments: dict[int, str] = field(default_factory=dict)
     revealed: dict[int, str] = field(default_factory=dict)
+    epochs: dict[int, int] = field(default_factory=dict)  # turn -> recommitments so far
+    elsewhere: tuple[int, ...] = ()  # committed turns whose seed stayed on another server
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +213,11 @@ class State:
     weather_pending: tuple[int, list[dict[str, Any]] | None] | None = None
     reorg: ReorgState = field(default_factory=ReorgState)
     modes: ModeState = field(default_factory=ModeState)
+    pause_until: str | None = None
+    map_edits: dict[str, HexEdit] = field(default_factory=dict)
+    dropouts: dict[str, SideControl] = field(default_factory=dict)
+    proposal: Proposal | None = None
+    proposals: int = 0
     setup: Setup = field(default=None, metadata={"transient": True}, compare=False)  # type: ignore[assignment]
 
     @property
@@ -170,8 +233,31 @@ class State:
         return self.weather_override or table
 
 
+def with_map_edits(setup: Setup, edits: Mapping[str, HexEdit]) -> Setup:
+    """`setup` whose scenario is the created one with `edits` applied."""
+    base = setup.base or setup.scenario
+    if not edits:
+        return setup.original()
+    hexes = tuple(
+        replace(h, controller=e.controller, port_damaged=e.port_damaged)
+        if (e := edits.get(h.id)) is not None else h
+        for h in base.map.hexes
+    )
+    scenario = replace(base, map=replace(base.map, hexes=hexes))
+    return Setup(setup.game_id, scenario, setup.options, setup.dice_mode, base=base)
+
+
+def state_from_data(data: Mapping[str, Any], setup: Setup) -> State:
+    """A state from its plain data (a snapshot), with the map edits it records."""
+    state = from_data(State, data, setup=setup.original())
+    if state.map_edits:
+        state = replace(state, setup=with_map_edits(setup, state.map_edits))
+    return state
+
+
 def initial_state(setup: Setup) -> State:
     """The state before anyone joined: every power free, the scenario's units in place."""
+    setup = setup.original()
     sc = setup.scenario
     powers = {
         p.id: PowerState(

@@ -454,8 +454,10 @@ def _turn_began(state: State, e: Event) -> State:
 
 @evolves("dice.committed")
 def _committed(state: State, e: Event) -> State:
-    commitments = {**state.dice.commitments, int(e.data["turn"]): e.data["commitment"]}
-    return replace(state, dice=replace(state.dice, commitments=commitments))
+    turn = int(e.data["turn"])
+    commitments = {**state.dice.commitments, turn: e.data["commitment"]}
+    elsewhere = tuple(t for t in state.dice.elsewhere if t != turn)  # a seed of our own now
+    return replace(state, dice=replace(state.dice, commitments=commitments, elsewhere=elsewhere))
 
 
 @evolves("dice.rolled")

@@ -12,8 +12,9 @@ from service.rules import state as st
 from service.rules.awaiting import awaiting
 from service.rules.effective import mode_view
 from service.rules.events import Event
+from service.rules.options import dropout_policy
 from service.rules.reorg_view import reorg_view
-from service.rules.state import State
+from service.rules.state import SideControl, State
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +63,8 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
             "scripted": setup.dice_mode == "scripted",
             "options": setup.options,
             "scenario": setup.scenario.id,
+            "pause": {"paused_at": state.paused_at, "until": state.pause_until,
+                      "max_hours": setup.options.get("game", {}).get("max_pause_hours")},
             "weather_table": state.weather_table(),
             "weather_table_from_turn": state.weather_pending[0] if state.weather_pending
             else None,
@@ -114,11 +117,21 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
         "units": {uid: _unit_view(uid, state) for uid in state.units},
         "reorg": reorg_view(state, None if viewer.role == "gm" else viewer.side),
         "eliminated": dict(state.modes.eliminated),
+        "map_edits": {h: {"controller": e.controller, "port_damaged": e.port_damaged}
+                      for h, e in state.map_edits.items()},
+        "sides": _sides_view(state),
+        "rollback": {"proposal": None if state.proposal is None else {
+            "number": state.proposal.number, "turn": state.proposal.turn,
+            "impulse": state.proposal.impulse, "reason": state.proposal.reason,
+            "abandons": list(state.proposal.abandons), "rolls": state.proposal.rolls,
+            "needs": list(state.proposal.needs), "consented": list(state.proposal.consented),
+            "requested_by": state.proposal.requested_by}},
         "deadlines": dict(state.deadlines),
         "dice": {
             "commitments": {str(k): v for k, v in state.dice.commitments.items()},
             "revealed": {str(k): v for k, v in state.dice.revealed.items()},
             "rolls_this_turn": state.dice.rolls_this_turn,
+            "recommitments": {str(k): v for k, v in state.dice.epochs.items()},
         },
         "me": {
             "role": viewer.role,
@@ -127,6 +140,22 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
             "powers": list(viewer.powers),
         },
     }
+
+
+def _sides_view(state: State) -> dict[str, Any]:
+    """Who plays each side: its seats, and its dropout policy and state."""
+    out: dict[str, Any] = {}
+    for side in state.setup.sides:
+        policy, limit = dropout_policy(state.setup.options, side)
+        control = state.dropouts.get(side, SideControl())
+        out[side] = {
+            "players": [{"player_id": s.player_id, "name": s.name, "powers": list(s.powers),
+                         "vacant": s.vacant}
+                        for s in state.seats.values() if s.side == side],
+            "dropout": {"policy": policy, "missed_deadlines": limit, "missed": control.missed,
+                        "dropped_out": control.mode is not None, "mode": control.mode},
+        }
+    return out
 
 
 def is_sealed(event: Event, state: State, viewer: Viewer) -> bool:

@@ -16,6 +16,7 @@ from sqlalchemy import (
     Table,
     Text,
     func,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -72,6 +73,12 @@ class GameRow(Base):
     rules_version: Mapped[str] = mapped_column(Text)
     next_deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), index=True)
     step_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # Hashes of the join codes the GM issued for reopened seats: {player_id: hash}.
+    substitute_codes: Mapped[dict[str, Any]] = mapped_column(
+        JSONB, server_default=text("'{}'::jsonb"))
+    # Set by `service replay-check` when the replay of the log under the current rules
+    # differs from the stored snapshots: {seq, after_seq, what, ...}; shown to the GM.
+    divergence: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     created_at: Mapped[datetime] = _now()
     updated_at: Mapped[datetime] = _now()
 
@@ -91,6 +98,9 @@ class PlayerRow(Base):
     public_key: Mapped[str] = mapped_column(Text)
     token_hash: Mapped[str] = mapped_column(Text, index=True)
     active: Mapped[bool] = mapped_column(default=True)
+    # Every key the player signed with: [{public_key, from_seq}], a key signing the
+    # orders whose first event comes after event `from_seq` (the GM may replace keys).
+    keys: Mapped[list[Any]] = mapped_column(JSONB, server_default=text("'[]'::jsonb"))
     created_at: Mapped[datetime] = _now()
 
 
@@ -142,12 +152,15 @@ class SnapshotRow(Base):
 
 
 class DiceSeedRow(Base):
-    """A turn's secret dice seed (fair and scripted modes); revealed in the log at turn end."""
+    """A turn's secret dice seed (fair and scripted modes); revealed in the log at turn end.
+    `epoch` counts the turn's new commitments (after a rollback past its reveal, or an
+    import); seeded games store only those."""
 
     __tablename__ = "dice_seeds"
 
     game_id: Mapped[str] = mapped_column(Text, primary_key=True)
     turn: Mapped[int] = mapped_column(Integer, primary_key=True)
+    epoch: Mapped[int] = mapped_column(Integer, primary_key=True, server_default=text("0"))
     seed: Mapped[bytes] = mapped_column(LargeBinary)
     commitment: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = _now()

@@ -238,15 +238,21 @@ const page = {
   selectedHex: null,
   unitFilter: "all",
   forms: new Map(), // form id -> {key, node}
+  controllers: {}, // minor power -> its controlling major, from the scenario
 };
 
 const gamePath = (suffix = "") => `/v1/games/${encodeURIComponent(page.seat.game)}${suffix}`;
 const get = (suffix) => api(gamePath(suffix), { token: page.seat.token });
 const isGm = () => page.seat.role === "gm";
 
+/** A power's side; a minor's is its controller's (known once the scenario is loaded). */
 function sideOf(power) {
-  return page.state?.powers?.[power]?.side ?? null;
+  const powers = page.state?.powers || {};
+  return powers[power]?.side ?? powers[page.controllers[power]]?.side ?? null;
 }
+
+/** The major power commanding `power` (itself for a major). */
+const controllerOf = (power) => page.controllers[power] || power;
 
 async function openGame(seat) {
   page.seat = seat;
@@ -343,7 +349,10 @@ async function refreshOnce() {
     page.etag = state.response.headers.get("ETag");
   }
   if (page.state.game.version !== page.summary.version) refreshAgain = true;
-  if (page.liveMode !== "stream") await catchUpLog();
+  // Events committed after the state was read may come with the log: the state is then
+  // older than the log, and the stream will not announce them again (it resumes after
+  // the newest event the page has), so read the state once more.
+  if (page.liveMode !== "stream" && await catchUpLog()) refreshAgain = true;
   await unsealLog();
   render();
 }
@@ -362,11 +371,13 @@ async function loadLog() {
   await catchUpLog();
 }
 
+/** Read the log after the newest event the page has; true when there were new events. */
 async function catchUpLog() {
+  let added = false;
   for (;;) {
     const { data } = await get(`/log?after=${page.lastSeq}&limit=500`);
-    addEvents(data.events);
-    if (data.events.length < 500) break;
+    added = addEvents(data.events) || added;
+    if (data.events.length < 500) return added;
   }
 }
 
@@ -397,6 +408,7 @@ function addEvents(events) {
     for (const seq of keep) page.log.delete(seq);
     renderLog();
   }
+  return added;
 }
 
 function renderLog() {
@@ -506,11 +518,11 @@ function renderPowers(state) {
   const rows = Object.entries(state.powers).sort(([ia, a], [ib, b]) =>
     SIDES.indexOf(a.side) - SIDES.indexOf(b.side) || ia.localeCompare(ib));
   fill($("#powers-body"), rows.map(([id, p]) => h(
-    `tr${(me.powers || []).includes(id) ? ".mine" : ""}`, {},
+    `tr${(me.powers || []).includes(id) ? ".mine" : ""}`, { dataset: { power: id } },
     h("th", {}, id), h("td", {}, sideTag(p.side)),
     h("td", {}, (me.powers || []).includes(id) ? "you"
       : p.holder ? page.players[p.holder] || "held" : h("em", {}, "free")),
-    h("td.num", {}, p.rps), h("td.num", {}, p.chits),
+    h("td.num.rps", {}, p.rps), h("td.num.chits", {}, p.chits),
     h("td", {}, p.declared ?? ""),
     h("td", {}, [p.neutral ? "neutral" : null, p.conquered ? "conquered" : null,
       p.production ? `production ${p.production.bp_spent}/${p.production.bp_on_rps}` : null]
@@ -528,15 +540,62 @@ function renderUnits(state) {
   const hexFilter = $("#hex-filter");
   hexFilter.hidden = !page.selectedHex;
   $("#hex-filter-name").textContent = page.selectedHex || "";
+  const supply = state.supply || {};
   fill($("#units-body"), units.map(([id, u]) => h(
     `tr${sideOf(u.power) === me.side ? ".mine" : ""}`, { dataset: { unit: id } },
-    h("th", {}, id), h("td", {}, u.power),
-    h("td", {}, `${u.type}${u.size ? ` ${u.size}` : ""}`, h("small.muted", {}, ` ${u.class}`)),
-    h("td", {}, h("button.link", { type: "button", onclick: () => selectHex(u.at) }, u.at)),
-    h("td", {}, h(`span.face.${u.face_up ? "up" : "down"}`, {}, u.face_up ? "face up" : "face down"),
-      u.shattered ? h("span.shattered", {}, " shattered") : null),
-    h("td", {}, u.mode ?? "", u.orientation && u.orientation !== u.mode
-      ? h("small.muted", {}, ` (${u.orientation} side)`) : null))));
+    h("th", {}, id), h("td.power", {}, words(u.power)),
+    h("td", {}, u.type, h("small.muted", {}, [u.size, u.class !== "land" ? u.class : null]
+      .filter(Boolean).map((x) => ` ${x}`))),
+    h("td.at", {}, h("button.link", { type: "button", onclick: () => selectHex(u.at) }, u.at)),
+    h("td.face", { title: u.face_up ? "face up" : "face down: reorganize it to use it again" },
+      h(`span.face.${u.face_up ? "up" : "down"}`, {}, u.face_up ? "up" : "down"),
+      u.shattered ? [" ", h("span.shattered", {}, "shattered")] : null,
+      u.steps_lost ? [" ", h("small.muted", {}, `−${u.steps_lost} step${u.steps_lost > 1 ? "s" : ""}`)] : null),
+    h("td.mode", {}, modeCell(u)),
+    valueCells(u),
+    h("td.supply", {}, supplyCell(supply[id])))));
+}
+
+const MARKS = { mode_changed: "mode changed", moved: "moved", attacked: "attacked" };
+
+function modeCell(u) {
+  const marks = Object.entries(MARKS).filter(([k]) => u.this_impulse?.[k]).map(([, label]) => label);
+  if (u.this_impulse?.released) marks.push(`released (${u.this_impulse.released})`);
+  return [u.mode ?? "",
+    u.orientation && u.orientation !== u.mode ? [" ", h("small.muted", {}, `${u.orientation} side`)] : null,
+    marks.map((m) => [" ", h("span.mark", {}, m)])];
+}
+
+/** Effective attack-defence-MA, Action Rating and ZOC (null for units without modes). */
+function valueCells(u) {
+  const e = u.effective;
+  if (!e) return [h("td.values.muted", {}, "—"), h("td.num.ar.muted", {}, ""), h("td.zoc", {}, "")];
+  const now = e.ma > 0 ? ` · may move ${e.ma} MP now, ${e.mp_left} left` : "";
+  const title = `attack ${e.attack}, defence ${e.defence}, MA ${e.movement_ma} in its movement step${now}`
+    + (e.barrage ? `; barrage ${e.barrage}` : "");
+  const can = [e.can_attack && "attack", e.can_overrun && "overrun", e.can_barrage && "barrage",
+    e.can_use_transport && "transport"].filter(Boolean);
+  return [
+    h("td.values", { title: can.length ? `${title}; may ${can.join(", ")} now` : title },
+      h("span.strength", {}, `${e.attack}-${e.defence}-${e.movement_ma}`),
+      e.ma > 0 ? h("small.mp", {}, ` ${e.mp_left}/${e.ma} MP`) : null),
+    h("td.num.ar", { title: e.attrition_action_rating !== e.action_rating
+      ? `printed ${e.attrition_action_rating} (used for attrition)` : "Action Rating" }, e.action_rating),
+    h("td.zoc", { title: e.zoc ? "exerts a ZOC" : "exerts no ZOC" }, e.zoc ? "✓" : h("span.muted", {}, "–")),
+  ];
+}
+
+function supplyCell(status) {
+  if (!status) return h("span.muted", {}, "—");
+  if (!status.in_supply) {
+    return h("span.out", { title: `${status.reason || "out of supply"}${status.rule ? ` (${status.rule})` : ""}` },
+      "✗ out of supply");
+  }
+  const via = status.via ? ` via ${status.via}` : "";
+  const route = status.route?.length ? ` (${status.route.join(", ")})` : "";
+  const length = status.length ? `, ${status.length} hex path` : "";
+  return h("span.in", { title: `in supply: ${status.method} from ${status.source}${via}${route}${length}` },
+    h("span.method", {}, `✓ ${status.method}`), " ", h("small.muted", {}, `${status.source}${via}`));
 }
 
 function selectHex(hex) {
@@ -549,9 +608,10 @@ async function loadScenario() {
   try {
     const { data } = await get("/export");
     page.scenario = data.scenario;
+    page.controllers = Object.fromEntries((data.scenario?.minors || [])
+      .map((m) => [m.id, m.controller]));
     page.players = Object.fromEntries((data.players || []).map((p) => [p.id, p.name]));
-    if (page.state) renderPowers(page.state);
-    renderMapPanel();
+    render();
   } catch (error) {
     fill($("#offmap"), h("p.muted", {}, `The map could not be loaded: ${error.message}`));
   }
@@ -601,17 +661,22 @@ function formContext(state) {
     me,
     mine: mineAwaiting(state),
     units: Object.entries(state.units).filter(([, u]) => sideOf(u.power) === me.side),
+    scenario: page.scenario,
     sideOf,
+    controllerOf,
     send: sendFromForm,
+    preview: previewFromForm,
+    get: (suffix) => get(suffix).then(({ data }) => data),
     fail: (message) => showError(new Error(message)),
+    showError,
   };
 }
 
 function renderForms(state) {
   if (isGm()) return;
   const ctx = formContext(state);
-  const holder = $("#order-forms");
-  const shown = [];
+  const holders = { side: $("#order-forms"), wide: $("#wide-forms") };
+  const shown = { side: [], wide: [] };
   for (const form of ORDER_FORMS) {
     if (!form.applies(ctx)) {
       page.forms.get(form.id)?.node.remove();
@@ -621,19 +686,29 @@ function renderForms(state) {
     const key = form.key ? form.key(ctx) : "";
     let entry = page.forms.get(form.id);
     if (!entry || entry.key !== key) {
-      const node = h("section.order-form", { dataset: { form: form.id } },
-        h("h3", {}, form.title), form.render(ctx));
+      const node = h(`section.order-form${form.wide ? ".card" : ""}`, { dataset: { form: form.id } },
+        h(form.wide ? "h2" : "h3", {}, form.title), form.render(ctx));
       entry?.node.replaceWith(node);
       entry = { key, node };
       page.forms.set(form.id, entry);
+    } else if (form.update) {
+      form.update(ctx, entry.node);
     }
-    shown.push(entry.node);
+    shown[form.wide ? "wide" : "side"].push(entry.node);
   }
   // Keep the registry's order; nodes that did not change are moved, not rebuilt.
-  shown.forEach((node, i) => {
-    if (holder.children[i] !== node) holder.insertBefore(node, holder.children[i] || null);
-  });
+  for (const [place, holder] of Object.entries(holders)) {
+    shown[place].forEach((node, i) => {
+      if (holder.children[i] !== node) holder.insertBefore(node, holder.children[i] || null);
+    });
+  }
   $("#orders-idle").hidden = ctx.mine.length > 0;
+}
+
+/** Busy: every order control on the page (the side panel and the wide forms). */
+function setOrdersBusy(busy) {
+  setBusy($("#orders"), busy);
+  setBusy($("#wide-forms"), busy);
 }
 
 let sending = false;
@@ -641,8 +716,7 @@ let sending = false;
 async function sendFromForm(kind, body) {
   if (sending) return false;
   sending = true;
-  const panel = $("#orders");
-  setBusy(panel, true);
+  setOrdersBusy(true);
   clearError();
   try {
     await sendOrder(kind, body);
@@ -651,8 +725,46 @@ async function sendFromForm(kind, body) {
     showError(error);
     return false;
   } finally {
-    setBusy(panel, false);
+    setOrdersBusy(false);
     sending = false;
+  }
+}
+
+/** A dry run of an order (validated and previewed by the server, nothing stored): the
+ *  preview {valid, events, position, awaiting}, or null after showing the refusal. */
+async function previewFromForm(kind, body) {
+  if (sending) return null;
+  sending = true;
+  setOrdersBusy(true);
+  clearError();
+  try {
+    return await previewOrder(kind, body);
+  } catch (error) {
+    showError(error);
+    return null;
+  } finally {
+    setOrdersBusy(false);
+    sending = false;
+  }
+}
+
+async function previewOrder(kind, body) {
+  const seat = page.seat;
+  const position = page.summary.position;
+  // A dry run stores nothing, so it takes no seq: sign it with the next one, unused.
+  const stored = loadSeats()[seatKey(seat)] || seat;
+  const seq = Math.max(stored.seq || 0, seat.seq || 0) + 1;
+  const envelope = await signOrder(seat.keyId, {
+    game: seat.game, player: seat.player, seq,
+    turn: position.turn, impulse: position.impulse, step: position.step, kind, body,
+  });
+  try {
+    const { data } = await api(gamePath("/orders?dry_run=true"), { method: "POST",
+      token: seat.token, body: envelope });
+    return data;
+  } catch (error) {
+    if (error.status === 409) refresh().catch(() => {});
+    throw error;
   }
 }
 

@@ -1,17 +1,23 @@
 // The order forms. Each entry of ORDER_FORMS is one form of the "Your orders" panel:
 //
 //   { id, title,
+//     wide: bool              shown as its own card above the map, not in the side panel,
 //     applies(ctx) -> bool    shown only when true (e.g. my side is awaited in its step),
 //     key(ctx) -> string      the form is rebuilt only when this changes, so typing is not
 //                             lost when the state refreshes (default: always the same),
-//     render(ctx) -> Node }   built with ctx.send(kind, body) to sign and send an order.
+//     render(ctx) -> Node     built with ctx.send(kind, body) to sign and send an order,
+//     update(ctx, node) }     optional: called on every refresh that does not rebuild it.
 //
 // ctx = { state, position, me: {side, powers}, mine: my awaiting entries, step,
-//         send(kind, body) -> Promise<bool>, units: my side's units, sideOf(power) }.
-// To add an order kind (mode changes, reorganization), add an entry; the generic form
-// at the end sends any kind with a JSON body meanwhile.
+//         send(kind, body) -> Promise<bool>, preview(kind, body) -> Promise<dry run|null>,
+//         get(path) -> Promise<data> (GET /v1/games/{id}{path}), units: my side's units,
+//         scenario (null until loaded), sideOf(power), controllerOf(power), fail(message),
+//         showError(error) }.
+// To add an order kind, add an entry; the generic form at the end sends any kind with a
+// JSON body meanwhile.
 
 import { h, words } from "./dom.js";
+import { reorgForm } from "./reorg.js";
 
 export const ACTIONS = ["pass", "land", "air", "naval", "combined"];
 export const CHIT_KINDS = ["air", "land", "naval", "combined", "reorganize_hqs"];
@@ -20,7 +26,42 @@ export const DONE_STEPS = ["action", "reaction", "combat", "exploitation", "reor
 export const ORDER_KINDS = ["declare", "initiative.reroll", "initiative.choose", "done",
   "production", "roll", "mode", "release", "report", "reorg"];
 
+export const VOLUNTARY_MODES = ["combat", "move", "reserve", "strat"];
+const MODE_NAMES = { combat: "Combat", move: "Move", reserve: "Reserve", strat: "Strat",
+  exploit: "Exploit", dg: "DG" };
+// Unit types without a Combat side (Transport Points, Organic Trucks, Repl: 5.6b).
+const MOVE_ONLY_TYPES = ["TRANSPORT", "REPL"];
+
 const awaitedIn = (ctx, step) => ctx.mine.find((a) => a.step === step);
+
+const byPlace = ([ia, a], [ib, b]) => String(a.at).localeCompare(String(b.at)) || ia.localeCompare(ib);
+
+/** Effective attack-defence-MA of a unit, as on the counter: "3-3-4". */
+export function strength(unit) {
+  const e = unit.effective;
+  return e ? `${e.attack}-${e.defence}-${e.movement_ma}` : "";
+}
+
+/** Why `unit` may not change mode now, or null (5.4; DESIGN 5.3). */
+function noModeChange(ctx, unit) {
+  const done = unit.this_impulse || {};
+  if (done.mode_changed) return "changed mode this impulse";
+  if (done.moved || done.attacked) return "has moved: modes change as a unit begins to move";
+  if (unit.mode === "exploit") return "in Exploit Mode until clean up";
+  const major = ctx.controllerOf(unit.power);
+  if (ctx.state.powers[major]?.declared === "pass") return `${major} passed this impulse`;
+  return null;
+}
+
+/** The modes `unit` may choose now ([] when none), with its own mode left out unless
+ *  only the orientation changes (Reserve, DG). */
+function modeChoices(unit) {
+  if (unit.mode === "dg") return ["dg"];
+  return VOLUNTARY_MODES.filter((mode) => (mode !== unit.mode || mode === "reserve")
+    && !(mode === "combat" && MOVE_ONLY_TYPES.includes(unit.type))
+    && !(mode === "strat" && unit.type === "TRANSPORT"));
+}
+
 
 /** The powers I hold among those an awaiting entry still waits for. */
 const myPending = (ctx, step) => {
@@ -127,6 +168,145 @@ export const ORDER_FORMS = [
           button("Pass all", () => ctx.send("declare", passAll), { name: "pass-all" })));
     },
   },
+  {
+    id: "mode",
+    title: "Change modes",
+    wide: true,
+    applies: (ctx) => Boolean(awaitedIn(ctx, "action"))
+      && ctx.units.some(([, u]) => u.effective && u.face_up),
+    key: (ctx) => JSON.stringify([ctx.position, ctx.units.filter(([, u]) => u.effective)
+      .map(([id, u]) => [id, u.face_up, u.mode, u.orientation, u.this_impulse])]),
+    render(ctx) {
+      const units = ctx.units.filter(([, u]) => u.effective && u.face_up).sort(byPlace);
+      const down = ctx.units.filter(([, u]) => u.effective && !u.face_up).length;
+      const rows = units.map(([id, u]) => {
+        const why = noModeChange(ctx, u);
+        const choices = why ? [] : modeChoices(u);
+        const mode = h("select", { name: `mode-${id}`, disabled: !choices.length },
+          h("option", { value: "" }, "keep"),
+          choices.map((m) => h("option", { value: m },
+            m === u.mode ? `${MODE_NAMES[m]}: other side up` : MODE_NAMES[m])));
+        const orientation = h("select", { name: `orientation-${id}`, disabled: true },
+          ["combat", "move"].map((o) => h("option", { value: o }, `${o} side`)));
+        orientation.value = u.orientation;
+        const sync = () => {
+          // Combat and Move show their own side, Strat the Move side (5.2, 5.8); Reserve
+          // and DG keep or flip the side showing (5.7a, 5.4).
+          const chosen = mode.value;
+          const free = chosen === "reserve" || chosen === "dg";
+          orientation.disabled = !free;
+          if (!chosen) orientation.value = u.orientation;
+          else if (!free) orientation.value = chosen === "strat" ? "move" : chosen;
+          else if (chosen === "dg" || (chosen === u.mode && orientation.value === u.orientation)) {
+            orientation.value = u.orientation === "combat" ? "move" : "combat";
+          }
+          row.classList.toggle("changed", Boolean(chosen));
+        };
+        mode.addEventListener("change", sync);
+        const row = h(`tr${why ? ".unavailable" : ""}`, { dataset: { unit: id } },
+          h("th", {}, id, h("small.muted", {}, ` ${u.type}`)),
+          h("td", {}, u.at),
+          h("td", {}, MODE_NAMES[u.mode] || u.mode || "—",
+            u.orientation !== u.mode ? h("small.muted", {}, ` (${u.orientation} side)`) : null),
+          h("td.num", { title: "effective attack-defence-MA in its movement step" }, strength(u)),
+          h("td", {}, why ? h("small.muted", {}, why) : mode),
+          h("td", {}, why ? null : orientation));
+        return { id, mode, orientation, row };
+      });
+      const body = () => ({ changes: rows.filter((r) => r.mode.value).map((r) => (
+        ["reserve", "dg"].includes(r.mode.value)
+          ? { unit: r.id, mode: r.mode.value, orientation: r.orientation.value }
+          : { unit: r.id, mode: r.mode.value })) });
+      return h("div", {},
+        h("p.hint", {}, "Each unit changes mode once, as it begins to move, at no MP cost "
+          + "(5.4). All the changes are one order: all or nothing."
+          + (down ? ` ${down} face-down unit(s) cannot move and are not listed.` : "")),
+        h("div.scroll.short", {}, h("table.data.compact.mode-table", {},
+          h("thead", {}, h("tr", {}, h("th", {}, "Unit"), h("th", {}, "At"), h("th", {}, "Mode now"),
+            h("th.num", {}, "A-D-MA"), h("th", {}, "New mode"), h("th", {}, "Orientation"))),
+          h("tbody", {}, rows.map((r) => r.row)))),
+        h("div.buttons", {},
+          button("Change modes", () => {
+            const changes = body();
+            if (!changes.changes.length) {
+              ctx.fail("Choose a new mode for at least one unit.");
+              return;
+            }
+            ctx.send("mode", changes);
+          }, { primary: true, name: "change-modes" })));
+    },
+  },
+  {
+    id: "release",
+    title: "Release reserves",
+    applies: (ctx) => ["reaction", "exploitation"].some((step) => awaitedIn(ctx, step))
+      && ctx.units.some(([, u]) => u.mode === "reserve"),
+    key: (ctx) => JSON.stringify([ctx.position, ctx.units.filter(([, u]) => u.mode === "reserve")
+      .map(([id]) => id)]),
+    render(ctx) {
+      const reaction = Boolean(awaitedIn(ctx, "reaction"));
+      const boxes = ctx.units.filter(([, u]) => u.mode === "reserve").sort(byPlace).map(([id, u]) => ({
+        id, box: h("input", { type: "checkbox", name: `release-${id}`, value: id }), u }));
+      return h("div", {},
+        h("p.hint", {}, reaction
+          ? "Released now, a unit moves half its MA and may overrun and barrage, but not "
+            + "attack in regular combat (5.7b B)."
+          : "Released now, a unit has full movement, barrage and combat (5.7b A)."),
+        h("ul.checks", {}, boxes.map(({ id, box, u }) => h("li", {}, h("label", {}, box,
+          ` ${id} `, h("small.muted", {}, `${u.at} · ${u.orientation} side · ${strength(u)}`))))),
+        h("div.buttons", {}, button("Release", () => {
+          const units = boxes.filter((b) => b.box.checked).map((b) => b.id);
+          if (!units.length) {
+            ctx.fail("Tick at least one unit to release.");
+            return;
+          }
+          ctx.send("release", { units });
+        }, { primary: true, name: "release" })));
+    },
+  },
+  {
+    id: "report",
+    title: "Report moves",
+    applies: (ctx) => ["action", "reaction", "exploitation"].some((step) => awaitedIn(ctx, step))
+      && ctx.units.some(([, u]) => u.effective?.mp_left > 0),
+    key: (ctx) => JSON.stringify([ctx.position, ctx.units.filter(([, u]) => u.effective?.mp_left > 0)
+      .map(([id, u]) => [id, u.at, u.effective.mp_left]), Boolean(ctx.scenario)]),
+    render(ctx) {
+      const movers = ctx.units.filter(([, u]) => u.effective?.mp_left > 0).sort(byPlace);
+      const hexes = (ctx.scenario?.map?.hexes || []).map((x) => x.id);
+      const listId = "report-hexes";
+      const lines = h("div.report-lines");
+      const moves = [];
+      const addLine = () => {
+        const unit = h("select", { name: `move-unit-${moves.length}` }, movers.map(([id, u]) =>
+          h("option", { value: id }, `${id} (${u.at}, ${u.effective.mp_left} MP)`)));
+        const to = h("input", { name: `move-to-${moves.length}`, list: listId, size: 6,
+          placeholder: "hex", required: true });
+        const mp = h("input", { type: "number", name: `move-mp-${moves.length}`, min: 1, max: 99,
+          step: 1, value: 1, required: true });
+        moves.push({ unit, to, mp });
+        lines.append(h("div.report-line", {}, field("Unit", unit), field("To", to), field("MP", mp)));
+      };
+      addLine();
+      return h("div", {},
+        h("p.hint", {}, "Moves played on the board, checked against the modes and the map."),
+        h("datalist", { id: listId }, hexes.map((id) => h("option", { value: id }))),
+        lines,
+        h("div.buttons", {},
+          button("Another move", addLine, { name: "report-add" }),
+          button("Report", () => {
+            const body = { moves: moves.filter((m) => m.to.value.trim()).map((m) => ({
+              unit: m.unit.value, to: m.to.value.trim(),
+              mp: Number.parseInt(m.mp.value, 10) || 0 })) };
+            if (!body.moves.length) {
+              ctx.fail("Give the hex each unit moves to.");
+              return;
+            }
+            ctx.send("report", body);
+          }, { primary: true, name: "report" })));
+    },
+  },
+  reorgForm,
   {
     id: "done",
     title: "Finish the step",

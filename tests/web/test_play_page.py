@@ -3,6 +3,9 @@ against a real server. Three browsers join the three sides through the page, ans
 reroll window, choose the order and play the first impulse (a pass, then done), each
 page following the others' moves live, without reloading; a fourth browser watches as
 the game master. One page has the stream blocked, so the polling fallback is played too.
+Then the Axis plays the second impulse: it declares a land action, changes a unit's mode
+through the mode form (OCS 5.4), finishes the steps and reorganizes its face-down
+armour through the reorganization panel (11.18: options, basket, dry run, order).
 
 Needs /usr/bin/chromium and the playwright package: scripts/install-browser.sh.
 Screenshots go to test-artifacts/.
@@ -21,7 +24,15 @@ import pytest
 from support import SIDES, scenario
 
 try:
-    from playwright.async_api import Browser, BrowserContext, Page, Route, async_playwright, expect
+    from playwright.async_api import (
+        Browser,
+        BrowserContext,
+        Locator,
+        Page,
+        Route,
+        async_playwright,
+        expect,
+    )
 except ImportError:  # reported by the `browser` fixture as a failure, not a skip
     PLAYWRIGHT_MISSING = True
 else:
@@ -225,7 +236,118 @@ async def test_three_browsers_join_and_play_the_first_impulse_live(
     await expect(gm.locator("[name=admin-pause]")).to_be_visible()
 
     for side, page in {**pages, "gm": gm}.items():
-        assert await page.evaluate("window.notReloaded === true"), f"{side} page reloaded"
         await _shot(page, f"{side}-axis-impulse", full_page=True)
     await _shot(axis, "axis-laptop")
+
+    everyone = {**pages, "gm": gm}
+    await _axis_changes_a_mode(axis, everyone)
+    await _axis_reorganizes(axis, everyone)
+
+    for side, page in everyone.items():
+        assert await page.evaluate("window.notReloaded === true"), f"{side} page reloaded"
     assert problems.seen == []
+
+
+def _unit_row(page: Page, unit: str) -> Locator:
+    return page.locator(f"#units-body tr[data-unit='{unit}']")
+
+
+def _rps(page: Page, power: str) -> Locator:
+    return page.locator(f"#powers-body tr[data-power='{power}'] td.rps")
+
+
+async def _axis_changes_a_mode(axis: Page, everyone: dict[str, Page]) -> None:
+    """Impulse 2, action step: Germany's HQ goes from Combat to Move Mode (5.4)."""
+    # Every unit of mini.json is in supply: ger-arm-1 (face down) by the railway from Mitte.
+    for page in everyone.values():
+        await expect(_unit_row(page, "ger-arm-1").locator("td.supply")).to_contain_text(
+            "✓ rail h30 via h20")
+        await expect(_unit_row(page, "ger-hq-1").locator("td.values")).to_have_text("3-3-4")
+    await axis.select_option("[data-form=declare] [name=action-germany]", "land")
+    await axis.select_option("[data-form=declare] [name=action-italy]", "land")
+    await axis.click("[data-form=declare] [name=declare]")
+    await expect(axis.locator("#my-move")).to_have_text("Your move: action")
+    form = axis.locator("[data-form=mode]")
+    # Face-down units cannot move, so they change no mode: ger-arm-1 is not listed.
+    await expect(form.locator("tr[data-unit]")).to_have_count(2)
+    await expect(form.locator("tr[data-unit='ger-arm-1']")).to_have_count(0)
+    # Move Mode shows the Move side (5.2); the HQ may move 4 MP now in Combat Mode.
+    await expect(_unit_row(axis, "ger-hq-1").locator("td.values")).to_have_text("3-3-4 4/4 MP")
+    await form.locator("[name='mode-ger-hq-1']").select_option("move")
+    await expect(form.locator("[name='orientation-ger-hq-1']")).to_have_value("move")
+    await expect(form.locator("[name='orientation-ger-hq-1']")).to_be_disabled()
+    await _shot(axis, "axis-mode-form")
+    await form.locator("[name=change-modes]").click()
+    for page in everyone.values():
+        row = _unit_row(page, "ger-hq-1")
+        await expect(row.locator("td.mode")).to_contain_text("move")
+        await expect(row.locator("td.mode .mark")).to_have_text("mode changed")
+        await expect(row.locator("td.values .strength")).to_have_text("1-1-8")
+        await expect(page.locator("#log-list li").first).to_contain_text(
+            "ger-hq-1 in h30: Combat/combat -> Move/move.")
+    await expect(_unit_row(axis, "ger-hq-1").locator("td.values")).to_have_text("1-1-8 8/8 MP")
+    # The form now says the HQ changed mode this impulse (5.4: once per unit).
+    await expect(form.locator("tr[data-unit='ger-hq-1']")).to_contain_text(
+        "changed mode this impulse")
+
+    # The Italian corps moves next door, reported through the report form.
+    report = axis.locator("[data-form=report]")
+    await report.locator("[name=move-unit-0]").select_option("ita-inf-1")
+    await report.locator("[name=move-to-0]").fill("h20")
+    await report.locator("[name=move-mp-0]").fill("2")
+    await report.locator("[name=report]").click()
+    for page in everyone.values():
+        row = _unit_row(page, "ita-inf-1")
+        await expect(row.locator("td.at")).to_have_text("h20")
+        await expect(row.locator("td.mode .mark")).to_have_text("moved")
+    await expect(_unit_row(axis, "ita-inf-1").locator("td.values")).to_have_text("3-3-4 2/4 MP")
+
+
+async def _axis_reorganizes(axis: Page, everyone: dict[str, Page]) -> None:
+    """Action and combat done; in its reorganization step the Axis reorganizes ger-arm-1
+    from the primary source Mitte (11.18.5) through the panel, after a dry run."""
+    await axis.click("[data-form=done] [name=done]")
+    await _expect_step(axis, "combat")
+    await axis.click("[data-form=done] [name=done]")
+    for page in everyone.values():
+        await _expect_step(page, "reorganization")
+        await expect(_rps(page, "germany")).to_have_text("35")  # accrued as the step began
+    panel = axis.locator("[data-form=reorg]")
+    await expect(panel.locator(".unit-picks li")).to_have_count(1)
+    await expect(panel.locator(".rp-total")).to_contain_text("0 RPs in the basket of 35 left")
+    await panel.locator("[name='reorg-unit-ger-arm-1']").click()
+    primary = panel.locator(".option.legal[data-method=primary]")
+    await expect(primary).to_contain_text("Mitte (h30)")
+    await expect(primary).to_contain_text("5 RPs")
+    await expect(primary).to_contain_text("path h30 → h20 (basic, 2 hexes)")
+    await expect(panel.locator(".option.legal[data-method=hq]")).to_contain_text(
+        "ger-hq-1 turns face down")
+    await expect(panel.locator(".option.illegal[data-method=chit]")).to_contain_text(
+        "germany played no chit this impulse")
+    await expect(panel.locator(".option.illegal[data-method=at_sea]")).to_contain_text(
+        "ger-arm-1 is on a hex, not in a sea area (11.18.10)")
+    await primary.locator("button").click()
+    await expect(panel.locator(".reorg-basket tbody tr")).to_have_count(1)
+    await expect(panel.locator(".rp-total")).to_contain_text(
+        "5 RPs in the basket of 35 left (30 would be left)")
+    await expect(panel.locator(".unit-picks li[data-unit='ger-arm-1']")).to_contain_text(
+        "in basket")
+    await panel.locator("[name=reorg-preview]").click()
+    await expect(panel.locator(".preview")).to_contain_text(
+        "Dry run: valid. ger-arm-1 5 RPs; germany would have 30 RPs left.")
+    await expect(_rps(axis, "germany")).to_have_text("35")  # the dry run changed nothing
+    await _shot(axis, "axis-reorganize")
+    await panel.locator("[name=reorg-submit]").click()
+    for page in everyone.values():
+        await expect(_unit_row(page, "ger-arm-1").locator("td.face")).to_have_text("up")
+        await expect(_rps(page, "germany")).to_have_text("30")
+        await expect(page.locator("#log-list")).to_contain_text(
+            "germany reorganizes ger-arm-1 from primary source Mitte (5 RPs): face up.")
+    await expect(panel.locator(".unit-picks li")).to_have_count(0)
+    await expect(panel).to_contain_text("No face-down units: nothing to reorganize.")
+    await _shot(axis, "axis-reorganized")
+    await axis.click("[data-form=done] [name=done]")
+    for page in everyone.values():
+        await _expect_step(page, "declare")
+        await expect(page.locator("#status-phasing")).to_have_text("allies")
+        await expect(_rps(page, "germany")).to_have_text("0")  # unspent RPs lapse

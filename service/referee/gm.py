@@ -1,0 +1,351 @@
+"""The game master's use cases that need more than the rules: a rollback (find the
+impulse in the live log, the events it abandons, the state to restore), key
+replacement and seat reassignment (tokens, keys and join codes live in the database),
+playing a dropped-out side, and the import of another server's export.
+
+See docs/game-master.md for what each does and what every side sees of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from service.crypto import tokens
+from service.crypto.canonical import canonical_bytes, sha256_hex
+from service.referee.core import (
+    SNAPSHOT_AFTER,
+    Applied,
+    apply,
+    event_record,
+    lock_game,
+    rfc3339,
+    state_of,
+    utc_now,
+)
+from service.referee.games import check_public_key
+from service.referee.reads import rollbacks, rolled_back
+from service.rules import RULES_VERSION, Actor, Command, Event, Setup, evolve, initial_state
+from service.rules.awaiting import awaiting, next_due
+from service.rules.codec import to_data
+from service.rules.decide import position
+from service.rules.errors import Malformed, Refused
+from service.rules.gm import KEPT_KINDS
+from service.rules.options import resolve_options
+from service.rules.scenario import ScenarioInvalid, parse_scenario
+from service.rules.state import State, state_from_data
+from service.store.models import (
+    EventRow,
+    GameRow,
+    OrderRow,
+    PlayerRow,
+    SnapshotRow,
+    WebhookRow,
+    table,
+)
+
+GM = Actor(id="gm", role="gm")
+
+
+def _command(kind: str, body: Mapping[str, Any], extra: Mapping[str, Any] | None = None
+             ) -> Command:
+    return Command(kind=kind, body=body, actor=GM, at=rfc3339(utc_now()), extra=extra or {})
+
+
+async def state_after(session: AsyncSession, game: GameRow, seq: int) -> dict[str, Any]:
+    """The plain data of the game's state right after event `seq`: the newest snapshot
+    at or before it, and the events since (a rollback event carries its state, so the
+    fold is right across earlier rollbacks too)."""
+    setup = state_of(game).setup
+    snapshot = (await session.execute(
+        select(SnapshotRow.seq, SnapshotRow.state)
+        .where(SnapshotRow.game_id == game.id, SnapshotRow.seq <= seq)
+        .order_by(SnapshotRow.seq.desc()).limit(1))).first()
+    if snapshot is None:
+        raise RuntimeError(f"game {game.id} has no snapshot before event {seq}")
+    state = state_from_data(snapshot.state, setup)
+    rows = (await session.execute(
+        select(EventRow).where(EventRow.game_id == game.id, EventRow.seq > snapshot.seq,
+                               EventRow.seq <= seq).order_by(EventRow.seq))).scalars()
+    for row in rows:
+        state = evolve(state, Event.from_record(event_record(row)))
+    data: dict[str, Any] = to_data(state)
+    return data
+
+
+async def _impulse_start(session: AsyncSession, game: GameRow, turn: int, impulse: int
+                         ) -> int | None:
+    """The seq of the event that opened the declaration of the live impulse `impulse` of
+    turn `turn` (the `step.began` right after its `impulse.began`), if any."""
+    abandoned = await rollbacks(session, game.id)
+    began = (await session.execute(
+        select(EventRow.seq).where(
+            EventRow.game_id == game.id, EventRow.kind == "impulse.began",
+            EventRow.turn == turn, EventRow.data["impulse"].as_integer() == impulse)
+    )).scalars().all()
+    live = [seq for seq in began if not rolled_back(seq, abandoned)]
+    if not live:
+        return None
+    start = max(live) + 1
+    kind = await session.scalar(select(EventRow.kind).where(EventRow.game_id == game.id,
+                                                            EventRow.seq == start))
+    return start if kind == "step.began" else None
+
+
+async def rollback(session: AsyncSession, game_id: str, body: Mapping[str, Any]) -> Applied:
+    """Roll the game back to the start of an impulse; past revealed dice, propose it to
+    the other sides instead."""
+    game = await lock_game(session, game_id)
+    turn, impulse = body.get("turn"), body.get("impulse")
+    extra: dict[str, Any] = {}
+    if isinstance(turn, int) and isinstance(impulse, int):
+        start = await _impulse_start(session, game, turn, impulse)
+        if start is None:
+            raise Refused("rollback/unknown_impulse", f"impulse {impulse} of turn {turn} never "
+                          "began in the live log (or was itself rolled back)",
+                          rule="docs/game-master.md",
+                          errors=[("/impulse", "no such impulse start")])
+        if start >= game.head_seq:
+            raise Refused("rollback/nothing_to_undo", f"impulse {impulse} of turn {turn} has "
+                          "just begun: nothing to roll back", rule="docs/game-master.md")
+        abandoned = await rollbacks(session, game.id)
+        rows = (await session.execute(
+            select(EventRow.seq, EventRow.kind).where(EventRow.game_id == game.id,
+                                                      EventRow.seq > start)
+        )).all()
+        rolls = sum(1 for seq, kind in rows
+                    if kind == "dice.rolled" and not rolled_back(seq, abandoned))
+        extra["rollback"] = {
+            "to_seq": start, "abandons": [start + 1, game.head_seq],
+            "kept": sorted(seq for seq, kind in rows if kind in KEPT_KINDS),
+            "rolls": rolls, "restore": await state_after(session, game, start),
+        }
+    return await apply(session, game, _command("admin.rollback", body, extra))
+
+
+async def restore_for(session: AsyncSession, game: GameRow, kind: str) -> dict[str, Any]:
+    """The `extra` a command needs when it may complete a pending rollback proposal:
+    the state to restore."""
+    proposal = state_of(game).proposal
+    if proposal is None or kind not in ("consent", "admin.act"):
+        return {}
+    return {"restore": await state_after(session, game, proposal.to_seq)}
+
+
+async def act(session: AsyncSession, game_id: str, body: Mapping[str, Any]) -> Applied:
+    """The GM plays a side that dropped out (or whose seat awaits a substitute)."""
+    game = await lock_game(session, game_id)
+    return await apply(session, game, _command("admin.act", body,
+                                               await restore_for(session, game, "admin.act")))
+
+
+async def _player(session: AsyncSession, game_id: str, player_id: str) -> PlayerRow:
+    found = await session.get(PlayerRow, (game_id, player_id))
+    if found is None:
+        raise Malformed("admin/unknown_player", f"no player {player_id!r} in this game",
+                        errors=[("/player_id", "unknown player")])
+    return found
+
+
+async def replace_key(session: AsyncSession, game_id: str, player_id: str,
+                      body: Mapping[str, Any]) -> dict[str, Any]:
+    """Bind a new Ed25519 key to a player; the player's orders after the key's event
+    verify with it (the export keeps every key with the event it applies after)."""
+    game = await lock_game(session, game_id)
+    key = str(body["public_key"])
+    check_public_key(key)
+    player = await _player(session, game_id, player_id)
+    applied = await apply(session, game, _command(
+        "admin.replace_key", {"player_id": player_id, "public_key": key,
+                              "reason": body.get("reason", "")}))
+    keys = list(player.keys or [{"public_key": player.public_key, "from_seq": 0}])
+    keys.append({"public_key": key, "from_seq": applied.events[0]["seq"]})
+    values: dict[str, Any] = {"public_key": key, "keys": keys}
+    token = None
+    if body.get("new_token"):
+        token = tokens.new_token()
+        values["token_hash"] = tokens.hash_token(token)
+    await session.execute(update(PlayerRow).where(PlayerRow.game_id == game_id,
+                                                  PlayerRow.id == player_id).values(**values))
+    return {**_result(applied), "player_id": player_id, "token": token}
+
+
+async def reopen_seat(session: AsyncSession, game_id: str, player_id: str,
+                      body: Mapping[str, Any]) -> dict[str, Any]:
+    """Reassign a seat: revoke its player's token and issue a join code with which a
+    substitute takes the seat (POST /seats/{side})."""
+    game = await lock_game(session, game_id)
+    await _player(session, game_id, player_id)
+    applied = await apply(session, game, _command(
+        "admin.reopen_seat", {"player_id": player_id, "reason": body.get("reason", "")}))
+    code = tokens.new_join_code()
+    codes = {**(game.substitute_codes or {}), player_id: tokens.hash_token(code)}
+    await session.execute(update(GameRow).where(GameRow.id == game_id)
+                          .values(substitute_codes=codes))
+    await session.execute(update(PlayerRow).where(PlayerRow.game_id == game_id,
+                                                  PlayerRow.id == player_id)
+                          .values(active=False))
+    await session.execute(delete(WebhookRow).where(WebhookRow.game_id == game_id,
+                                                   WebhookRow.player_id == player_id))
+    seat = state_of(game).seats[player_id]
+    return {**_result(applied), "side": seat.side, "powers": list(seat.powers),
+            "join_code": code}
+
+
+def _result(applied: Applied) -> dict[str, Any]:
+    return {"version": applied.version, "events": applied.events,
+            "position": position(applied.state), "awaiting": awaiting(applied.state)}
+
+
+# --------------------------------------------------------------------------- import
+
+
+def _problem(path: str, message: str) -> Malformed:
+    return Malformed("import/invalid_export", f"{path}: {message}",
+                     rule="docs/game-master.md", errors=[(path, message)])
+
+
+def _dice_config(export: Mapping[str, Any]) -> dict[str, Any]:
+    """The imported game's dice: a seeded game's master seed is secret until the game
+    ends, so an unfinished seeded game goes on with fair dice; a scripted game keeps
+    its script if the export has it (finished games), else falls back to fair rolls."""
+    dice = export["dice"]
+    mode = dice.get("mode")
+    if mode == "seeded" and isinstance(dice.get("master_seed"), str):
+        return {"mode": "seeded", "seed": dice["master_seed"]}
+    if mode == "scripted":
+        script = dice.get("script")
+        return {"mode": "scripted", "script": script if isinstance(script, dict) else {}}
+    return {"mode": "fair"}
+
+
+async def import_game(session: AsyncSession, export: Mapping[str, Any]) -> dict[str, Any]:
+    """Create a game from a verified, complete export; the hash chain goes on from its
+    last event. Players keep their ids and keys and get new tokens; the GM gets a new
+    token and new join codes. The current turn's dice seed stayed on the old server, so
+    the rest of the turn gets a new commitment (`dice.recommitted`)."""
+    from service.verify import verify_export
+
+    if export.get("format") != "wif-referee-export/1":
+        raise _problem("/format", "expected wif-referee-export/1")
+    if export.get("complete") is not True:
+        raise _problem("/complete", "the export withholds sealed decisions: export it as "
+                       "the GM")
+    try:
+        report = verify_export(dict(export))
+    except Exception as error:  # noqa: BLE001 - any malformed export is a 422
+        raise _problem("/", f"the export cannot be verified: {type(error).__name__}") from None
+    failed = [c for c in report.checks if not c.ok]
+    if failed:
+        raise Malformed("import/verification_failed", f"the export does not verify: "
+                        f"{failed[0].name}: {failed[0].detail}", rule="docs/game-master.md",
+                        errors=[(f"/{c.name.replace(' ', '_')}", c.detail) for c in failed])
+    game_id = str(export["game"]["id"])
+    if await session.get(GameRow, game_id) is not None:
+        raise Refused("import/exists", f"game {game_id} already exists on this server",
+                      rule="docs/game-master.md")
+    try:
+        scenario = parse_scenario(export["scenario"])
+    except ScenarioInvalid:
+        raise _problem("/scenario", "not a valid scenario") from None
+    options = resolve_options(export["options"], len(scenario.sides),
+                              tuple(s.id for s in scenario.sides))
+    _check_members(export, tuple(s.id for s in scenario.sides))
+    dice = _dice_config(export)
+    setup = Setup(game_id=game_id, scenario=scenario, options=options, dice_mode=dice["mode"])
+    events: list[dict[str, Any]] = list(export["events"])
+    state, snapshots = _replay(setup, events)
+    head = events[-1]
+    gm_token = tokens.new_token()
+    codes = {s.id: tokens.new_join_code() for s in scenario.sides}
+    session.add(GameRow(
+        id=game_id, name=str(export["game"].get("name") or game_id), status=state.status,
+        version=int(export["game"].get("version") or 0), scenario=export["scenario"],
+        options=options, dice=dice, gm_token_hash=tokens.hash_token(gm_token),
+        join_codes={s: tokens.hash_token(c) for s, c in codes.items()}, state={},
+        head_seq=int(head["seq"]), head_hash=str(head["hash"]), rules_version=RULES_VERSION,
+        next_deadline=_moment(next_due(state)),
+        step_started_at=_moment(state.turn.step_started_at), substitute_codes={},
+    ))
+    await session.flush()
+    await session.execute(insert(table(EventRow)), [
+        {k: e[k] for k in ("seq", "turn", "impulse", "step", "kind", "actor", "text", "data",
+                           "rules_version", "hash")}
+        | {"game_id": game_id, "at": datetime.fromisoformat(e["at"])} for e in events])
+    await session.execute(insert(table(SnapshotRow)), [
+        {"game_id": game_id, "seq": seq, "turn": data["turn"]["number"],
+         "impulse": data["turn"]["impulse"], "state": data} for seq, data in snapshots])
+    player_tokens: dict[str, dict[str, Any]] = {}
+    for p in export["players"]:
+        token = tokens.new_token()
+        active = bool(p.get("active", True))
+        player_tokens[p["id"]] = {"side": p["side"], "name": p["name"],
+                                  "token": token if active else None}
+        await session.execute(insert(PlayerRow).values(
+            game_id=game_id, id=p["id"], side=p["side"], name=p["name"],
+            powers=list(p["powers"]), public_key=p["public_key"],
+            token_hash=tokens.hash_token(token), active=active,
+            keys=p.get("keys") or [{"public_key": p["public_key"], "from_seq": 0}]))
+    orders = [o for o in export["orders"] if isinstance(o, Mapping)]
+    if orders:
+        await session.execute(insert(table(OrderRow)), [
+            {"game_id": game_id, "player_id": o["order"]["player"], "seq": o["order"]["seq"],
+             "order_hash": sha256_hex(canonical_bytes(o["order"])),
+             "envelope": {"order": o["order"], "signature": o["signature"]},
+             "result": {"accepted": True, "imported": True},
+             "first_event": o.get("first_event")} for o in orders])
+    game = await lock_game(session, game_id)
+    source = {"rules_version": export["game"].get("rules_version"),
+              "version": export["game"].get("version"), "events": len(events),
+              "dice_mode": export["dice"].get("mode")}
+    applied = await apply(session, game, _command("game.import", {"source": source}))
+    return {"id": game_id, "gm_token": gm_token, "join_codes": codes,
+            "players": player_tokens, "version": applied.version,
+            "events": applied.events}
+
+
+def _check_members(export: Mapping[str, Any], sides: tuple[str, ...]) -> None:
+    """Players and orders the database can take (verification checked their keys and
+    signatures, not their shape)."""
+    seen: set[str] = set()
+    for i, p in enumerate(export["players"]):
+        ok = (isinstance(p.get("id"), str) and p["id"] not in seen and p.get("side") in sides
+              and isinstance(p.get("name"), str) and isinstance(p.get("powers"), list)
+              and isinstance(p.get("keys", []), list))
+        if not ok:
+            raise _problem(f"/players/{i}", "a player is {id (unique), side, name, powers, "
+                           "public_key, keys}")
+        seen.add(p["id"])
+    orders: set[tuple[Any, Any]] = set()
+    for i, o in enumerate(export["orders"]):
+        order = o.get("order") if isinstance(o, Mapping) else None
+        key = (order.get("player"), order.get("seq")) if isinstance(order, Mapping) else None
+        if key is None or key[0] not in seen or not isinstance(key[1], int) or key in orders \
+                or not isinstance(o.get("first_event", 0), int | None):
+            raise _problem(f"/orders/{i}", "an order of a player of the game, its seq unused")
+        orders.add(key)
+
+
+def _moment(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
+
+
+def _replay(setup: Setup, events: list[dict[str, Any]]
+            ) -> tuple[State, list[tuple[int, dict[str, Any]]]]:
+    """The state after `events` and the snapshots the referee keeps (game.created,
+    impulse.began, turn.began, and the head)."""
+    state = initial_state(setup)
+    snapshots: list[tuple[int, dict[str, Any]]] = []
+    for record in events:
+        state = evolve(state, Event.from_record(record))
+        if record["kind"] in SNAPSHOT_AFTER or record is events[-1]:
+            snapshots.append((int(record["seq"]), to_data(state)))
+    return state, snapshots
+
+
+__all__ = ["act", "import_game", "reopen_seat", "replace_key", "restore_for", "rollback",
+           "state_after"]
