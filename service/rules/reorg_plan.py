@@ -112,7 +112,12 @@ class _Candidates:
     none: dict[str, str] = field(default_factory=dict)  # method -> why there is nothing
 
     def add(self, method: str, **fields: str) -> None:
-        self.items.setdefault(method, []).append({"method": method, **fields})
+        """One candidate; a source found twice (a city with a supply unit that is also a
+        secondary source) is listed once."""
+        item = {"method": method, **fields}
+        listed = self.items.setdefault(method, [])
+        if item not in listed:
+            listed.append(item)
 
 
 class Planner:

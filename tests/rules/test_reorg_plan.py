@@ -107,3 +107,24 @@ def test_a_unit_at_sea_plans_at_sea_and_chits_only_11_18_10() -> None:
     illegal = {o.method: o.reason for o in plan.illegal}
     assert illegal["hq"] == "cw-dd is in sea area channel: at sea only at-sea reorganization " \
                             "(11.18.10) and chits apply"
+
+
+def test_planning_lists_each_option_once_on_the_demo_scenario() -> None:
+    """A source that qualifies twice (11.18.7 city with a supply unit and a secondary
+    source) is offered once."""
+    import json
+
+    from service.rules import Setup, initial_state
+    from service.rules.options import resolve_options
+    from service.rules.reorg_plan import reorg_options
+    from service.rules.scenario import load_builtin_scenario
+
+    sc = load_builtin_scenario("dno-demo")
+    state = initial_state(Setup("g", sc, resolve_options(None, 3), "fair"))
+    for uid, unit in state.units.items():
+        if unit.face_up:
+            continue
+        plan = reorg_options(state, uid).as_data()
+        keys = [json.dumps(o["item"], sort_keys=True) for o in plan["options"] + plan["illegal"]
+                if o["item"]]
+        assert len(keys) == len(set(keys)), uid
