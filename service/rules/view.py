@@ -116,6 +116,7 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
         },
         "units": {uid: _unit_view(uid, state) for uid in state.units},
         "reorg": reorg_view(state, None if viewer.role == "gm" else viewer.side),
+        "minors": {m.id: m.controller for m in setup.scenario.minors},
         "eliminated": dict(state.modes.eliminated),
         "map_edits": {h: {"controller": e.controller, "port_damaged": e.port_damaged}
                       for h, e in state.map_edits.items()},

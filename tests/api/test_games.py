@@ -31,6 +31,7 @@ async def test_create_from_the_builtin_dno_demo(client: httpx.AsyncClient) -> No
     assert {a["step"] for a in state["awaiting"]} == {"join"}
     assert {a["side"] for a in state["awaiting"]} == set(SIDES)
     assert state["turn"]["threshold"] == 83
+    assert state["minors"]["hungary"] == "germany"
 
 
 async def test_create_from_an_inline_scenario_with_options(client: httpx.AsyncClient) -> None:
