@@ -127,7 +127,7 @@ def run_level(server: h.Server, db: h.Database, label: str, seats: list[h.Seat],
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()),
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="\n".join(__doc__.splitlines()[2:]))
     parser.add_argument("--seconds", type=float, default=5.0, help="measured seconds per level")

@@ -144,7 +144,7 @@ def report(counts: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--orders", type=int, default=50, help="orders to average over")
     args = parser.parse_args()
     with h.database() as db:
