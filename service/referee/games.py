@@ -16,10 +16,8 @@ from service.referee.core import (
     append,
     apply,
     game_lock_key,
-    get_game,
     lock_game,
     rfc3339,
-    setup_of,
     state_of,
     utc_now,
 )
@@ -225,14 +223,6 @@ async def sweep_deadlines(session: AsyncSession, now: Any = None, limit: int = 2
         except RulesError:
             continue
     return applied
-
-
-def current_setup(game: GameRow) -> Setup:
-    return setup_of(game)
-
-
-async def load(session: AsyncSession, game_id: str) -> GameRow:
-    return await get_game(session, game_id)
 
 
 __all__ = ["Refused", "Unauthorized", "create_game", "gm_command", "join_seat", "state_of",
