@@ -41,8 +41,7 @@ def main() -> None:
     args = parser.parse_args()
     started = time.monotonic()
     print(f"machine: {h.conditions()}", flush=True)
-    from service.rules.scenario import scenario_to_json
-    from service.rules.synthetic import generate_scenario
+    from service.rules.scenario import generate_scenario, scenario_to_json
 
     big = scenario_to_json(generate_scenario(args.hexes, args.units, 0))
     size = len(json.dumps(big)) / 1e6

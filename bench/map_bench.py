@@ -24,10 +24,9 @@ from typing import Any, TypeVar
 
 sys.path.insert(0, str(FilePath(__file__).resolve().parent.parent))
 
-from service.rules.board import Board, Path, basic_path, rail_path  # noqa: E402
-from service.rules.state import UnitState  # noqa: E402
-from service.rules.supply import in_communication, supply_report  # noqa: E402
-from service.rules.synthetic import generate_scenario  # noqa: E402
+from service.rules.board import Board, Path, basic_path, in_communication, rail_path, supply_report
+from service.rules.scenario import generate_scenario
+from service.rules.state import UnitState
 
 T = TypeVar("T")
 

@@ -21,9 +21,9 @@ from pathlib import Path as FilePath
 sys.path.insert(0, str(FilePath(__file__).resolve().parent.parent))
 
 from service.rules.options import resolve_options  # noqa: E402
-from service.rules.reorg_plan import Planner, reorg_options  # noqa: E402
-from service.rules.state import Setup, initial_state  # noqa: E402
-from service.rules.synthetic import generate_scenario  # noqa: E402
+from service.rules.reorg import Planner, reorg_options
+from service.rules.scenario import generate_scenario
+from service.rules.state import Setup, initial_state
 
 
 def main() -> None:

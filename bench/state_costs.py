@@ -124,8 +124,7 @@ def main() -> None:
     parser.add_argument("--hexes", type=int, default=20000)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    from service.rules.scenario import load_builtin_scenario
-    from service.rules.synthetic import generate_scenario
+    from service.rules.scenario import generate_scenario, load_builtin_scenario
 
     print(f"machine: {h.conditions()}", flush=True)
     scenarios = {"dno-demo (144 units)": load_builtin_scenario("dno-demo"),

@@ -38,10 +38,10 @@ from typing import Any
 
 from service.rules import state as st
 from service.rules.awaiting import awaiting
-from service.rules.decide import Actor, Command, decide
+from service.rules.command import Actor, Command
+from service.rules.decide import decide
 from service.rules.dice import Roll
 from service.rules.events import Event
-from service.rules.evolve import fold
 from service.rules.options import DEFAULT_WEATHER_TABLE, resolve_options
 from service.rules.scenario import Scenario, parse_scenario
 from service.rules.state import Setup, State, initial_state
@@ -194,8 +194,8 @@ class Simulation:
 
     def send(self, kind: str, body: dict[str, Any], side: str) -> list[Event]:
         command = Command(kind=kind, body=body, actor=self.actors[side], at=AT)
-        events = decide(self.state, command, self.dice)
-        self.state = fold(self.state, events)
+        decision = decide(self.state, command, self.dice)
+        events, self.state = decision.events, decision.state
         if self.observe is not None:
             for event in events:
                 self.observe(event)

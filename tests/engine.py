@@ -62,8 +62,10 @@ class Table:
                           powers=self.state.side_powers(side))
         else:
             actor = Actor(id=role, role=role)
-        events = decide(self.state, Command(kind, body or {}, actor, at), self.dice)
-        self.state = fold(self.state, events)
+        before = self.state
+        decision = decide(self.state, Command(kind, body or {}, actor, at), self.dice)
+        events, self.state = decision.events, decision.state
+        assert fold(before, events) == self.state  # evolve replays what decide saw
         self.events += events
         return events
 

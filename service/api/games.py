@@ -36,8 +36,7 @@ from service.referee import reads
 from service.referee.core import GameNotFound, load_state, state_of
 from service.referee.orders import dry_run as dry_run_order
 from service.referee.orders import submit_order
-from service.rules.awaiting import awaiting
-from service.rules.decide import position
+from service.rules.awaiting import awaiting, position
 from service.store.models import GameRow, PlayerRow
 
 router = APIRouter(prefix="/v1")

@@ -13,7 +13,7 @@ from service.api.games import GameId, transaction
 from service.api.problems import Problem
 from service.referee.core import state_of
 from service.referee.planning import plan
-from service.rules.decide import position
+from service.rules.awaiting import position
 
 router = APIRouter(prefix="/v1")
 

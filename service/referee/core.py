@@ -351,7 +351,7 @@ async def apply(session: AsyncSession, game: GameRow, command: Command) -> Appli
     """Decide `command` on a locked game and append what it causes."""
     state = await load_state(session, game)
     dice = await server_dice(session, game, state.turn.number)
-    events = decide(state, command, dice)
+    events = decide(state, command, dice).events
     return await append(session, game, state, events, dice)
 
 

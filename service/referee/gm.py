@@ -30,9 +30,8 @@ from service.referee.core import (
 from service.referee.games import check_public_key
 from service.referee.reads import rollbacks, rolled_back
 from service.rules import RULES_VERSION, Actor, Command, Event, Setup, evolve, initial_state
-from service.rules.awaiting import awaiting, next_due
+from service.rules.awaiting import awaiting, next_due, position
 from service.rules.codec import to_data
-from service.rules.decide import position
 from service.rules.errors import Malformed, Refused
 from service.rules.gm import KEPT_KINDS
 from service.rules.options import resolve_options
@@ -127,20 +126,10 @@ async def rollback(session: AsyncSession, game_id: str, body: Mapping[str, Any])
     return await apply(session, game, _command("admin.rollback", body, extra))
 
 
-async def restore_for(session: AsyncSession, game: GameRow, kind: str) -> dict[str, Any]:
-    """The `extra` a command needs when it may complete a pending rollback proposal:
-    the state to restore."""
-    proposal = state_of(game).proposal
-    if proposal is None or kind not in ("consent", "admin.act"):
-        return {}
-    return {"restore": await state_after(session, game, proposal.to_seq)}
-
-
 async def act(session: AsyncSession, game_id: str, body: Mapping[str, Any]) -> Applied:
     """The GM plays a side that dropped out (or whose seat awaits a substitute)."""
     game = await lock_game(session, game_id)
-    return await apply(session, game, _command("admin.act", body,
-                                               await restore_for(session, game, "admin.act")))
+    return await apply(session, game, _command("admin.act", body))
 
 
 async def _player(session: AsyncSession, game_id: str, player_id: str) -> PlayerRow:
@@ -347,5 +336,5 @@ def _replay(setup: Setup, events: list[dict[str, Any]]
     return state, snapshots
 
 
-__all__ = ["act", "import_game", "reopen_seat", "replace_key", "restore_for", "rollback",
+__all__ = ["act", "import_game", "reopen_seat", "replace_key", "rollback",
            "state_after"]

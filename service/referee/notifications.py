@@ -18,8 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from service.crypto import webhooks
 from service.referee.core import rfc3339, utc_now
 from service.rules import State
-from service.rules.awaiting import awaiting
-from service.rules.decide import position
+from service.rules.awaiting import awaiting, position
 from service.store.models import DeliveryRow, OutboxRow, PlayerRow, WebhookRow
 
 MAX_ATTEMPTS = 8

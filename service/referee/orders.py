@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import insert
@@ -13,10 +13,8 @@ from service.crypto import signing
 from service.crypto.canonical import canonical_bytes, sha256_hex
 from service.referee.core import apply, lock_for_order, lock_game, rfc3339, state_of, utc_now
 from service.referee.games import Unauthorized
-from service.referee.gm import restore_for
-from service.rules import Actor, Command, decide, fold
-from service.rules.awaiting import awaiting
-from service.rules.decide import position
+from service.rules import Actor, Command, decide
+from service.rules.awaiting import awaiting, position
 from service.rules.errors import Forbidden, Malformed, Refused
 from service.store.models import OrderRow, PlayerRow, table
 
@@ -57,17 +55,15 @@ async def dry_run(session: AsyncSession, game_id: str, caller: PlayerRow,
     _check_signer(caller, envelope)
     state = state_of(game)
     command = _command(caller, order)
-    if order["kind"] == "consent":
-        command = replace(command, extra=await restore_for(session, game, "consent"))
     try:
-        events = decide(state, command, _NoDice())
+        decision = decide(state, command, _NoDice())
     except _WouldRoll:
         return {"valid": True, "dry_run": True, "rolls_dice": True, "events": [],
                 "note": "the order is valid; what follows depends on dice, which are "
                         "rolled only when the order is submitted"}
-    after = fold(state, events)
+    after = decision.state
     return {"valid": True, "dry_run": True, "rolls_dice": False,
-            "events": [e.record(game.head_seq + i + 1) for i, e in enumerate(events)],
+            "events": [e.record(game.head_seq + i + 1) for i, e in enumerate(decision.events)],
             "position": position(after), "awaiting": awaiting(after)}
 
 
@@ -116,8 +112,6 @@ async def submit_order(
         raise Refused("order/seq_reused", f"seq {order['seq']} was already used for another "
                       "order", rule="DESIGN 4.1", errors=[("/order/seq", "reused")])
     command = _command(caller, order)
-    if order["kind"] == "consent":  # the last consent completes the rollback
-        command = replace(command, extra=await restore_for(session, game, "consent"))
     applied = await apply(session, game, command)
     result = {
         "accepted": True,

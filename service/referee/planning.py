@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from service.referee.core import state_of
-from service.rules.reorg_plan import Plan, Planner
+from service.rules.reorg import Plan, Planner
 from service.store.models import GameRow
 
 _PLANNERS: OrderedDict[tuple[str, int], Planner] = OrderedDict()

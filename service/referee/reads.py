@@ -12,8 +12,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from service.referee.core import event_record, state_of
 from service.rules import Event
+from service.rules.board import state_supply
 from service.rules.codec import to_data
-from service.rules.supply import state_supply
 from service.rules.view import Viewer, is_sealed, view
 from service.store.models import EventRow, GameRow, OrderRow
 

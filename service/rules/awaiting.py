@@ -13,6 +13,17 @@ from typing import Any
 from service.rules import state as st
 from service.rules.state import State
 
+
+def current_step(state: State) -> str:
+    """The step orders must name: `consent` while a rollback proposal is pending."""
+    return CONSENT if state.proposal is not None else state.turn.step
+
+
+def position(state: State) -> dict[str, Any]:
+    return {"turn": state.turn.number, "impulse": state.turn.impulse,
+            "step": current_step(state)}
+
+
 CONSENT = "consent"
 
 

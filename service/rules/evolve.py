@@ -1,32 +1,34 @@
-"""`evolve(state, event) -> state`: apply one fact. Handlers register by event kind.
+"""`evolve(state, event) -> state`: apply one fact, by the explicit table of event kinds
+each package keeps (`EVOLVE`). An event kind no package changes the state for (a roll's
+label, a refusal in the log) leaves it as it is.
 
 Replaying a game's events from its initial state with `fold` must give its snapshot.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Mapping
 
+from service.rules import gm, modes, reorg, turn
 from service.rules.events import Event
-from service.rules.state import State
-
-Handler = Callable[[State, Event], State]
-HANDLERS: dict[str, Handler] = {}
+from service.rules.state import Evolver, State
 
 
-def evolves(*kinds: str) -> Callable[[Handler], Handler]:
-    def register(handler: Handler) -> Handler:
-        for kind in kinds:
-            if kind in HANDLERS:
-                raise ValueError(f"two handlers for {kind}")
-            HANDLERS[kind] = handler
-        return handler
+def _merged(*tables: Mapping[str, Evolver]) -> dict[str, Evolver]:
+    merged: dict[str, Evolver] = {}
+    for table in tables:
+        for kind, handler in table.items():
+            if kind in merged:
+                raise ValueError(f"two packages change the state for {kind}")
+            merged[kind] = handler
+    return merged
 
-    return register
+
+EVOLVE: Mapping[str, Evolver] = _merged(turn.EVOLVE, modes.EVOLVE, reorg.EVOLVE, gm.EVOLVE)
 
 
 def evolve(state: State, event: Event) -> State:
-    handler = HANDLERS.get(event.kind)
+    handler = EVOLVE.get(event.kind)
     return state if handler is None else handler(state, event)
 
 

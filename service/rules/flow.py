@@ -13,13 +13,17 @@ from typing import Any
 from service.rules.codec import to_data
 from service.rules.dice import Dice, Roll
 from service.rules.events import Event
-from service.rules.evolve import evolve
-from service.rules.state import State
+from service.rules.state import Evolver, State
 
 
 class Flow:
-    def __init__(self, state: State, dice: Dice | None, *, actor: str, at: str) -> None:
+    """`evolve` is the rules' own (`service.rules.evolve`), passed in by `decide` so that
+    the packages that emit events need not import the table that imports them."""
+
+    def __init__(self, state: State, dice: Dice | None, *, evolve: Evolver, actor: str,
+                 at: str) -> None:
         self.state = state
+        self.evolve = evolve
         self.dice = dice
         self.actor = actor
         self.at = at
@@ -30,7 +34,7 @@ class Flow:
         """Record a fact; `by` is the actor (default: the server's own step). The event is
         labelled with the position it leads to (the turn, impulse and step after it)."""
         event = Event(kind=kind, text=text, data=data or {}, actor=by or "server", at=self.at)
-        self.state = evolve(self.state, event)
+        self.state = self.evolve(self.state, event)
         turn = self.state.turn
         event = replace(event, turn=turn.number, impulse=turn.impulse, step=turn.step)
         self.events.append(event)

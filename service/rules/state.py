@@ -8,14 +8,54 @@ setup's scenario is the created scenario with them applied (`with_map_edits`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from service.rules.codec import from_data
-from service.rules.modes import ModeState
-from service.rules.reorg_state import ReorgState
+from service.rules.events import Event
 from service.rules.scenario import Scenario
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """The release in progress (5.7b): only these units may still move and overrun;
+    releasing more ends their movement."""
+
+    side: str
+    step: str
+    units: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ModeState:
+    """Side-wide mode bookkeeping: the release in progress, and the units eliminated
+    (by result or 5.8a) with the hex they were eliminated in; they leave `units`."""
+
+    release: Release | None = None
+    eliminated: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ReorgState:
+    """Reorganization's memory.
+
+    Per period: `reorganized` units (a unit is reorganized at most once per impulse,
+    11.18; a shattered one thus needs two periods), capacity `used` by key (see
+    `service.rules.reorg_methods`: "port:1333", "corps:1227", "hq:cw-hq-monty",
+    "rail:cw", ...), and how each provider unit `dispensed` RPs ("hq", "secondary",
+    "primary", "atr:<hex flown to>", "trs", "expended:<hex>").
+    Per turn: `isolated`, the period in which each out-of-communication primary source
+    dispensed RPs (11.18.5: once per turn).
+    For good: `repaired_ports` (RULES-NOTES 23)."""
+
+    period: str = ""
+    reorganized: tuple[str, ...] = ()
+    used: dict[str, int] = field(default_factory=dict)
+    dispensed: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    isolated: dict[str, str] = field(default_factory=dict)
+    repaired_ports: tuple[str, ...] = ()
+
 
 # Step names in turn order (DESIGN.md 4.3).
 JOIN = "join"
@@ -30,14 +70,16 @@ REORGANIZATION = "reorganization"
 FINAL_REORGANIZATION = "final_reorganization"
 PRODUCTION = "production"
 FINISHED = "finished"
-
 STEPS = (
     JOIN, REROLL, CHOOSE, DECLARE, ACTION, REACTION, COMBAT, EXPLOITATION,
     REORGANIZATION, FINAL_REORGANIZATION, PRODUCTION, FINISHED,
 )
 SIDE_STEPS = (REROLL, ACTION, REACTION, COMBAT, EXPLOITATION, REORGANIZATION,
               FINAL_REORGANIZATION)
+
+
 POWER_STEPS = (DECLARE, PRODUCTION)
+
 
 # Seed 002: bonuses of the five initiative boxes, left to right; the first three allow
 # a reroll attempt.
@@ -104,7 +146,9 @@ class SideControl:
 class Proposal:
     """A rollback past revealed dice, waiting for the consent of `needs`. It would
     restore the state after event `to_seq` (the start of impulse `impulse` of turn
-    `turn`) and abandon events `abandons` (first, last) except those in `kept`."""
+    `turn`) and abandon events `abandons` (first, last) except those in `kept`;
+    `restore` is that state's plain data, so the last consent completes the rollback
+    like any other order."""
 
     number: int
     to_seq: int
@@ -117,6 +161,7 @@ class Proposal:
     kept: tuple[int, ...] = ()
     requested_by: str | None = None
     consented: tuple[str, ...] = ()
+    restore: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,3 +342,8 @@ def initial_state(setup: Setup) -> State:
         units=units,
         setup=setup,
     )
+
+
+# How one fact changes the state: each package's `EVOLVE` table maps event kinds to
+# these (`service.rules.evolve`).
+Evolver = Callable[[State, Event], State]

@@ -10,10 +10,10 @@ from typing import Any
 
 from service.rules import state as st
 from service.rules.awaiting import awaiting
-from service.rules.effective import mode_view
 from service.rules.events import Event
+from service.rules.modes import mode_view
 from service.rules.options import dropout_policy
-from service.rules.reorg_view import reorg_view
+from service.rules.reorg import reorg_view
 from service.rules.state import SideControl, State
 
 

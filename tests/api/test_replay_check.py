@@ -17,7 +17,7 @@ from support import full_game
 
 from service.referee.audit import replay_check
 from service.rules import Event, State
-from service.rules.evolve import HANDLERS
+from service.rules.evolve import EVOLVE
 from service.store.models import EventRow, SnapshotRow
 
 
@@ -34,12 +34,13 @@ async def test_the_divergence_report_finds_a_deliberately_changed_rule(
         began = await session.scalar(select(EventRow.seq).where(
             EventRow.game_id == game.id, EventRow.kind == "impulse.began"))
 
-    original = HANDLERS["weather.set"]
+    original = EVOLVE["weather.set"]
 
     def one_more_die(state: State, e: Event) -> State:  # a "new rules version"
         return original(state, replace(e, data={**e.data, "dice": e.data["dice"] + 1}))
 
-    monkeypatch.setitem(HANDLERS, "weather.set", one_more_die)
+    monkeypatch.setitem(EVOLVE,  # type: ignore[arg-type]
+                         "weather.set", one_more_die)
     async with maker() as session, session.begin():
         [checked] = await replay_check(session, [game.id])
     monkeypatch.undo()

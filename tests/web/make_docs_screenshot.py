@@ -77,7 +77,7 @@ async def test_docs_screenshot(play_url: str, browser: Browser) -> None:  # noqa
 
 
 def scenario_of(name: str) -> object:
-    """A test scenario by name, or a bundled one (service/rules/scenarios) by id."""
+    """A test scenario by name, or a bundled one (service/rules/scenario/scenarios) by id."""
     try:
         return scenario(name)
     except FileNotFoundError:

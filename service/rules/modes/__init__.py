@@ -1,0 +1,21 @@
+"""OCS modes (seed 004, OCS 5.0; RULES-NOTES 18, 20, 27, 28, 31): mode changes, releases,
+reports of what was played on the table, combat results and effective values.
+"""
+
+from service.rules.modes import vocabulary
+from service.rules.modes.change import EVOLVE as _CHANGE_EVOLVE
+from service.rules.modes.change import change_modes
+from service.rules.modes.effective import effective, mode_view
+from service.rules.modes.release import EVOLVE as _RELEASE_EVOLVE
+from service.rules.modes.release import release_reserves
+from service.rules.modes.report import EVOLVE as _REPORT_EVOLVE
+from service.rules.modes.report import file_report, strat_supply
+from service.rules.modes.results import EVOLVE as _RESULTS_EVOLVE
+from service.rules.modes.vocabulary import MODES, ORIENTATIONS, impulse_marks_cleared
+
+EVOLVE = {**_CHANGE_EVOLVE, **_RELEASE_EVOLVE, **_REPORT_EVOLVE, **_RESULTS_EVOLVE}
+
+__all__ = [
+    "EVOLVE", "MODES", "ORIENTATIONS", "change_modes", "effective", "file_report",
+    "impulse_marks_cleared", "mode_view", "release_reserves", "strat_supply", "vocabulary",
+]

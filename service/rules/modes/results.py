@@ -1,0 +1,508 @@
+"""Combat, overrun and barrage results as they hit a hex, reported in a `report`
+order (seed 004: 5.7d, 5.8a, 5.9, 5.10; RULES-NOTES 31).
+
+A combat item: ``{"by": "combat", "hex": "h21", "attackers": ["ger-arm-1"],
+"results": [...]}``, results applied in order, each one of
+
+- ``{"kind": "dg", "hex": "h21"}``: a DG result; `hex` defaults to the defender's
+  and may be an attacker's hex (5.10a A).
+- ``{"kind": "loss", "unit": "cw-inf-1", "steps": 1}``: step losses (steps default 1).
+- ``{"kind": "eliminated", "units": ["cw-inf-1"]}``.
+- ``{"kind": "retreat", "units": ["cw-inf-1"], "path": ["h11", "h01"], "losses": []}``:
+  hex by hex; the second hex (5.10a B) and any hex in an enemy ZOC (5.10a C) turn the
+  whole hex DG; units already DG entering an enemy ZOC lose a step, the owner naming
+  the unit in `losses`, one per such hex, in order; Strat units entering an enemy ZOC
+  are eliminated (5.8a).
+- ``{"kind": "exploit", "units": ["ger-arm-1"], "rating": 3}``: Exploitation awarded
+  to attackers in regular combat in the combat step, never to DG units, only to units
+  whose Action Rating reaches the marker's number (5.9a, 5.9b, 5.10b C).
+- ``{"kind": "ignored", "text": "Do1"}``: a result on the defender declined; still a
+  result for 5.7d.
+- ``{"kind": "advance", "units": ["ger-arm-1"]}``: attackers enter the defender's hex
+  once no enemy unit is left in it.
+
+Any result on the defending stack in an overrun or regular combat first removes its
+Reserve markers (5.7d). A DG trigger turns every combat unit in the hex DG and
+removes their other mode markers (5.10, 5.10a); Transport Points are exempt, an
+Organic Truck in Reserve loses its marker (5.10c).
+
+Readings: the enemy ZOC of a retreat is not negated by friendly units in the hex
+(the board's `enemy_zoc`, as for 5.7c and 5.8a); a barrage has only DG, loss,
+eliminated and ignored results; exploitation is earned only in the combat step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any, Final
+
+from service.rules import state as st
+from service.rules.board import Board
+from service.rules.command import Command
+from service.rules.events import Event
+from service.rules.flow import Flow
+from service.rules.modes import vocabulary as m
+from service.rules.modes.effective import effective, power_passed
+from service.rules.modes.items import (
+    held_unit,
+    malformed,
+    refuse,
+    refuse_unit,
+    strings,
+    unknown_keys,
+)
+from service.rules.state import Evolver, State
+
+__all__ = ["BY_STEP", "CONSISTENCY", "disorganize", "report_combat"]
+CONSISTENCY: Final = "DESIGN 4.1"  # a report must agree with the board
+BY: Final = ("overrun", "combat", "barrage")
+BY_STEP: Final[Mapping[str, tuple[str, ...]]] = {
+    st.ACTION: ("overrun",),
+    st.REACTION: ("overrun", "barrage"),  # 5.7b B
+    st.COMBAT: ("combat", "barrage"),
+    st.EXPLOITATION: ("overrun", "combat", "barrage"),  # 5.7b A, 5.9
+}
+_RESULT_KEYS: Final[Mapping[str, tuple[str, ...]]] = {
+    "dg": ("kind", "hex"),
+    "loss": ("kind", "unit", "steps"),
+    "eliminated": ("kind", "units"),
+    "retreat": ("kind", "units", "path", "losses"),
+    "exploit": ("kind", "units", "rating"),
+    "ignored": ("kind", "text"),
+    "advance": ("kind", "units"),
+}
+_BARRAGE_RESULTS: Final = ("dg", "loss", "eliminated", "ignored")
+
+
+def disorganize(f: Flow, hex_id: str, cause: str, rule: str, by: str) -> None:
+    """A DG trigger in `hex_id`: every combat unit there turns DG, other markers go
+    (5.10, 5.10a); Transport Points are exempt and Organic Trucks lose a Reserve
+    marker (5.10c)."""
+    sc = f.state.setup.scenario
+    turned: list[str] = []
+    markers: dict[str, str] = {}
+    trucks: list[str] = []
+    for uid, u in sorted(f.state.units.items()):
+        spec = sc.unit(uid)
+        if u.at != hex_id or spec.ocs is None or not m.uses_modes(spec):
+            continue
+        if m.is_transport(spec):
+            if u.mode == m.RESERVE:
+                trucks.append(uid)
+            continue
+        if u.mode == m.DG:
+            continue
+        turned.append(uid)
+        if u.mode in (m.RESERVE, m.STRAT, m.EXPLOIT):
+            markers[uid] = str(u.mode)
+    shown = ", ".join(turned) if turned else "no unit not already DG"
+    f.emit("hex.disorganized", f"{hex_id} turns DG ({cause}, {rule}): {shown}"
+           + (f"; markers removed: {', '.join(f'{u} {x}' for u, x in markers.items())}"
+              if markers else "") + (f"; {', '.join(trucks)} lose Reserve" if trucks else "")
+           + ".", {"hex": hex_id, "cause": cause, "rule": rule, "units": turned,
+                   "markers_removed": markers, "trucks": trucks}, by=by)
+
+
+def _eliminate(f: Flow, uid: str, cause: str, rule: str, by: str) -> None:
+    at = f.state.units[uid].at
+    f.emit("unit.eliminated", f"{uid} is eliminated in {at} ({cause}, {rule}).",
+           {"unit": uid, "hex": at, "cause": cause, "rule": rule}, by=by)
+
+
+def _lose_steps(f: Flow, uid: str, steps: int, cause: str, rule: str, by: str) -> None:
+    f.emit("unit.step_lost", f"{uid} loses {steps} step{'s' if steps > 1 else ''} "
+           f"({cause}, {rule}).",
+           {"unit": uid, "steps": steps, "cause": cause, "rule": rule}, by=by)
+
+
+def _check_attacker(f: Flow, uid: str, by: str, path: str) -> None:
+    """Whether `uid` may take part in this overrun, combat or barrage now."""
+    s = f.state
+    unit = s.units[uid]
+    spec = s.setup.scenario.unit(uid)
+    step = s.step
+    if spec.unit_class != "land" or spec.ocs is None or not m.uses_modes(spec):
+        raise refuse_unit("report/not_a_fighter", uid, "uses no modes and has no combat "
+                          "values", rule="5.1", path=path)
+    if m.is_transport(spec):
+        raise refuse_unit("report/not_a_fighter", uid, "is Transport Points, not a combat "
+                          "unit", rule="5.5c", path=path)
+    if not unit.face_up:
+        raise refuse_unit("report/face_down", uid, "is face down: it cannot move, overrun "
+                          "or attack", rule="RULES-NOTES 27", path=path)
+    if unit.mode == m.RESERVE:
+        raise refuse_unit("report/reserve", uid, "is in Reserve Mode: it cannot attack, "
+                          "overrun or barrage until released", rule="5.7", path=path)
+    if unit.mode == m.STRAT:
+        raise refuse_unit("report/strat", uid, "is in Strat Mode: it cannot attack, overrun "
+                          "or barrage", rule="5.8", path=path)
+    if by == "overrun" and unit.mode == m.DG:
+        raise refuse_unit("report/dg", uid, "is in DG Mode: it cannot overrun", rule="5.10b",
+                          path=path)
+    if step in (st.ACTION, st.COMBAT) and power_passed(s, unit.power):
+        raise refuse_unit("report/power_passed", uid, f"belongs to {unit.power}, which passed "
+                          "this impulse", rule="DESIGN 5.3", path=path)
+    release = s.modes.release
+    current = release is not None and release.step == step and uid in release.units
+    if step == st.REACTION:
+        if unit.released != st.REACTION:
+            raise refuse_unit("report/not_released", uid, "was not released in this Reaction "
+                              "step: only released Reserves act in it", rule="5.7b",
+                              path=path)
+        if by == "overrun" and not current:
+            raise refuse_unit("report/release_over", uid, "was released before the release "
+                              "in progress: its movement and overruns are over (one release "
+                              "at a time)", rule="5.7b", path=path)
+    if step == st.EXPLOITATION:
+        if unit.mode != m.EXPLOIT and unit.released != st.EXPLOITATION:
+            raise refuse_unit("report/cannot_exploit", uid, "is neither in Exploitation Mode "
+                              "nor released in this step: it does not act in the "
+                              "Exploitation step", rule="5.9", path=path)
+        if by == "overrun" and unit.released == st.EXPLOITATION and not current:
+            raise refuse_unit("report/release_over", uid, "was released before the release "
+                              "in progress: its movement and overruns are over (one release "
+                              "at a time)", rule="5.7b", path=path)
+    eff = effective(s, uid)
+    assert eff is not None
+    if by == "barrage" and eff.barrage <= 0:
+        raise refuse_unit("report/no_barrage", uid, "has no barrage rating to barrage with",
+                          rule="5.10b", path=path)
+    if by != "barrage" and eff.attack <= 0:
+        raise refuse_unit("report/no_strength", uid, "has no attack strength", rule="5.2",
+                          path=path)
+
+
+def _enemies_in(state: State, hex_id: str, side: str) -> list[str]:
+    sc = state.setup.scenario
+    powers = state.side_powers(side)
+    return sorted(
+        uid for uid, u in state.units.items()
+        if u.at == hex_id and sc.unit(uid).unit_class == "land"
+        and any(sc.at_war(u.power, p) for p in powers)
+    )
+
+
+def report_combat(f: Flow, c: Command, side: str, item: object, path: str) -> None:
+    """One overrun, combat or barrage and its results, in order."""
+    if not isinstance(item, Mapping):
+        raise malformed("expected {by, hex, attackers, results}", path=path)
+    unknown_keys(item, ("by", "hex", "attackers", "results"), path)
+    by = item.get("by")
+    if by not in BY:
+        raise malformed(f"by must be one of {', '.join(BY)}", path=f"{path}/by")
+    assert isinstance(by, str)
+    hex_id = item.get("hex")
+    sc = f.state.setup.scenario
+    if not isinstance(hex_id, str) or not sc.map.is_hex(hex_id):
+        raise malformed(f"unknown hex {hex_id!r}", path=f"{path}/hex",
+                        code="order/unknown_hex")
+    step = f.state.step
+    if by not in BY_STEP[step]:
+        rule = "5.7b" if step == st.REACTION else "RULES-NOTES 31"
+        raise refuse("report/not_this_step", f"no {by} in the {step} step: it allows "
+                     f"{', '.join(BY_STEP[step])}", rule=rule, path=f"{path}/by")
+    attackers = strings(item.get("attackers"), f"{path}/attackers")
+    results = item.get("results", [])
+    if not isinstance(results, list):
+        raise malformed("expected a list of results", path=f"{path}/results")
+    defenders = _enemies_in(f.state, hex_id, side)
+    if not defenders:
+        raise refuse("report/no_enemy", f"{hex_id} holds no enemy land unit of {side}",
+                     rule=CONSISTENCY, path=f"{path}/hex")
+    neighbours = set(sc.map.neighbours(hex_id))
+    stacks: set[str] = set()
+    for j, name in enumerate(attackers):
+        apath = f"{path}/attackers/{j}"
+        spec, unit = held_unit(f.state, c, name, apath)
+        _check_attacker(f, name, by, apath)
+        if by != "barrage" and unit.at not in neighbours:
+            raise refuse_unit("report/not_adjacent", name, f"in {unit.at} is not next to "
+                              f"{hex_id}", rule=CONSISTENCY, path=apath)
+        if not any(sc.at_war(unit.power, f.state.units[d].power) for d in defenders):
+            raise refuse_unit("report/not_at_war", name, f"belongs to {unit.power}, which is "
+                              f"at war with no unit in {hex_id}", rule=CONSISTENCY, path=apath)
+        stacks.add(unit.at)
+    if by == "overrun" and len(stacks) > 1:
+        raise refuse("report/overrun_stack", "an overrun is made by one stack; the attackers "
+                     f"stand in {', '.join(sorted(stacks))}", rule=CONSISTENCY,
+                     path=f"{path}/attackers")
+    f.emit("combat.reported", f"{side}: {by} on {hex_id} by {', '.join(attackers)} "
+           f"(defending: {', '.join(defenders)}).",
+           {"side": side, "step": step, "by": by, "hex": hex_id, "attackers": attackers,
+            "defenders": defenders}, by=c.actor.id)
+    fight = _Fight(f, c, side, by, hex_id, attackers, defenders)
+    for k, result in enumerate(results):
+        fight.apply(result, f"{path}/results/{k}")
+
+
+class _Fight:
+    """The running combat: who is in it, and whether the defender got a result yet."""
+
+    def __init__(self, f: Flow, c: Command, side: str, by: str, hex_id: str,
+                 attackers: Sequence[str], defenders: Sequence[str]) -> None:
+        self.f, self.c, self.side, self.by, self.hex = f, c, side, by, hex_id
+        self.attackers, self.defenders = tuple(attackers), tuple(defenders)
+        self.contact = False
+
+    @property
+    def actor(self) -> str:
+        return self.c.actor.id
+
+    def _present(self, names: Sequence[str]) -> list[str]:
+        return [u for u in names if u in self.f.state.units]
+
+    def _member(self, name: object, path: str, among: Sequence[str]) -> str:
+        if not isinstance(name, str):
+            raise malformed("expected a unit id", path=path)
+        if name not in self._present(among):
+            gone = name in self.f.state.modes.eliminated
+            raise refuse("report/not_in_combat", f"{name} "
+                         + ("was eliminated" if gone else "is not in this combat")
+                         + f" (attackers {', '.join(self.attackers)}; defenders in "
+                         f"{self.hex} {', '.join(self.defenders)})", rule=CONSISTENCY,
+                         path=path, unit=name)
+        return name
+
+    def _contact(self) -> None:
+        """5.7d: the defending stack receives a result in an overrun or combat."""
+        if self.contact or self.by == "barrage":
+            return
+        self.contact = True
+        reserves = [u for u in self._present(self.defenders)
+                    if self.f.state.units[u].mode == m.RESERVE]
+        if reserves:
+            self.f.emit("reserve.removed", f"{', '.join(reserves)} in {self.hex} lose their "
+                        "Reserve marker: the stack received a result (5.7d).",
+                        {"hex": self.hex, "units": reserves, "rule": "5.7d"}, by=self.actor)
+
+    def apply(self, result: object, path: str) -> None:
+        if not isinstance(result, Mapping):
+            raise malformed("expected {kind, ...}", path=path)
+        kind = result.get("kind")
+        if kind not in _RESULT_KEYS:
+            raise malformed(f"kind must be one of {', '.join(_RESULT_KEYS)}",
+                            path=f"{path}/kind")
+        assert isinstance(kind, str)
+        unknown_keys(result, _RESULT_KEYS[kind], path)
+        if self.by == "barrage" and kind not in _BARRAGE_RESULTS:
+            raise refuse("report/barrage_result", f"a barrage has no {kind} result; its "
+                         f"results are {', '.join(_BARRAGE_RESULTS)}", rule=CONSISTENCY,
+                         path=f"{path}/kind")
+        getattr(self, f"_{kind}")(result, path)
+
+    def _dg(self, r: Mapping[str, Any], path: str) -> None:
+        hex_id = r.get("hex", self.hex)
+        state = self.f.state
+        attacker_hexes = {state.units[u].at for u in self._present(self.attackers)}
+        if hex_id != self.hex and hex_id not in attacker_hexes:
+            raise refuse("report/dg_hex", f"a DG result hits the defender's hex {self.hex} "
+                         "or an attacker's hex, not "
+                         f"{hex_id}", rule=CONSISTENCY, path=f"{path}/hex")
+        assert isinstance(hex_id, str)
+        if hex_id == self.hex:
+            self._contact()
+        disorganize(self.f, hex_id, f"{self.by} result", "5.10a A", self.actor)
+
+    def _loss(self, r: Mapping[str, Any], path: str) -> None:
+        uid = self._member(r.get("unit"), f"{path}/unit", self.attackers + self.defenders)
+        steps = r.get("steps", 1)
+        if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= 20:
+            raise malformed("steps must be an integer 1-20", path=f"{path}/steps", unit=uid)
+        if uid in self.defenders:
+            self._contact()
+        _lose_steps(self.f, uid, steps, f"{self.by} result", "5.10a", self.actor)
+
+    def _eliminated(self, r: Mapping[str, Any], path: str) -> None:
+        names = strings(r.get("units"), f"{path}/units")
+        for i, name in enumerate(names):
+            self._member(name, f"{path}/units/{i}", self.attackers + self.defenders)
+        if any(u in self.defenders for u in names):
+            self._contact()
+        for name in names:
+            _eliminate(self.f, name, f"{self.by} result", CONSISTENCY, self.actor)
+
+    def _ignored(self, r: Mapping[str, Any], path: str) -> None:
+        text = r.get("text", "")
+        if not isinstance(text, str) or len(text) > 200:
+            raise malformed("text is a note of at most 200 characters", path=f"{path}/text")
+        self._contact()
+        self.f.emit("combat.result_ignored", f"A result on {self.hex} is declined"
+                    f"{': ' + text if text else ''} (it still counts for 5.7d).",
+                    {"hex": self.hex, "text": text}, by=self.actor)
+
+    def _advance(self, r: Mapping[str, Any], path: str) -> None:
+        names = strings(r.get("units"), f"{path}/units")
+        for i, name in enumerate(names):
+            self._member(name, f"{path}/units/{i}", self.attackers)
+        left = _enemies_in(self.f.state, self.hex, self.side)
+        if left:
+            raise refuse("report/hex_held", f"{self.hex} still holds {', '.join(left)}: no "
+                         "advance into it", rule=CONSISTENCY, path=path)
+        self.f.emit("units.advanced", f"{', '.join(names)} advance into {self.hex}.",
+                    {"units": names, "to": self.hex}, by=self.actor)
+
+    def _exploit(self, r: Mapping[str, Any], path: str) -> None:
+        state = self.f.state
+        if self.by != "combat" or state.step != st.COMBAT:
+            raise refuse("report/no_exploitation", "Exploitation Mode is earned in regular "
+                         "combat in the combat step only", rule="5.9a", path=f"{path}/kind")
+        rating = r.get("rating")
+        if rating not in (2, 3, 4) or isinstance(rating, bool):
+            raise malformed("rating is the Exploit marker's number: 2, 3 or 4",
+                            path=f"{path}/rating", rule="5.9b")
+        assert isinstance(rating, int)
+        names = strings(r.get("units"), f"{path}/units")
+        for i, name in enumerate(names):
+            upath = f"{path}/units/{i}"
+            self._member(name, upath, self.attackers)
+            unit = state.units[name]
+            if unit.mode == m.DG:
+                raise refuse_unit("report/dg_no_exploit", name, "is in DG Mode and cannot "
+                                  "earn Exploitation Mode", rule="5.10b", path=upath)
+            if unit.mode not in (m.COMBAT, m.MOVE):
+                raise refuse_unit("report/no_exploitation", name, f"is in {unit.mode} mode: "
+                                  "only Combat and Move Mode units earn Exploitation",
+                                  rule="5.9a", path=upath)
+            eff = effective(state, name)
+            assert eff is not None
+            if eff.action_rating < rating:
+                raise refuse_unit("report/action_rating", name, f"has Action Rating "
+                                  f"{eff.action_rating}, below the Exploit marker's "
+                                  f"{rating}", rule="5.9b", path=upath)
+        self.f.emit("units.exploit_awarded",
+                    f"{', '.join(names)} gain Exploitation Mode (marker {rating}).",
+                    {"units": names, "rating": rating, "hex": self.hex}, by=self.actor)
+
+    def _retreat(self, r: Mapping[str, Any], path: str) -> None:
+        f = self.f
+        names = strings(r.get("units"), f"{path}/units")
+        for i, name in enumerate(names):
+            self._member(name, f"{path}/units/{i}", self.attackers + self.defenders)
+        starts = {f.state.units[u].at for u in names}
+        if len(starts) > 1:
+            raise refuse("report/retreat_stack", "units retreating together start in one "
+                         f"hex, not {', '.join(sorted(starts))}", rule=CONSISTENCY,
+                         path=f"{path}/units")
+        hexes = strings(r.get("path"), f"{path}/path", what="hex ids")
+        losses = strings(r.get("losses", []), f"{path}/losses", empty=True)
+        if any(u in self.defenders for u in names):
+            self._contact()
+        sc = f.state.setup.scenario
+        previous = starts.pop()
+        owed = list(losses)
+        for k, hex_id in enumerate(hexes, start=1):
+            hpath = f"{path}/path/{k - 1}"
+            if not sc.map.is_hex(hex_id):
+                raise malformed(f"unknown hex {hex_id!r}", path=hpath, code="order/unknown_hex")
+            if hex_id not in sc.map.neighbours(previous):
+                raise refuse("report/retreat_path", f"{hex_id} is not next to {previous}",
+                             rule=CONSISTENCY, path=hpath)
+            movers = self._present(names)
+            if not movers:
+                raise refuse("report/retreat_path", f"no unit is left to retreat into "
+                             f"{hex_id}", rule=CONSISTENCY, path=hpath)
+            power = f.state.units[movers[0]].power
+            board = Board.from_state(f.state)
+            if board.enemy_occupied(hex_id, power):
+                raise refuse("report/retreat_path", f"{hex_id} holds enemy units: no "
+                             "retreat into it", rule=CONSISTENCY, path=hpath)
+            zoc = board.enemy_zoc(hex_id, power)
+            was_dg = [u for u in movers if f.state.units[u].mode == m.DG]
+            f.emit("units.retreated", f"{', '.join(movers)} retreat from {previous} to "
+                   f"{hex_id}{' (enemy ZOC)' if zoc else ''}.",
+                   {"units": movers, "from": previous, "to": hex_id, "hexes": k,
+                    "enemy_zoc": zoc}, by=self.actor)
+            if zoc:
+                for uid in movers:
+                    if f.state.units[uid].mode == m.STRAT:
+                        _eliminate(f, uid, f"Strat Mode unit retreated into an enemy ZOC in "
+                                   f"{hex_id}", "5.8a", self.actor)
+                was_dg = self._present(was_dg)
+                if was_dg:
+                    if not owed:
+                        raise refuse("report/retreat_loss", f"{', '.join(was_dg)} were "
+                                     f"already DG and retreated into an enemy ZOC in "
+                                     f"{hex_id}: name the unit that loses a step in losses",
+                                     rule="5.10a", path=f"{path}/losses")
+                    chosen = owed.pop(0)
+                    if chosen not in was_dg:
+                        raise refuse("report/retreat_loss", f"{chosen} cannot take the step "
+                                     f"loss in {hex_id}: it must be one of "
+                                     f"{', '.join(was_dg)}", rule="5.10a",
+                                     path=f"{path}/losses/{len(losses) - len(owed) - 1}",
+                                     unit=chosen)
+                    _lose_steps(f, chosen, 1, f"already DG, retreated into an enemy ZOC in "
+                                f"{hex_id}", "5.10a C", self.actor)
+            if k == 2:
+                disorganize(f, hex_id, "retreated two hexes", "5.10a B", self.actor)
+            elif zoc:
+                disorganize(f, hex_id, "retreated into an enemy ZOC", "5.10a C", self.actor)
+            previous = hex_id
+        if owed:
+            raise refuse("report/retreat_loss", f"{', '.join(owed)} named for step losses "
+                         "that no retreat into an enemy ZOC caused", rule="5.10a",
+                         path=f"{path}/losses")
+
+
+def _units(state: State, names: Sequence[str], **changes: Any) -> State:
+    units = dict(state.units)
+    for uid in names:
+        units[uid] = replace(units[uid], **changes)
+    return replace(state, units=units)
+
+
+def _combat(state: State, e: Event) -> State:
+    return _units(state, e.data["attackers"], attacked=True)
+
+
+def _disorganized(state: State, e: Event) -> State:
+    state = _units(state, e.data["units"], mode=m.DG)
+    units = dict(state.units)
+    for uid in e.data["trucks"]:
+        units[uid] = replace(units[uid], mode=units[uid].orientation)
+    return replace(state, units=units)
+
+
+def _reserve_removed(state: State, e: Event) -> State:
+    units = dict(state.units)
+    for uid in e.data["units"]:
+        units[uid] = replace(units[uid], mode=units[uid].orientation)
+    return replace(state, units=units)
+
+
+def _step_lost(state: State, e: Event) -> State:
+    uid = e.data["unit"]
+    unit = state.units[uid]
+    return _units(state, [uid], steps_lost=unit.steps_lost + int(e.data["steps"]))
+
+
+def _eliminated(state: State, e: Event) -> State:
+    uid = e.data["unit"]
+    units = {k: v for k, v in state.units.items() if k != uid}
+    eliminated = {**state.modes.eliminated, uid: e.data["hex"]}
+    return replace(state, units=units, modes=replace(state.modes, eliminated=eliminated))
+
+
+def _retreated(state: State, e: Event) -> State:
+    return _units(state, e.data["units"], at=e.data["to"])
+
+
+def _advanced(state: State, e: Event) -> State:
+    return _units(state, e.data["units"], at=e.data["to"])
+
+
+def _exploit(state: State, e: Event) -> State:
+    return _units(state, e.data["units"], mode=m.EXPLOIT)
+
+
+EVOLVE: dict[str, Evolver] = {
+    "combat.reported": _combat,
+    "hex.disorganized": _disorganized,
+    "reserve.removed": _reserve_removed,
+    "unit.step_lost": _step_lost,
+    "unit.eliminated": _eliminated,
+    "units.retreated": _retreated,
+    "units.advanced": _advanced,
+    "units.exploit_awarded": _exploit,
+}

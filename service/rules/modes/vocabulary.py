@@ -1,0 +1,72 @@
+"""OCS unit modes (seed 004, 5.0): the vocabulary, the side-wide bookkeeping and the
+questions every mode rule asks (which units use modes, Reserve markers in use).
+
+A unit's mode (`UnitState.mode`) and orientation (`UnitState.orientation`, the side
+of the counter showing) are kept apart from WiF's face up / face down
+(RULES-NOTES 18). Units that use no modes (5.1) keep `mode` as the scenario gave it
+and no order changes it.
+
+What a unit did this impulse (`moved`, `attacked`, `mode_changed`, `released`,
+`mp_used`) is cleared at the phasing side's clean up (`impulse_marks_cleared`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Final
+
+from service.rules.scenario import UnitSpec
+from service.rules.scenario import uses_modes as uses_modes  # 5.1, with the vocabulary
+from service.rules.state import State
+
+COMBAT: Final = "combat"
+MOVE: Final = "move"
+RESERVE: Final = "reserve"
+STRAT: Final = "strat"
+EXPLOIT: Final = "exploit"
+DG: Final = "dg"
+MODES: Final = (COMBAT, MOVE, RESERVE, STRAT, EXPLOIT, DG)
+ORIENTATIONS: Final = (COMBAT, MOVE)
+VOLUNTARY: Final = (COMBAT, MOVE, RESERVE, STRAT)  # 5.3
+INVOLUNTARY: Final = (EXPLOIT, DG)  # 5.3
+
+
+# Rail, air and shipping transport (5.5a, 5.6a); amphibious landings are 5.5d / 5.6c.
+TRANSPORTS: Final = ("rail", "air", "sea")
+AMPHIBIOUS: Final = "amphibious"
+
+
+# Transport Points and Organic Trucks (5.5c, 5.7f, 5.8c, 5.10c); Repl units with them
+# have no Combat side (5.6b).
+TRANSPORT_KINDS: Final = ("transport", "organic_truck")
+MOVE_ONLY_KINDS: Final = ("transport", "organic_truck", "repl")
+
+
+def side_of_unit(state: State, uid: str) -> str:
+    return state.setup.scenario.side_of_power(state.units[uid].power)
+
+
+def reserve_stacks(state: State, side: str) -> frozenset[str]:
+    """Hexes where `side` has units in Reserve Mode: one Reserve marker each (5.4a)."""
+    sc = state.setup.scenario
+    return frozenset(
+        u.at for u in state.units.values()
+        if u.mode == RESERVE and sc.side_of_power(u.power) == side
+    )
+
+
+def is_transport(spec: UnitSpec) -> bool:
+    """Transport Points or an Organic Truck (5.5c, 5.7f, 5.8c, 5.10c)."""
+    return spec.ocs is not None and spec.ocs.kind in TRANSPORT_KINDS
+
+
+def impulse_marks_cleared(state: State) -> State:
+    """Clean up (RULES-NOTES 31): what units did this impulse is forgotten, and the
+    release in progress ends."""
+    units = {
+        uid: (replace(u, moved=False, attacked=False, mode_changed=False, released=None,
+                      mp_used=0.0, mp_step=None)
+              if u.moved or u.attacked or u.mode_changed or u.released or u.mp_step else u)
+        for uid, u in state.units.items()
+    }
+    return replace(state, units=units, modes=replace(state.modes, release=None))

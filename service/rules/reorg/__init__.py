@@ -1,0 +1,14 @@
+"""Impulse reorganization (11.18, long form seed 000 and short form seed 001): the `reorg`
+order, every method with its limits, planning, and what a side sees of it.
+"""
+
+from service.rules.reorg.methods import FIELDS, METHODS
+from service.rules.reorg.order import EVOLVE, reorganize
+from service.rules.reorg.plan import NEAREST, Plan, Planner, reorg_options
+from service.rules.reorg.step import could_reorganize, rail_moves_left
+from service.rules.reorg.view import reorg_view
+
+__all__ = [
+    "EVOLVE", "FIELDS", "METHODS", "NEAREST", "Plan", "Planner", "could_reorganize",
+    "rail_moves_left", "reorg_options", "reorg_view", "reorganize",
+]

@@ -1,0 +1,224 @@
+"""Impulse reorganization (11.18, long and short form): the `reorg` order and the facts
+it causes.
+
+`reorg` `{power, items: [{unit, method, ...fields}]}` (DESIGN 4.1) is all-or-nothing:
+every item is checked in order (`reorg_methods.check_item`), limits counting the
+earlier items, and `power` pays the sum, never more than it has (RULES-NOTES 8: RPs
+accrue when a reorganization step begins and lapse when it ends). Each item becomes a
+`unit.reorganized` event (a port repair: `port.repaired`) whose data carries all that
+changes, so replaying the log never checks a path again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from service.rules import state as st
+from service.rules.awaiting import awaiting, position
+from service.rules.command import Command
+from service.rules.errors import Forbidden, Malformed, Refused
+from service.rules.events import Event
+from service.rules.flow import Flow
+from service.rules.reorg.counters import counters
+from service.rules.reorg.methods import (
+    FIELD_KINDS,
+    FIELDS,
+    METHODS,
+    PAYING,
+    Claim,
+    Context,
+    ItemRefused,
+    Ledger,
+    check_item,
+    item_text,
+)
+from service.rules.state import Evolver, State
+
+MAX_ITEMS = 200
+
+
+def _known_unit(state: State, uid: str) -> bool:
+    try:
+        state.setup.scenario.unit(uid)
+    except KeyError:
+        return False
+    return True
+
+
+def parse_order(state: State, body: Mapping[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+    """The order's paying power and items, or Malformed listing every problem (a body
+    that could never be valid: unknown methods, fields, units or hexes)."""
+    sc = state.setup.scenario
+    problems: list[tuple[str, str]] = []
+    for key in body:
+        if key not in ("power", "items"):
+            problems.append((f"/body/{key}", "a reorg order has only power and items"))
+    power = body.get("power")
+    if not isinstance(power, str) or not sc.is_power(power):
+        hint = " (a minor's units use its controller's RPs)" if isinstance(power, str) and \
+            sc.is_minor(power) else ""
+        problems.append(("/body/power", f"expected the major power that pays{hint}"))
+    items = body.get("items")
+    if not isinstance(items, list) or not 1 <= len(items) <= MAX_ITEMS:
+        problems.append(("/body/items", f"expected a list of 1-{MAX_ITEMS} items"))
+        items = []
+    for i, item in enumerate(items):
+        where = f"/body/items/{i}"
+        if not isinstance(item, Mapping):
+            problems.append((where, "expected {unit, method, ...fields}"))
+            continue
+        method = item.get("method")
+        if method not in METHODS:
+            problems.append((f"{where}/method", f"expected one of {', '.join(METHODS)}"))
+            continue
+        required, optional = FIELDS[method]
+        named = ("unit",) if method != "port_repair" else ()
+        allowed = {"method", *named, *required, *optional}
+        for key in item:
+            if key not in allowed:
+                problems.append((f"{where}/{key}", f"{method} takes no field {key!r}"))
+        for key in (*named, *required):
+            if key not in item:
+                problems.append((f"{where}/{key}", f"{method} needs {key}"))
+        for key in sorted(allowed - {"method"}):
+            if key not in item:
+                continue
+            value, kind = item[key], FIELD_KINDS[key]
+            if not isinstance(value, str):
+                problems.append((f"{where}/{key}", "expected an id"))
+            elif kind == "unit" and not _known_unit(state, value):
+                problems.append((f"{where}/{key}", f"unknown unit {value!r}"))
+            elif kind == "hex" and not sc.map.is_hex(value):
+                problems.append((f"{where}/{key}", f"unknown hex {value!r}"))
+            elif kind == "hex_or_unit" and not (sc.map.is_hex(value)
+                                                or _known_unit(state, value)):
+                problems.append((f"{where}/{key}", f"unknown hex or unit {value!r}"))
+    if problems:
+        raise Malformed("order/invalid_body", f"{problems[0][0]}: {problems[0][1]}",
+                        rule="DESIGN 4.1", errors=problems)
+    assert isinstance(power, str)
+    return power, [dict(item) for item in items]
+
+
+def refusal(e: ItemRefused, index: int, method: str) -> Refused:
+    """An item's refusal as the order's: the item path, the method, the rule, why."""
+    path = e.field if e.field.startswith("/") else \
+        f"/body/items/{index}" + (f"/{e.field}" if e.field else "")
+    return Refused(e.code, f"item {index} ({method}, {e.rule}): {e.reason}", rule=e.rule,
+                   errors=[(path, e.reason)], extra={"item": index, "method": method})
+
+
+def check_order(
+    state: State, power: str, items: list[dict[str, Any]]
+) -> tuple[Context, list[Claim]]:
+    """Check every item in order against the step's counters and `power`'s RPs; the
+    position's context and the claims, or the first refusal."""
+    ctx = Context.of(state)
+    ledger = Ledger.of(ctx)
+    claims: list[Claim] = []
+    for i, item in enumerate(items):
+        try:
+            claim = check_item(ctx, ledger, i, item, power)
+        except ItemRefused as e:
+            raise refusal(e, i, item["method"]) from None
+        left = ledger.rps.get(power, 0)
+        if claim.cost > left:
+            what = claim.unit or f"repairing {item.get('port')}"
+            reason = f"{power} has {left} RPs left; {what} costs {claim.cost}"
+            raise Refused("reorg/not_enough_rps", f"item {i} ({item['method']}, {PAYING}): "
+                          f"{reason}", rule=PAYING, errors=[(f"/body/items/{i}", reason)],
+                          extra={"item": i, "method": item["method"]})
+        ledger.apply(claim, ctx.period)
+        claims.append(claim)
+        if claim.repairs is not None:
+            ctx = ctx.with_repaired(tuple(ledger.repaired))
+    return ctx, claims
+
+
+def reorganize(f: Flow, c: Command) -> None:
+    s = f.state
+    if s.step not in (st.REORGANIZATION, st.FINAL_REORGANIZATION):
+        raise Refused("order/wrong_step", f"reorg is not allowed now: the step is {s.step}",
+                      rule="DESIGN 4.3", extra={"current": position(s),
+                                                "awaiting": awaiting(s)})
+    power, items = parse_order(s, c.body)
+    if power not in c.actor.powers:
+        raise Forbidden("order/power_not_held", f"{c.actor.id} does not hold {power}",
+                        errors=[("/body/power", "power not held")])
+    side = s.powers[power].side
+    if side not in s.turn.step_sides:
+        raise Refused("order/not_your_turn", f"{side} takes no part in this {s.step} step",
+                      rule="RULES-NOTES 6", extra={"awaiting": awaiting(s)})
+    if side in s.turn.sides_done:
+        raise Refused("order/already_done", f"{side} is already done with {s.step}")
+    ctx, claims = check_order(s, power, items)
+    sc = s.setup.scenario
+    left = s.powers[power].rps
+    for claim in claims:
+        left -= claim.cost
+        data = claim_data(claim, ctx.period, items[claim.index], left)
+        text = item_text(claim, items[claim.index], sc) + f" {power} has {left} RPs left."
+        kind = "port.repaired" if claim.repairs is not None else "unit.reorganized"
+        f.emit(kind, text, data, by=c.actor.id)
+
+
+def claim_data(claim: Claim, period: str, item: Mapping[str, Any],
+               rps_left: int) -> dict[str, Any]:
+    """The event data of a claim: everything evolve applies, and the path for people."""
+    path = None if claim.path is None else {
+        "kind": claim.path.kind, "hexes": list(claim.path.hexes),
+        "seas": list(claim.path.seas), "length": claim.path.length,
+    }
+    return {
+        "period": period, "power": claim.power, "unit": claim.unit, "method": claim.method,
+        "item": dict(item), "cost": claim.cost, "full_cost": claim.full_cost,
+        "rps_left": rps_left, "provider": claim.provider, "path": path,
+        "uses": {u.key: u.amount for u in claim.uses},
+        "dispensed": [[unit, role] for unit, role in claim.dispensed],
+        "flips": list(claim.flips), "expends": claim.expends, "repairs": claim.repairs,
+        "isolated": claim.isolated, "shattered": claim.shattered, "notes": list(claim.notes),
+    }
+
+
+def _reorganized(state: State, e: Event) -> State:
+    d = e.data
+    period = str(d["period"])
+    r = counters(state.reorg, period)
+    used = dict(r.used)
+    for key, amount in d["uses"].items():
+        used[key] = used.get(key, 0) + int(amount)
+    dispensed = dict(r.dispensed)
+    for unit, role in d["dispensed"]:
+        if role not in dispensed.get(unit, ()):
+            dispensed[unit] = (*dispensed.get(unit, ()), role)
+    isolated = dict(r.isolated)
+    if d["isolated"]:
+        isolated.setdefault(d["isolated"], period)
+    repaired = r.repaired_ports
+    if d["repairs"] and d["repairs"] not in repaired:
+        repaired = (*repaired, d["repairs"])
+    reorganized = r.reorganized
+    units = dict(state.units)
+    uid = d["unit"]
+    if uid is not None:
+        reorganized = (*reorganized, uid)
+        was = units[uid]
+        units[uid] = replace(was, face_up=not d["shattered"], shattered=False)
+    for flipped in d["flips"]:
+        units[flipped] = replace(units[flipped], face_up=False)
+    if d["expends"]:
+        units.pop(d["expends"], None)
+    power = d["power"]
+    powers = {**state.powers, power: replace(state.powers[power],
+                                             rps=state.powers[power].rps - int(d["cost"]))}
+    reorg = replace(r, reorganized=reorganized, used=used, dispensed=dispensed,
+                    isolated=isolated, repaired_ports=repaired)
+    return replace(state, units=units, powers=powers, reorg=reorg)
+
+
+EVOLVE: dict[str, Evolver] = {
+    "unit.reorganized": _reorganized,
+    "port.repaired": _reorganized,
+}

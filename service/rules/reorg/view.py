@@ -1,0 +1,102 @@
+"""Reorganization in a side's view (11.18; DESIGN 4.3): what every source, port and
+provider of the side can still do in the current reorganization step, and the rail
+moves left. RPs left are `powers[p].rps` in the view itself. The GM sees every side.
+No path is traced here: capacities are counters and the scenario's numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.rules import state as st
+from service.rules.board import grid_of
+from service.rules.reorg.counters import counters, period_key
+from service.rules.scenario import ATR, HQ, SUPPLY, TRS
+from service.rules.state import State
+
+
+def _entry(limits: dict[str, int | None], used: dict[str, int]) -> dict[str, Any]:
+    left = {k: None if v is None else max(0, v - used.get(k, 0)) for k, v in limits.items()}
+    return {"limits": limits, "used": used, "left": left}
+
+
+def reorg_view(state: State, side: str | None) -> dict[str, Any]:
+    """Reorganization counters for `side` (None: every side, for the GM)."""
+    sc = state.setup.scenario
+    t = state.turn
+    o = state.setup.options["reorg"]
+    in_step = t.step in (st.REORGANIZATION, st.FINAL_REORGANIZATION)
+    period = period_key(t.number, t.impulse, t.step)
+    r = counters(state.reorg, period)
+    used = r.used
+
+    def mine(power: str | None) -> bool:
+        return power is not None and (side is None or sc.side_of_power(power) == side)
+
+    g = grid_of(sc.map)
+    sources = []
+    for i, (kind, supplier) in sorted(g.source_at.items()):
+        hid = g.ids[i]
+        if not mine(supplier or None):
+            continue
+        h = sc.map.hex(hid)
+        if kind == "primary" and o["primary_limit"] == "factories":
+            limits: dict[str, int | None] = {"units": None, "corps": 1,
+                                             "fuel_dependent": h.factories}
+            count = {"units": used.get(f"primary:{hid}", 0),
+                     "corps": used.get(f"corps:{hid}", 0),
+                     "fuel_dependent": used.get(f"oil:{hid}", 0)}
+        elif kind == "primary":
+            limits, count = {"units": 2}, {"units": used.get(f"primary:{hid}", 0)}
+        else:
+            limits, count = {"units": 1}, {"units": used.get(f"{kind}:{hid}", 0)}
+        sources.append({"hex": hid, "name": h.city, "kind": kind, "power": supplier,
+                        "factories": h.factories, "out_of_communication_used": r.isolated.get(hid),
+                        **_entry(limits, count)})
+    ports = []
+    minor = int(o["minor_port_limit"])
+    for i, (kind, damaged) in sorted(g.ports.items()):
+        hid = g.ids[i]
+        if not mine(g.controllers[g.controller_code[i]]):
+            continue
+        repaired = hid in r.repaired_ports
+        ports.append({"hex": hid, "name": sc.map.hex(hid).city, "port": kind,
+                      "damaged": damaged and not repaired, "repaired": repaired,
+                      **_entry({"units": minor if kind == "minor" else None},
+                               {"units": used.get(f"port:{hid}", 0)})})
+    providers: dict[str, dict[str, Any]] = {}
+    for uid, u in sorted(state.units.items()):
+        spec = sc.unit(uid)
+        if not mine(u.power) or spec.type not in (HQ, ATR, TRS, SUPPLY):
+            continue
+        roles = list(r.dispensed.get(uid, ()))
+        if spec.type == HQ:
+            value = spec.hq_reorg or 0
+            entry = _entry({"units": value, "as_primary": value, "as_secondary": 1},
+                           {"units": used.get(f"hq:{uid}", 0) // 2,
+                            "as_primary": used.get(f"hqp:{uid}", 0),
+                            "as_secondary": used.get(f"secondary:{uid}", 0)})
+        elif spec.type == ATR:
+            large = bool(spec.atr and spec.atr.large)
+            entry = _entry({"units": 2 if large else 1}, {"units": used.get(f"atr:{uid}", 0)})
+            entry["range"] = spec.atr.range if spec.atr else 0
+        elif spec.type == TRS:
+            entry = _entry({"units": 1}, {"units": used.get(f"trs:{uid}", 0)})
+        else:
+            entry = _entry({"units": 3}, {"units": used.get(f"supply:{uid}", 0)})
+        providers[uid] = {"type": spec.type, "face_up": u.face_up, "roles": roles, **entry}
+    return {
+        "in_step": in_step,
+        "period": period if in_step else None,
+        "basic_path": None if t.weather is None else t.weather.get("supply_path"),
+        "rail_moves": {
+            p.id: _entry({"moves": p.rail_moves}, {"moves": used.get(f"rail:{p.id}", 0)})
+            for p in sc.powers if mine(p.id)
+        },
+        "sources": sources,
+        "ports": ports,
+        "providers": providers,
+        "reorganized": [uid for uid in r.reorganized
+                        if uid not in state.units or mine(state.units[uid].power)],
+        "repaired_ports": list(r.repaired_ports),
+    }

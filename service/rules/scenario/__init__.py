@@ -1,0 +1,46 @@
+"""The scenario format (DESIGN 6): value types, reading and checking JSON, writing it
+back, the built-in scenarios and generated ones for benchmarks.
+"""
+
+from service.rules.scenario.builtins import builtin_scenario_ids, load_builtin_scenario
+from service.rules.scenario.reading import parse_scenario
+from service.rules.scenario.synthetic import generate_scenario
+from service.rules.scenario.types import (
+    AIR_TYPES,
+    ATR,
+    HEDGEHOG,
+    HQ,
+    LAND_TYPES,
+    MAR,
+    MODES,
+    NAVAL_TYPES,
+    OCS_KINDS,
+    REPL,
+    ROUGH_TERRAINS,
+    SUPPLY,
+    TERRAINS,
+    TRANSPORT,
+    TRS,
+    MapSpec,
+    OcsValues,
+    Problem,
+    Scenario,
+    ScenarioInvalid,
+    UnitSpec,
+    axial_distance,
+    is_flying_boat,
+    is_hq,
+    is_inf_class,
+    is_supply_unit,
+    uses_modes,
+)
+from service.rules.scenario.writing import scenario_to_json
+
+__all__ = [
+    "AIR_TYPES", "ATR", "HEDGEHOG", "HQ", "LAND_TYPES", "MAR", "MODES", "NAVAL_TYPES",
+    "OCS_KINDS", "REPL", "ROUGH_TERRAINS", "SUPPLY", "TERRAINS", "TRANSPORT", "TRS",
+    "MapSpec", "OcsValues", "Problem", "Scenario", "ScenarioInvalid", "UnitSpec",
+    "axial_distance", "builtin_scenario_ids", "generate_scenario", "is_flying_boat", "is_hq",
+    "is_inf_class", "is_supply_unit", "load_builtin_scenario", "parse_scenario",
+    "scenario_to_json", "uses_modes",
+]

@@ -1,0 +1,17 @@
+"""The turn (seed 002 "Drang Nach Osten: the Initiative and Impulse Tracks"; DESIGN 5):
+three-sided initiative, rounds and weather, the impulse's steps, the turn-end track.
+"""
+
+from service.rules.turn.defaults import apply_defaults
+from service.rules.turn.evolve import EVOLVE as _TURN_EVOLVE
+from service.rules.turn.orders import choose_slot, declare, done, produce, reroll, roll
+from service.rules.turn.sequence import start_game
+from service.rules.turn.weather import EVOLVE as _WEATHER_EVOLVE
+from service.rules.turn.weather import set_weather_table
+
+EVOLVE = {**_TURN_EVOLVE, **_WEATHER_EVOLVE}
+
+__all__ = [
+    "EVOLVE", "apply_defaults", "choose_slot", "declare", "done", "produce", "reroll", "roll",
+    "set_weather_table", "start_game",
+]

@@ -1,0 +1,250 @@
+"""The players' orders of the turn (seed 002; DESIGN 4.1): initiative reroll and
+choice, declarations, `done`, production and generic rolls."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from service.rules import state as st
+from service.rules.awaiting import awaiting, position
+from service.rules.command import Command
+from service.rules.errors import Forbidden, Malformed, Refused
+from service.rules.flow import Flow
+from service.rules.state import State
+from service.rules.turn.sequence import after_declare, after_production, after_side_step, choose
+
+
+def refuse_step(state: State, kind: str, why: str) -> Refused:
+    return Refused("order/wrong_step", f"{kind} is not allowed now: {why}",
+                   rule="DESIGN 4.3", extra={"current": position(state),
+                                             "awaiting": awaiting(state)})
+
+
+def reroll(f: Flow, c: Command) -> None:
+    s = f.state
+    side = c.actor.side
+    if s.step != st.REROLL:
+        raise refuse_step(s, c.kind, f"the step is {s.step}")
+    if side not in s.initiative.eligible:
+        raise Refused("initiative/not_eligible",
+                      f"{side} does not stand on a reroll box (seed 002: +2, +1 and the "
+                      "leftmost 0 box allow a reroll attempt)", rule="seed 002")
+    if side in s.turn.sides_done:
+        raise Refused("order/already_answered", f"{side} already answered the reroll window",
+                      rule="RULES-NOTES 16")
+    demand = c.body.get("demand")
+    if not isinstance(demand, bool):
+        raise Malformed("order/invalid_body", "demand must be true or false",
+                        errors=[("/body/demand", "expected a boolean")])
+    answer_reroll(f, side, demand, c.actor.id)
+
+
+def answer_reroll(f: Flow, side: str, demand: bool, by: str) -> None:
+    f.emit("initiative.reroll_answered", f"{side} answered the reroll window (sealed).",
+           {"side": side, "demand": demand}, by=by)
+    if all(s in f.state.turn.sides_done for s in f.state.initiative.eligible):
+        after_side_step(f)
+
+
+def choose_slot(f: Flow, c: Command) -> None:
+    s = f.state
+    if s.step != st.CHOOSE:
+        raise refuse_step(s, c.kind, f"the step is {s.step}")
+    if c.actor.side != s.initiative.chooser:
+        raise Refused("order/not_your_turn", f"{s.initiative.chooser} chooses now, not "
+                      f"{c.actor.side}", rule="seed 002")
+    position_ = c.body.get("position")
+    allowed = ("first", "last") if all(x is None for x in s.initiative.slots) else (
+        "before", "after")
+    if position_ not in allowed:
+        raise Malformed("order/invalid_body", f"position must be {' or '.join(allowed)}",
+                        rule="seed 002", errors=[("/body/position", f"expected {allowed}")])
+    choose(f, str(s.initiative.chooser), str(position_), c.actor.id)
+
+
+def declare(f: Flow, c: Command) -> None:
+    s = f.state
+    if s.step != st.DECLARE:
+        raise refuse_step(s, c.kind, f"the step is {s.step}")
+    side = s.turn.phasing_side
+    if c.actor.side != side:
+        raise Refused("order/not_your_turn", f"it is {side}'s impulse, not {c.actor.side}'s",
+                      rule="DESIGN 5.3")
+    actions = c.body.get("actions")
+    chits = c.body.get("chits") or {}
+    problems: list[tuple[str, str]] = []
+    if not isinstance(actions, Mapping) or not actions:
+        raise Malformed("order/invalid_body", "actions must name at least one power",
+                        errors=[("/body/actions", "expected {power: action}")])
+    if not isinstance(chits, Mapping):
+        raise Malformed("order/invalid_body", "chits must be an object",
+                        errors=[("/body/chits", "expected {power: {kind, hq}}")])
+    for power, action in actions.items():
+        if power not in s.powers:
+            problems.append((f"/body/actions/{power}", f"unknown power {power}"))
+        elif action not in st.ACTIONS:
+            problems.append((f"/body/actions/{power}", f"action must be one of {st.ACTIONS}"))
+    for power, chit in chits.items():
+        where = f"/body/chits/{power}"
+        if power not in actions:
+            problems.append((where, "a chit needs the power's action in the same order"))
+        elif not isinstance(chit, Mapping) or chit.get("kind") not in st.CHIT_KINDS:
+            problems.append((f"{where}/kind", f"chit kind must be one of {st.CHIT_KINDS}"))
+        elif not isinstance(chit.get("hq"), str):
+            problems.append((f"{where}/hq", "the chit names the HQ that plays it"))
+    if problems:
+        raise Malformed("order/invalid_body", f"{problems[0][0]}: {problems[0][1]}",
+                        errors=problems)
+    for power in actions:
+        if power not in c.actor.powers:
+            raise Forbidden("order/power_not_held", f"{c.actor.id} does not hold {power}",
+                            errors=[(f"/body/actions/{power}", "power not held")])
+        ps = s.powers[power]
+        if ps.side != side:
+            raise Refused("order/not_your_turn", f"{power} is not a power of {side}",
+                          errors=[(f"/body/actions/{power}", "not of the phasing side")])
+        if ps.declared is not None:
+            raise Refused("declare/already_declared", f"{power} already declared this impulse",
+                          errors=[(f"/body/actions/{power}", "already declared")])
+    sc = s.setup.scenario
+    for power, chit in chits.items():
+        where = f"/body/chits/{power}"
+        if actions[power] == "pass":
+            raise Refused("declare/chit_on_pass", f"{power} passes and cannot play a chit",
+                          rule="11.18.11", errors=[(where, "chit with a pass")])
+        if chit["kind"] == "reorganize_units" and not s.setup.options["reorg"][
+                "reorganize_units_chit"]:
+            raise Refused("declare/chit_off", "the Reorganize Units chit is not in this game "
+                          "(option reorg.reorganize_units_chit)", rule="RULES-NOTES 10",
+                          errors=[(f"{where}/kind", "chit not in play")])
+        if s.powers[power].chits < 1:
+            raise Refused("declare/no_chits", f"{power} has no offensive chit left",
+                          rule="11.18.11", errors=[(where, "no chit left")])
+        hq = chit["hq"]
+        unit = s.units.get(hq)
+        if unit is None or not sc.unit(hq).type.startswith("HQ"):
+            raise Refused("declare/chit_hq", f"{hq} is not an HQ", rule="11.18.11",
+                          errors=[(f"{where}/hq", "not an HQ")])
+        if sc.side_of_power(unit.power) != side:
+            raise Refused("declare/chit_hq", f"{hq} is not an HQ of {side}", rule="11.18.11",
+                          errors=[(f"{where}/hq", "not of the phasing side")])
+    for power, action in actions.items():
+        chit = chits.get(power)
+        declare_power(f, power, str(action), dict(chit) if chit else None, c.actor.id)
+    after_declaring(f)
+
+
+def declare_power(f: Flow, power: str, action: str, chit: dict[str, Any] | None,
+                   by: str) -> None:
+    chit_text = f" and plays a {chit['kind']} chit with {chit['hq']}" if chit else ""
+    f.emit("power.declared", f"{power} declares {action}{chit_text}.",
+           {"power": power, "action": action, "chit": chit}, by=by)
+
+
+def after_declaring(f: Flow) -> None:
+    side = f.state.turn.phasing_side
+    assert side is not None
+    if all(f.state.powers[p].declared is not None for p in f.state.side_powers(side)):
+        after_declare(f)
+
+
+def done(f: Flow, c: Command) -> None:
+    s = f.state
+    if s.step not in st.SIDE_STEPS or s.step == st.REROLL:
+        raise refuse_step(s, c.kind, f"{s.step} is not finished with done")
+    side = c.actor.side
+    if side not in s.turn.step_sides:
+        raise Refused("order/not_your_turn", f"{side} takes no part in the {s.step} step",
+                      rule="DESIGN 5.3", extra={"awaiting": awaiting(s)})
+    if side in s.turn.sides_done:
+        raise Refused("order/already_done", f"{side} is already done with {s.step}")
+    side_done(f, str(side), c.actor.id)
+
+
+def side_done(f: Flow, side: str, by: str) -> None:
+    f.emit("side.done", f"{side} is done with the {f.state.step} step.",
+           {"side": side, "step": f.state.step}, by=by)
+    if all(x in f.state.turn.sides_done for x in f.state.turn.step_sides):
+        after_side_step(f)
+
+
+def produce(f: Flow, c: Command) -> None:
+    s = f.state
+    if s.step != st.PRODUCTION:
+        raise refuse_step(s, c.kind, f"the step is {s.step}")
+    figures = c.body.get("powers")
+    if not isinstance(figures, Mapping) or not figures:
+        raise Malformed("order/invalid_body", "powers must map each power to its figures",
+                        errors=[("/body/powers", "expected {power: {bp_spent, bp_on_rps}}")])
+    problems: list[tuple[str, str]] = []
+    for power, fig in figures.items():
+        where = f"/body/powers/{power}"
+        if power not in s.powers:
+            problems.append((where, f"unknown power {power}"))
+            continue
+        if not isinstance(fig, Mapping):
+            problems.append((where, "expected {bp_spent, bp_on_rps}"))
+            continue
+        for key in ("bp_spent", "bp_on_rps"):
+            v = fig.get(key)
+            if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= 10_000:
+                problems.append((f"{where}/{key}", "expected an integer 0-10000"))
+    if problems:
+        raise Malformed("order/invalid_body", f"{problems[0][0]}: {problems[0][1]}",
+                        errors=problems)
+    sc = s.setup.scenario
+    for power, fig in figures.items():
+        where = f"/body/powers/{power}"
+        if power not in c.actor.powers:
+            raise Forbidden("order/power_not_held", f"{c.actor.id} does not hold {power}",
+                            errors=[(where, "power not held")])
+        if s.powers[power].production is not None:
+            raise Refused("production/already_reported", f"{power} already reported",
+                          errors=[(where, "already reported")])
+        if fig["bp_on_rps"] > fig["bp_spent"]:
+            raise Refused("production/rps_exceed_spent",
+                          f"{power}: BP on RPs ({fig['bp_on_rps']}) is part of BP spent "
+                          f"({fig['bp_spent']})", rule="11.18 Reorganization points",
+                          errors=[(f"{where}/bp_on_rps", "more than bp_spent")])
+        cap = sc.power(power).rp_gearing_cap
+        if fig["bp_on_rps"] > cap:
+            raise Refused("production/gearing", f"{power} may spend at most {cap} BP on RPs "
+                          "(gearing limit)", rule="11.18 Reorganization points",
+                          errors=[(f"{where}/bp_on_rps", f"above the gearing cap {cap}")])
+    for power, fig in figures.items():
+        submit_production(f, power, int(fig["bp_spent"]), int(fig["bp_on_rps"]), c.actor.id)
+    after_producing(f)
+
+
+def submit_production(f: Flow, power: str, spent: int, on_rps: int, by: str) -> None:
+    f.emit("production.submitted",
+           f"{power} spent {spent} BP, {on_rps} of them on RPs: {spent + on_rps} RPs next turn.",
+           {"power": power, "bp_spent": spent, "bp_on_rps": on_rps,
+            "next_turn_rps": spent + on_rps}, by=by)
+
+
+def after_producing(f: Flow) -> None:
+    if all(ps.production is not None for ps in f.state.powers.values()):
+        after_production(f)
+
+
+_DICE = re.compile(r"^([1-9][0-9]?)d([1-9][0-9]{0,2})$")
+
+
+def roll(f: Flow, c: Command) -> None:
+    spec = c.body.get("dice")
+    purpose = c.body.get("purpose", "")
+    match = _DICE.match(spec) if isinstance(spec, str) else None
+    problems = []
+    if match is None or not 1 <= int(match.group(1)) <= 20 or not 2 <= int(match.group(2)) <= 100:
+        problems.append(("/body/dice", "dice must be NdM with N 1-20 and M 2-100, e.g. 2d10"))
+    if not isinstance(purpose, str) or not purpose.strip() or len(purpose) > 200:
+        problems.append(("/body/purpose", "purpose is a label of 1-200 characters"))
+    if problems or match is None:
+        raise Malformed("order/invalid_body", f"{problems[0][0]}: {problems[0][1]}",
+                        errors=problems)
+    count, faces = int(match.group(1)), int(match.group(2))
+    f.roll("roll", count, faces, text=f"{c.actor.id} rolls {spec} for {purpose}",
+           by=c.actor.id, label=str(purpose))

@@ -1,0 +1,29 @@
+"""Who takes part in a step (DESIGN 4.3): sides at war, sides with units in a
+mode, sides with something to reorganize."""
+
+from __future__ import annotations
+
+from service.rules.reorg import could_reorganize
+from service.rules.state import State
+
+
+def has_face_down(state: State, side: str) -> bool:
+    """Whether `side` has anything it could reorganize: a face-down unit and the means
+    (`service.rules.reorg_step.could_reorganize`)."""
+    return could_reorganize(state, side)
+
+
+def at_war(state: State, side_a: str, side_b: str) -> bool:
+    sc = state.setup.scenario
+    for power_id in state.side_powers(side_a):
+        enemies = set(sc.power(power_id).at_war_with)
+        if any(p in enemies for p in state.side_powers(side_b)):
+            return True
+    return False
+
+
+def has_mode(state: State, side: str, modes: tuple[str, ...]) -> bool:
+    sc = state.setup.scenario
+    return any(
+        u.mode in modes and sc.side_of_power(u.power) == side for u in state.units.values()
+    )
