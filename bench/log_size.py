@@ -29,20 +29,22 @@ BATCH = 500
 
 async def fill(url: str, seat: h.Seat, events: int) -> float:
     """Append `events` roll events to the seat's game through the referee; seconds taken."""
-    from service.referee.core import apply, lock_game, rfc3339, utc_now
+    from service.clock import rfc3339, utc_now
+    from service.referee.ledger import apply
     from service.rules import Actor, Command
     from service.store.database import make_engine, make_sessionmaker
+    from service.store.uow import Transactions
 
     engine = make_engine(url, pool_size=1)
-    maker = make_sessionmaker(engine)
+    transactions = Transactions(make_sessionmaker(engine))
     started = time.perf_counter()
     done = 0
     try:
         while done < events:
-            async with maker() as session, session.begin():
-                game = await lock_game(session, seat.game)
+            async with transactions() as uow:
+                game = await uow.games.lock(seat.game)
                 for _ in range(min(BATCH, events - done)):
-                    applied = await apply(session, game, Command(
+                    applied = await apply(uow, game, Command(
                         kind="roll", body={"dice": "1d10", "purpose": "history"},
                         actor=Actor(id=seat.player, role="player", side=seat.side),
                         at=rfc3339(utc_now())))

@@ -7,7 +7,6 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
@@ -17,11 +16,12 @@ from service.api.limits import BodyLimit, RateLimit
 from service.settings import Settings, get_settings
 from service.store.database import make_engine, make_sessionmaker, resolve_database_url
 from service.store.notify import Hub
+from service.store.uow import Transactions
 
 log = logging.getLogger("service")
 
 
-async def sweeper(sessionmaker: Any, interval: float, hub: Any) -> None:
+async def sweeper(transactions: Transactions, interval: float) -> None:
     """The background clock: default actions when step deadlines pass, deadline
     reminders, and webhook deliveries. Safe with several processes: every game and every
     message is claimed with SKIP LOCKED."""
@@ -34,15 +34,12 @@ async def sweeper(sessionmaker: Any, interval: float, hub: Any) -> None:
         while True:
             await asyncio.sleep(interval)
             try:
-                async with sessionmaker() as session:
-                    async with session.begin():
-                        await sweep_deadlines(session)
-                    for game_id, seq in session.info.pop("appended", {}).items():
-                        hub.published(game_id, seq)
-                async with sessionmaker() as session, session.begin():
-                    await enqueue_reminders(session)
-                async with sessionmaker() as session, session.begin():
-                    await deliver_due(session, client)
+                async with transactions() as uow:
+                    await sweep_deadlines(uow)
+                async with transactions() as uow:
+                    await enqueue_reminders(uow)
+                async with transactions() as uow:
+                    await deliver_due(uow, client)
             except Exception:  # noqa: BLE001 - a failed sweep is retried next interval
                 log.exception("background sweep failed")
 
@@ -57,12 +54,13 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         app.state.engine = engine
         app.state.sessionmaker = make_sessionmaker(engine)
         app.state.hub = hub = Hub(url)
+        app.state.transactions = Transactions(
+            app.state.sessionmaker, hub.published if settings.notify else None)
         await hub.start()
         task = None
         if settings.sweep_interval > 0:
             task = asyncio.create_task(
-                sweeper(app.state.sessionmaker, settings.sweep_interval, hub)
-            )
+                sweeper(app.state.transactions, settings.sweep_interval))
         try:
             yield
         finally:

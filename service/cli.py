@@ -39,12 +39,13 @@ def replay_check(game_ids: list[str] | None) -> int:
     and flag those games to their GM. Exit status 1 if any game diverges."""
     from service.referee.audit import replay_check as check
     from service.store.database import make_engine, make_sessionmaker, resolve_database_url
+    from service.store.uow import Transactions
 
     async def run() -> int:
         engine = make_engine(resolve_database_url(), pool_size=1)
         try:
-            async with make_sessionmaker(engine)() as session, session.begin():
-                results = await check(session, game_ids or None)
+            async with Transactions(make_sessionmaker(engine))() as uow:
+                results = await check(uow, game_ids or None)
         finally:
             await engine.dispose()
         for result in results:

@@ -74,8 +74,8 @@ async def _every_game_replays_to_its_state(application: object) -> None:
     snapshot equal the replay of its log (DESIGN.md 2)."""
     from service.referee.audit import replay_all
 
-    async with application.state.sessionmaker() as session:  # type: ignore[attr-defined]
-        divergences = await replay_all(session)
+    async with application.state.transactions() as uow:  # type: ignore[attr-defined]
+        divergences = await replay_all(uow)
     assert divergences == [], divergences
 
 

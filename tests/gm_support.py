@@ -8,7 +8,7 @@ from typing import Any
 
 from support import Game, answer_done_steps
 
-from service.referee.core import utc_now
+from service.clock import utc_now
 from service.referee.games import sweep_deadlines
 
 
@@ -51,5 +51,5 @@ async def pass_impulse(game: Game) -> dict[str, Any]:
 async def sweep(app: object, seconds_ahead: float) -> int:
     """Run the sweeper as if it were `seconds_ahead` seconds from now."""
     now = utc_now() + timedelta(seconds=seconds_ahead)
-    async with app.state.sessionmaker() as session, session.begin():  # type: ignore[attr-defined]
-        return await sweep_deadlines(session, now)
+    async with app.state.transactions() as uow:  # type: ignore[attr-defined]
+        return await sweep_deadlines(uow, now)

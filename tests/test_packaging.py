@@ -3,7 +3,9 @@ project's conventions (the README's commands, CI, the pure rules package)."""
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -63,12 +65,46 @@ def test_cli_help_lists_the_commands() -> None:
         assert command in out
 
 
+CONTRACTS = ("rules stay pure", "layers", "the API speaks HTTP and calls the referee",
+             "no import cycles", "rules packages keep their insides")
+
+
+def _lint_imports(root: Path) -> str:
+    done = subprocess.run([str(Path(sys.executable).parent / "lint-imports")], cwd=root,
+                          capture_output=True, text=True, check=False,
+                          env={**os.environ, "PYTHONPATH": str(root)})
+    return done.stdout
+
+
 def test_import_contracts_hold() -> None:
-    """pyproject's import-linter contracts: the rules stay pure, layers import one way."""
-    done = subprocess.run([str(Path(sys.executable).parent / "lint-imports")], cwd=ROOT,
-                          capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stdout[-2000:]
-    assert "Contracts: 2 kept, 0 broken." in done.stdout
+    """pyproject's import-linter contracts: the rules stay pure, layers import one way, the
+    API reaches no table, no module imports itself back, rules packages keep their
+    insides."""
+    out = _lint_imports(ROOT)
+    for name in CONTRACTS:
+        assert f"{name} KEPT" in out, out[-2000:]
+    assert f"Contracts: {len(CONTRACTS)} kept, 0 broken." in out
+
+
+def test_import_contracts_fail_on_a_cycle_and_on_sql_in_the_api(tmp_path: Path) -> None:
+    """The contracts are not vacuous: a copy of the tree with an import cycle, an API
+    module that imports the store and a reach into a rules package's insides breaks
+    exactly those contracts."""
+    shutil.copytree(ROOT / "service", tmp_path / "service",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    (tmp_path / "service" / "clock.py").write_text(
+        (ROOT / "service" / "clock.py").read_text() + "\nfrom service import settings  # noqa\n")
+    settings = tmp_path / "service" / "settings.py"
+    settings.write_text(settings.read_text() + "\nfrom service import clock  # noqa\n")
+    health = tmp_path / "service" / "api" / "health.py"
+    health.write_text(health.read_text() + "\nfrom service.store import models  # noqa\n")
+    view = tmp_path / "service" / "rules" / "view.py"
+    view.write_text(view.read_text() + "\nfrom service.rules.reorg import plan  # noqa\n")
+    out = _lint_imports(tmp_path)
+    for name in ("the API speaks HTTP and calls the referee", "no import cycles",
+                 "rules packages keep their insides"):
+        assert f"{name} BROKEN" in out, out[-3000:]
 
 
 def test_lint_and_strict_types() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
-from sqlalchemy import text
 
+from service.api.auth import work
 from service.api.problems import Problem
 
 router = APIRouter()
@@ -20,8 +20,8 @@ async def healthz() -> dict[str, str]:
 @router.get("/readyz", summary="The database answers")
 async def readyz(request: Request) -> dict[str, str]:
     try:
-        async with request.app.state.engine.connect() as connection:
-            await connection.execute(text("SELECT 1"))
+        async with work(request) as uow:
+            await uow.ping()
     except Exception as error:  # noqa: BLE001 - any failure means not ready
         raise Problem(503, "service/database_unavailable", f"database not reachable: "
                       f"{type(error).__name__}", headers={"Retry-After": "2"}) from None

@@ -11,14 +11,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import asyncpg
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from service.rules.errors import Malformed, Refused, RulesError
+from service.referee.errors import BadData, GameNotFound, RefereeError, Unavailable
+from service.rules import Malformed, Refused, RulesError
 
 MEDIA_TYPE = "application/problem+json"
 log = logging.getLogger("service.api")
@@ -94,6 +93,12 @@ def from_rules(error: RulesError) -> Problem:
     return Problem(status, error.code, error.message, errors=errors or None, **extra)
 
 
+def from_referee(error: RefereeError) -> Problem:
+    errors = [{"path": path, "message": message} for path, message in error.errors]
+    return Problem(error.status, error.code, error.detail, errors=errors or None,
+                   headers=error.headers or None, **error.extra)
+
+
 def _json_path(loc: tuple[Any, ...]) -> str:
     parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
     return "/" + "/".join(parts) if parts else "/"
@@ -109,6 +114,20 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(RulesError)
     async def _rules(request: Request, exc: RulesError) -> JSONResponse:
         return problem_response(from_rules(exc), request)
+
+    @app.exception_handler(RefereeError)
+    async def _referee(request: Request, exc: RefereeError) -> JSONResponse:
+        return problem_response(from_referee(exc), request)
+
+    @app.exception_handler(GameNotFound)
+    async def _no_game(request: Request, exc: GameNotFound) -> JSONResponse:
+        return problem_response(Problem(404, "game/not_found", f"no game {exc}"), request)
+
+    @app.exception_handler(BadData)
+    async def _bad_data(request: Request, exc: BadData) -> JSONResponse:
+        return problem_response(Problem(
+            422, "request/unstorable_value", "a value in the request cannot be stored (text "
+            "may not contain NUL characters)"), request)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -135,17 +154,15 @@ def install(app: FastAPI) -> None:
                     headers=dict(exc.headers) if exc.headers else None), request
         )
 
-    async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
+    # Registered per type (not under `Exception`): Starlette's ServerErrorMiddleware
+    # re-raises what it handles, which makes the server drop the keep-alive connection.
+    @app.exception_handler(Unavailable)
+    async def _unavailable(request: Request, exc: Unavailable) -> JSONResponse:
         return problem_response(
             Problem(503, "service/database_unavailable",
                     "the database is not reachable; retry shortly", headers={"Retry-After": "2"}),
             request,
         )
-
-    # Registered per type (not under `Exception`): Starlette's ServerErrorMiddleware
-    # re-raises what it handles, which makes the server drop the keep-alive connection.
-    for kind in (OSError, DBAPIError, asyncpg.PostgresError, asyncpg.InterfaceError):
-        app.add_exception_handler(kind, _unavailable)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

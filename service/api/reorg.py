@@ -8,12 +8,9 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 
-from service.api import auth
-from service.api.games import GameId, transaction
-from service.api.problems import Problem
-from service.referee.core import state_of
-from service.referee.planning import plan
-from service.rules.awaiting import position
+from service.api.auth import bearer, work
+from service.api.games import GameId
+from service.referee import planning
 
 router = APIRouter(prefix="/v1")
 
@@ -25,17 +22,6 @@ async def options(
     request: Request,
     unit: Annotated[str, Query(min_length=1, max_length=64, description="a unit's id")],
 ) -> dict[str, Any]:
-    async with transaction(request) as session:
-        m = await auth.member(session, game_id, auth.bearer(request))
-        state = state_of(m.game)
-        found = state.units.get(unit)
-        if found is None:
-            raise Problem(422, "reorg/unknown_unit", f"no unit {unit!r} is in the game",
-                          errors=[{"path": "/unit", "message": "unknown unit"}])
-        side = state.setup.scenario.side_of_power(found.power)
-        if m.player is not None and m.player.side != side:
-            raise Problem(403, "reorg/not_your_unit",
-                          f"{unit} is a unit of {side}: players plan their own side's units",
-                          errors=[{"path": "/unit", "message": "another side's unit"}])
-        return {"position": position(state), "version": m.game.version,
-                **plan(m.game, unit).as_data()}
+    token = bearer(request)
+    async with work(request) as uow:
+        return await planning.reorg_options(uow, game_id, token, unit)

@@ -13,11 +13,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Query, Request
 from sse_starlette.sse import EventSourceResponse
 
-from service.api import auth
-from service.api.games import GameId, transaction
+from service.api.auth import bearer, work
+from service.api.games import GameId
 from service.api.problems import Problem
-from service.referee import reads
-from service.referee.core import get_game
+from service.referee import members, reads
+from service.referee.errors import RefereeError
 
 router = APIRouter(prefix="/v1")
 REREAD_SECONDS = 5.0
@@ -32,9 +32,9 @@ async def stream(
     last_event_id: Annotated[str | None, Header()] = None,
     after: Annotated[int | None, Query(ge=0, le=2**62)] = None,
 ) -> EventSourceResponse:
-    async with transaction(request) as session:
-        m = await auth.member(session, game_id, auth.bearer(request))
-    viewer = m.viewer
+    token = bearer(request)
+    async with work(request) as uow:
+        await members.member(uow, game_id, token)
     start = after or 0
     if last_event_id is not None:
         if not last_event_id.isdigit() or len(last_event_id) > 18:
@@ -50,9 +50,12 @@ async def stream(
             while True:
                 wake.clear()
                 while True:
-                    async with transaction(request) as session:
-                        game = await get_game(session, game_id)
-                        batch = await reads.log(session, game, viewer, after=last, limit=BATCH)
+                    try:
+                        async with work(request) as uow:
+                            batch = await reads.stream_page(uow, game_id, token, after=last,
+                                                            limit=BATCH)
+                    except RefereeError:  # the seat was revoked: the stream ends
+                        return
                     for event in batch:
                         last = event["seq"]
                         yield {"id": str(event["seq"]), "event": event["kind"],

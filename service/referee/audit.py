@@ -13,14 +13,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select, update
-from sqlalchemy.ext.asyncio import AsyncSession
-
-from service.referee.core import event_record, load_state, rfc3339, utc_now
+from service.clock import rfc3339, utc_now
 from service.rules import RULES_VERSION, Event, evolve, initial_state
 from service.rules.codec import to_data
 from service.rules.state import state_from_data
-from service.store.models import EventRow, GameRow, SnapshotRow
+from service.store.games import Game
+from service.store.uow import UnitOfWork
 
 IN_PLAY = ("open", "active", "paused")
 
@@ -73,40 +71,31 @@ def first_difference(stored: Any, replayed: Any, path: str = "") -> tuple[str, A
     return None if stored == replayed else (path or "/", stored, replayed)
 
 
-async def replay_game(session: AsyncSession, game: GameRow) -> Divergence | None:
+async def replay_game(uow: UnitOfWork, game: Game) -> Divergence | None:
     """The first place where the stored game (every snapshot, and the current state as
     this process loads it) and the replay of its log disagree."""
-    current = await load_state(session, game)
+    current = game.state
     state = initial_state(current.setup)
-    snapshots = {
-        row.seq: row.state for row in (
-            await session.execute(select(SnapshotRow).where(SnapshotRow.game_id == game.id))
-        ).scalars()
-    }
-    rows = (
-        await session.execute(
-            select(EventRow).where(EventRow.game_id == game.id).order_by(EventRow.seq)
-        )
-    ).scalars()
+    snapshots = await uow.log.snapshots(game.id)
     last = agreed = 0
     kinds: list[str] = []
     versions: set[str] = set()
-    for row in rows:
-        state = evolve(state, Event.from_record(event_record(row)))
-        last = row.seq
-        kinds.append(row.kind)
-        versions.add(row.rules_version)
-        stored = snapshots.get(row.seq)
+    for record in await uow.log.since(game.id, 0):
+        state = evolve(state, Event.from_record(record))
+        last = record["seq"]
+        kinds.append(record["kind"])
+        versions.add(record["rules_version"])
+        stored = snapshots.get(last)
         if stored is None:
             continue
         # Read through today's codec: fields added since the snapshot take their defaults.
         normalized = to_data(state_from_data(stored, current.setup))
         diff = first_difference(normalized, to_data(state))
         if diff is not None:
-            return Divergence(game.id, row.seq, "snapshot differs from the replay",
+            return Divergence(game.id, last, "snapshot differs from the replay",
                               agreed, *diff, tuple(dict.fromkeys(kinds)),
                               tuple(sorted(versions)))
-        agreed, kinds, versions = row.seq, [], set()
+        agreed, kinds, versions = last, [], set()
     diff = first_difference(to_data(current), to_data(state))
     if diff is not None:
         return Divergence(game.id, last, "current state differs from the replay", agreed,
@@ -114,10 +103,10 @@ async def replay_game(session: AsyncSession, game: GameRow) -> Divergence | None
     return None
 
 
-async def replay_all(session: AsyncSession) -> list[Divergence]:
+async def replay_all(uow: UnitOfWork) -> list[Divergence]:
     found = []
-    for game in (await session.execute(select(GameRow))).scalars():
-        divergence = await replay_game(session, game)
+    for game in await uow.games.in_play(None, None):
+        divergence = await replay_game(uow, game)
         if divergence is not None:
             found.append(divergence)
     return found
@@ -135,20 +124,17 @@ class Checked:
         return self.divergence.text()
 
 
-async def replay_check(session: AsyncSession, game_ids: Iterable[str] | None = None
+async def replay_check(uow: UnitOfWork, game_ids: Iterable[str] | None = None
                        ) -> list[Checked]:
     """Replay every game in play (or `game_ids`) under the current rules; flag the games
     that diverge to their GM (`games.divergence`) and clear the flag of those that no
     longer do. Snapshots and events are never changed."""
-    query = select(GameRow).where(GameRow.status.in_(IN_PLAY)).order_by(GameRow.id)
-    if game_ids is not None:
-        query = query.where(GameRow.id.in_(list(game_ids)))
+    ids = None if game_ids is None else list(game_ids)
     out = []
-    for game in (await session.execute(query)).scalars().all():
-        divergence = await replay_game(session, game)
+    for game in await uow.games.in_play(IN_PLAY, ids):
+        divergence = await replay_game(uow, game)
         flag = None if divergence is None else divergence.flag()
-        if flag is not None or game.divergence is not None:
-            await session.execute(update(GameRow).where(GameRow.id == game.id)
-                                  .values(divergence=flag))
+        if flag is not None or game.row.divergence is not None:
+            await uow.games.update(game.id, divergence=flag)
         out.append(Checked(game.id, game.head_seq, divergence))
     return out

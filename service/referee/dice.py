@@ -12,14 +12,12 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from service.crypto import chain
 from service.crypto import dice as crypto_dice
 from service.rules.dice import Roll
 from service.rules.events import Event
-from service.store.models import DiceSeedRow, GameRow
+from service.store.games import Game
+from service.store.uow import UnitOfWork
 
 _CACHE_SIZE = 512
 _SEEDS: OrderedDict[str, dict[tuple[int, int], bytes]] = OrderedDict()
@@ -112,25 +110,22 @@ class ServerDice:
         return Roll(turn, index, purpose, faces, tuple(values), source, chain_hash)
 
 
-async def load_dice(session: AsyncSession, game: GameRow, turn: int,
-                    epochs: Mapping[int, int]) -> ServerDice:
-    """The game's dice at `turn`, each turn's seed at its epoch in `epochs`. Stored seeds
-    are cached per process, but only as read from the database (committed): a seed drawn
-    by a transaction that rolls back is never reused. Seeded games derive their seeds
-    and store none."""
+async def load_dice(uow: UnitOfWork, game: Game, turn: int) -> ServerDice:
+    """The game's dice at `turn`, each turn's seed at the epoch its state records.
+    Stored seeds are cached per process, but only as read from the database
+    (committed): a seed drawn by a transaction that rolls back is never reused. Seeded
+    games derive their seeds and store none."""
+    epochs = game.state.dice.epochs
+    config = game.row.dice
     need = (turn, epochs.get(turn, 0))
-    cached: dict[tuple[int, int], bytes] | None = {} if game.dice["mode"] == "seeded" \
+    cached: dict[tuple[int, int], bytes] | None = {} if config["mode"] == "seeded" \
         else _SEEDS.get(game.id)
-    if cached is None or (need not in cached and game.dice["mode"] != "seeded"):
-        rows = (await session.execute(
-            select(DiceSeedRow.turn, DiceSeedRow.epoch, DiceSeedRow.seed)
-            .where(DiceSeedRow.game_id == game.id)
-        )).all()
-        cached = _SEEDS[game.id] = {(t, e): seed for t, e, seed in rows}
+    if cached is None or (need not in cached and config["mode"] != "seeded"):
+        cached = _SEEDS[game.id] = await uow.dice.of_game(game.id)
         if len(_SEEDS) > _CACHE_SIZE:
             _SEEDS.popitem(last=False)
     elif game.id in _SEEDS:
         _SEEDS.move_to_end(game.id)
     seeds = {t: seed for (t, e), seed in cached.items() if e == epochs.get(t, 0)}
-    return ServerDice(game_id=game.id, mode=game.dice["mode"], config=game.dice, seeds=seeds,
+    return ServerDice(game_id=game.id, mode=config["mode"], config=config, seeds=seeds,
                       head_seq=game.head_seq, head_hash=game.head_hash, epochs=epochs)

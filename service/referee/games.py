@@ -6,23 +6,24 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
-from sqlalchemy.ext.asyncio import AsyncSession
-
+from service.clock import rfc3339, utc_now
 from service.crypto import chain, signing, tokens
 from service.crypto.canonical import canonical_bytes, sha256_hex
-from service.referee.core import (
-    Applied,
-    append,
-    apply,
-    game_lock_key,
-    lock_game,
-    rfc3339,
-    state_of,
-    utc_now,
+from service.referee import members
+from service.referee.errors import Unauthorized
+from service.referee.ledger import Applied, append, apply
+from service.rules import (
+    RULES_VERSION,
+    Actor,
+    Command,
+    Decision,
+    Event,
+    Setup,
+    awaiting,
+    initial_state,
+    position,
 )
-from service.rules import Actor, Command, Event, Setup, initial_state
-from service.rules.errors import Malformed, Refused, RulesError
+from service.rules.errors import Malformed, RulesError
 from service.rules.options import resolve_options
 from service.rules.scenario import (
     Scenario,
@@ -31,17 +32,11 @@ from service.rules.scenario import (
     parse_scenario,
     scenario_to_json,
 )
-from service.settings import get_settings
-from service.store.models import GameRow, PlayerRow
+from service.store.games import Game
+from service.store.models import GameRow
+from service.store.uow import UnitOfWork
 
 D10_PURPOSES = ("initiative", "weather", "turn_end")
-
-
-class Unauthorized(Exception):
-    def __init__(self, code: str, detail: str) -> None:
-        super().__init__(detail)
-        self.code = code
-        self.detail = detail
 
 
 def _scenario(given: str | Mapping[str, Any]) -> Scenario:
@@ -103,7 +98,7 @@ def _dice_config(given: Mapping[str, Any] | None) -> dict[str, Any]:
                     errors=[("/dice/mode", "expected fair, seeded or scripted")])
 
 
-async def create_game(session: AsyncSession, request: Mapping[str, Any]) -> dict[str, Any]:
+async def create_game(uow: UnitOfWork, request: Mapping[str, Any]) -> dict[str, Any]:
     scenario = _scenario(request["scenario"])
     sides = [s.id for s in scenario.sides]
     options = resolve_options(request.get("options"), len(sides), tuple(sides))
@@ -118,13 +113,10 @@ async def create_game(session: AsyncSession, request: Mapping[str, Any]) -> dict
         id=game_id, name=request["name"], status="open", version=0, scenario=scenario_json,
         options=options, dice=dice, gm_token_hash=tokens.hash_token(gm_token),
         join_codes={s: tokens.hash_token(c) for s, c in codes.items()}, state={},
-        head_seq=0, head_hash=chain.genesis_hash(game_id), rules_version="",
+        head_seq=0, head_hash=chain.genesis_hash(game_id), rules_version=RULES_VERSION,
     )
-    from service.rules import RULES_VERSION
-
-    row.rules_version = RULES_VERSION
-    session.add(row)
-    await session.flush()
+    uow.games.add(row)
+    await uow.games.flush()
     created = Event(
         kind="game.created",
         text=f"Game {request['name']!r} created from scenario {scenario.id} "
@@ -134,7 +126,7 @@ async def create_game(session: AsyncSession, request: Mapping[str, Any]) -> dict
               "dice_mode": dice["mode"], "sides": sides},
         actor="gm", at=rfc3339(utc_now()),
     )
-    await append(session, row, state, [created])
+    await append(uow, Game(row, state, 0), Decision([created], state, [state]))
     return {"id": game_id, "gm_token": gm_token, "join_codes": codes}
 
 
@@ -145,25 +137,26 @@ def check_public_key(key: str, path: str = "/public_key") -> None:
         raise Malformed("seat/bad_public_key", str(error), errors=[(path, str(error))]) from None
 
 
-async def join_seat(
-    session: AsyncSession, game_id: str, side: str, body: Mapping[str, Any]
-) -> dict[str, Any]:
+async def join_seat(uow: UnitOfWork, game_id: str, side: str, body: Mapping[str, Any]
+                    ) -> dict[str, Any]:
     """Take a seat with the side's join code while the game is open, or take over a seat
     the GM reopened, with the join code the GM issued for it (a substitute)."""
-    game = await lock_game(session, game_id)
-    expected = game.join_codes.get(side)
+    game = await uow.games.lock(game_id)
+    expected = game.row.join_codes.get(side)
     if expected is None:
         raise Malformed("seat/unknown_side", f"no side {side!r} in this game",
-                        errors=[("/side", f"expected one of {sorted(game.join_codes)}")])
+                        errors=[("/side", f"expected one of {sorted(game.row.join_codes)}")])
     code = tokens.hash_token(str(body["join_code"]))
-    vacated = next((pid for pid, h in (game.substitute_codes or {}).items() if h == code), None)
+    substitutes = game.row.substitute_codes or {}
+    vacated = next((pid for pid, h in substitutes.items() if h == code), None)
     if code != expected and vacated is None:
         raise Unauthorized("seat/bad_join_code", f"that is not the join code of {side}")
     check_public_key(body["public_key"])
     player_id = uuid.uuid4().hex
     token = tokens.new_token()
     actor = Actor(id=player_id, role="player", side=side)
-    if vacated is not None and code != expected:
+    substitute = vacated is not None and code != expected
+    if substitute:
         command = Command(kind="seat.substitute", actor=actor, at=rfc3339(utc_now()),
                           body={"side": side, "old_player_id": vacated, "name": body["name"],
                                 "player_id": player_id})
@@ -171,59 +164,90 @@ async def join_seat(
         command = Command(kind="seat.take", actor=actor, at=rfc3339(utc_now()),
                           body={"side": side, "powers": body.get("powers"),
                                 "name": body["name"], "player_id": player_id})
-    applied = await apply(session, game, command)
+    applied = await apply(uow, game, command)
     seat = applied.state.seats[player_id]
-    await session.execute(insert(PlayerRow).values(
+    await uow.players.add(
         game_id=game_id, id=player_id, side=side, name=body["name"], powers=list(seat.powers),
         public_key=body["public_key"], token_hash=tokens.hash_token(token), active=True,
-        keys=[{"public_key": body["public_key"], "from_seq": 0}],
-    ))
-    if vacated is not None and code != expected:
-        codes = {k: v for k, v in game.substitute_codes.items() if k != vacated}
-        await session.execute(update(GameRow).where(GameRow.id == game_id)
-                              .values(substitute_codes=codes))
+        keys=[{"public_key": body["public_key"], "from_seq": 0}])
+    if substitute:
+        await uow.games.update(game_id, substitute_codes={
+            k: v for k, v in substitutes.items() if k != vacated})
     return {"player_id": player_id, "token": token, "side": side, "powers": list(seat.powers)}
 
 
-async def gm_command(
-    session: AsyncSession, game_id: str, kind: str, body: Mapping[str, Any],
-    extra: Mapping[str, Any] | None = None,
-) -> Applied:
-    game = await lock_game(session, game_id)
-    command = Command(kind=kind, body=body, actor=Actor(id="gm", role="gm"),
-                      at=rfc3339(utc_now()), extra=extra or {})
-    return await apply(session, game, command)
+def summary(game: Game) -> dict[str, Any]:
+    """A game's summary: where it stands and who must act."""
+    state = game.state
+    return {
+        "id": game.id,
+        "name": game.row.name,
+        "status": state.status,
+        "version": game.version,
+        "scenario": state.setup.scenario.id,
+        "dice_mode": game.row.dice["mode"],
+        "turn": state.turn.number,
+        "round": state.turn.round,
+        "impulse": state.turn.impulse,
+        "step": state.turn.step,
+        "phasing_side": state.turn.phasing_side,
+        "awaiting": awaiting(state),
+        "position": position(state),
+    }
 
 
-async def sweep_deadlines(session: AsyncSession, now: Any = None, limit: int = 20) -> int:
+async def game_summary(uow: UnitOfWork, game_id: str, token: str) -> dict[str, Any]:
+    """The summary as the caller sees it: the GM also sees the replay-check flag."""
+    m = await members.member(uow, game_id, token)
+    found = summary(m.game)
+    if m.player is None:
+        found["divergence"] = m.game.row.divergence
+    return found
+
+
+async def list_games(uow: UnitOfWork, token: str, *, limit: int, after: str | None
+                     ) -> dict[str, Any]:
+    """The games the token belongs to, a page at a time (401 for a token of none)."""
+    digest = tokens.hash_token(token)
+    games = await uow.games.of_token(digest, after=after, limit=limit + 1)
+    if not games and not after:
+        raise Unauthorized("auth/bad_token", "unknown token", headers=members.BEARER)
+    page = games[:limit]
+    return {"games": [summary(g) for g in page],
+            "next": page[-1].id if len(games) > limit else None}
+
+
+def gm_actor_command(kind: str, body: Mapping[str, Any],
+                     extra: Mapping[str, Any] | None = None) -> Command:
+    return Command(kind=kind, body=body, actor=Actor(id="gm", role="gm"),
+                   at=rfc3339(utc_now()), extra=extra or {})
+
+
+async def gm_command(uow: UnitOfWork, game_id: str, token: str, kind: str,
+                     body: Mapping[str, Any]) -> dict[str, Any]:
+    """A GM command on the game (pause, resume, end, deadlines, force, weather, edit,
+    dropout, withdraw a rollback): the caller must be its GM."""
+    (await members.member(uow, game_id, token)).require_gm()
+    game = await uow.games.lock(game_id)
+    return (await apply(uow, game, gm_actor_command(kind, body))).outcome()
+
+
+async def sweep_deadlines(uow: UnitOfWork, now: Any = None, limit: int = 20) -> int:
     """Apply the default action wherever a step's deadline has passed, and resume the
     games whose pause reached its maximum length. Safe with several processes: each
     game is claimed with FOR UPDATE SKIP LOCKED, so one applies it."""
     now = now or utc_now()
-    rows = (
-        await session.execute(
-            select(GameRow)
-            .where(GameRow.status.in_(("active", "paused")), GameRow.next_deadline <= now)
-            .order_by(GameRow.next_deadline)
-            .limit(limit)
-            .with_for_update(skip_locked=True)
-        )
-    ).scalars().all()
     applied = 0
-    advisory = get_settings().game_lock == "advisory"
-    for game in rows:
-        if advisory and not await session.scalar(
-                select(func.pg_try_advisory_xact_lock(game_lock_key(game.id)))):
-            continue  # an order holds the game; the next sweep sees it again
+    for game in await uow.games.claim_due(now, limit):
         command = Command(kind="clock.expire", body={}, actor=Actor(id="clock", role="clock"),
                           at=rfc3339(now))
         try:
-            await apply(session, game, command)
+            await apply(uow, game, command)
             applied += 1
         except RulesError:
             continue
     return applied
 
 
-__all__ = ["Refused", "Unauthorized", "create_game", "gm_command", "join_seat", "state_of",
-           "sweep_deadlines"]
+__all__ = ["Applied", "Unauthorized", "create_game", "game_summary", "gm_command",
+           "join_seat", "list_games", "summary", "sweep_deadlines"]

@@ -3,7 +3,8 @@ impulse in the live log, the events it abandons, the state to restore), key
 replacement and seat reassignment (tokens, keys and join codes live in the database),
 playing a dropped-out side, and the import of another server's export.
 
-See docs/game-master.md for what each does and what every side sees of it.
+Each checks that the caller is the game's GM. See docs/game-master.md for what each
+does and what every side sees of it.
 """
 
 from __future__ import annotations
@@ -12,182 +13,139 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from service.crypto import tokens
 from service.crypto.canonical import canonical_bytes, sha256_hex
-from service.referee.core import (
-    SNAPSHOT_AFTER,
-    Applied,
-    apply,
-    event_record,
-    lock_game,
-    rfc3339,
-    state_of,
-    utc_now,
-)
-from service.referee.games import check_public_key
-from service.referee.reads import rollbacks, rolled_back
-from service.rules import RULES_VERSION, Actor, Command, Event, Setup, evolve, initial_state
-from service.rules.awaiting import awaiting, next_due, position
+from service.referee import members
+from service.referee.abandoned import rollbacks, rolled_back
+from service.referee.games import check_public_key, gm_actor_command
+from service.referee.ledger import apply
+from service.rules import RULES_VERSION, Event, Setup, State, evolve, initial_state, next_due
 from service.rules.codec import to_data
 from service.rules.errors import Malformed, Refused
 from service.rules.gm import KEPT_KINDS
 from service.rules.options import resolve_options
 from service.rules.scenario import ScenarioInvalid, parse_scenario
-from service.rules.state import State, state_from_data
-from service.store.models import (
-    EventRow,
-    GameRow,
-    OrderRow,
-    PlayerRow,
-    SnapshotRow,
-    WebhookRow,
-    table,
-)
+from service.rules.state import state_from_data
+from service.store.games import SNAPSHOT_AFTER, Game
+from service.store.models import GameRow, PlayerRow
+from service.store.uow import UnitOfWork
 
-GM = Actor(id="gm", role="gm")
+RULE = "docs/game-master.md"
 
 
-def _command(kind: str, body: Mapping[str, Any], extra: Mapping[str, Any] | None = None
-             ) -> Command:
-    return Command(kind=kind, body=body, actor=GM, at=rfc3339(utc_now()), extra=extra or {})
+async def _as_gm(uow: UnitOfWork, game_id: str, token: str) -> Game:
+    """The game, locked, after checking that the caller is its GM."""
+    (await members.member(uow, game_id, token)).require_gm()
+    return await uow.games.lock(game_id)
 
 
-async def state_after(session: AsyncSession, game: GameRow, seq: int) -> dict[str, Any]:
+async def state_after(uow: UnitOfWork, game: Game, seq: int) -> dict[str, Any]:
     """The plain data of the game's state right after event `seq`: the newest snapshot
     at or before it, and the events since (a rollback event carries its state, so the
     fold is right across earlier rollbacks too)."""
-    setup = state_of(game).setup
-    snapshot = (await session.execute(
-        select(SnapshotRow.seq, SnapshotRow.state)
-        .where(SnapshotRow.game_id == game.id, SnapshotRow.seq <= seq)
-        .order_by(SnapshotRow.seq.desc()).limit(1))).first()
+    snapshot = await uow.log.snapshot_at_or_before(game.id, seq)
     if snapshot is None:
         raise RuntimeError(f"game {game.id} has no snapshot before event {seq}")
-    state = state_from_data(snapshot.state, setup)
-    rows = (await session.execute(
-        select(EventRow).where(EventRow.game_id == game.id, EventRow.seq > snapshot.seq,
-                               EventRow.seq <= seq).order_by(EventRow.seq))).scalars()
-    for row in rows:
-        state = evolve(state, Event.from_record(event_record(row)))
+    state = state_from_data(snapshot[1], game.setup)
+    for record in await uow.log.since(game.id, snapshot[0], upto=seq):
+        state = evolve(state, Event.from_record(record))
     data: dict[str, Any] = to_data(state)
     return data
 
 
-async def _impulse_start(session: AsyncSession, game: GameRow, turn: int, impulse: int
-                         ) -> int | None:
+async def _impulse_start(uow: UnitOfWork, game: Game, turn: int, impulse: int) -> int | None:
     """The seq of the event that opened the declaration of the live impulse `impulse` of
     turn `turn` (the `step.began` right after its `impulse.began`), if any."""
-    abandoned = await rollbacks(session, game.id)
-    began = (await session.execute(
-        select(EventRow.seq).where(
-            EventRow.game_id == game.id, EventRow.kind == "impulse.began",
-            EventRow.turn == turn, EventRow.data["impulse"].as_integer() == impulse)
-    )).scalars().all()
-    live = [seq for seq in began if not rolled_back(seq, abandoned)]
+    abandoned = await rollbacks(uow, game.id)
+    live = [seq for seq in await uow.log.impulse_began(game.id, turn, impulse)
+            if not rolled_back(seq, abandoned)]
     if not live:
         return None
     start = max(live) + 1
-    kind = await session.scalar(select(EventRow.kind).where(EventRow.game_id == game.id,
-                                                            EventRow.seq == start))
-    return start if kind == "step.began" else None
+    return start if await uow.log.kind_at(game.id, start) == "step.began" else None
 
 
-async def rollback(session: AsyncSession, game_id: str, body: Mapping[str, Any]) -> Applied:
+async def rollback(uow: UnitOfWork, game_id: str, token: str, body: Mapping[str, Any]
+                   ) -> dict[str, Any]:
     """Roll the game back to the start of an impulse; past revealed dice, propose it to
     the other sides instead."""
-    game = await lock_game(session, game_id)
+    game = await _as_gm(uow, game_id, token)
     turn, impulse = body.get("turn"), body.get("impulse")
     extra: dict[str, Any] = {}
     if isinstance(turn, int) and isinstance(impulse, int):
-        start = await _impulse_start(session, game, turn, impulse)
+        start = await _impulse_start(uow, game, turn, impulse)
         if start is None:
             raise Refused("rollback/unknown_impulse", f"impulse {impulse} of turn {turn} never "
-                          "began in the live log (or was itself rolled back)",
-                          rule="docs/game-master.md",
+                          "began in the live log (or was itself rolled back)", rule=RULE,
                           errors=[("/impulse", "no such impulse start")])
         if start >= game.head_seq:
             raise Refused("rollback/nothing_to_undo", f"impulse {impulse} of turn {turn} has "
-                          "just begun: nothing to roll back", rule="docs/game-master.md")
-        abandoned = await rollbacks(session, game.id)
-        rows = (await session.execute(
-            select(EventRow.seq, EventRow.kind).where(EventRow.game_id == game.id,
-                                                      EventRow.seq > start)
-        )).all()
+                          "just begun: nothing to roll back", rule=RULE)
+        abandoned = await rollbacks(uow, game.id)
+        rows = await uow.log.kinds_after(game.id, start)
         rolls = sum(1 for seq, kind in rows
                     if kind == "dice.rolled" and not rolled_back(seq, abandoned))
         extra["rollback"] = {
             "to_seq": start, "abandons": [start + 1, game.head_seq],
             "kept": sorted(seq for seq, kind in rows if kind in KEPT_KINDS),
-            "rolls": rolls, "restore": await state_after(session, game, start),
+            "rolls": rolls, "restore": await state_after(uow, game, start),
         }
-    return await apply(session, game, _command("admin.rollback", body, extra))
+    return (await apply(uow, game, gm_actor_command("admin.rollback", body, extra))).outcome()
 
 
-async def act(session: AsyncSession, game_id: str, body: Mapping[str, Any]) -> Applied:
+async def act(uow: UnitOfWork, game_id: str, token: str, body: Mapping[str, Any]
+              ) -> dict[str, Any]:
     """The GM plays a side that dropped out (or whose seat awaits a substitute)."""
-    game = await lock_game(session, game_id)
-    return await apply(session, game, _command("admin.act", body))
+    game = await _as_gm(uow, game_id, token)
+    return (await apply(uow, game, gm_actor_command("admin.act", body))).outcome()
 
 
-async def _player(session: AsyncSession, game_id: str, player_id: str) -> PlayerRow:
-    found = await session.get(PlayerRow, (game_id, player_id))
+async def _player(uow: UnitOfWork, game_id: str, player_id: str) -> PlayerRow:
+    found = await uow.players.get(game_id, player_id)
     if found is None:
         raise Malformed("admin/unknown_player", f"no player {player_id!r} in this game",
                         errors=[("/player_id", "unknown player")])
     return found
 
 
-async def replace_key(session: AsyncSession, game_id: str, player_id: str,
+async def replace_key(uow: UnitOfWork, game_id: str, token: str, player_id: str,
                       body: Mapping[str, Any]) -> dict[str, Any]:
     """Bind a new Ed25519 key to a player; the player's orders after the key's event
     verify with it (the export keeps every key with the event it applies after)."""
-    game = await lock_game(session, game_id)
+    game = await _as_gm(uow, game_id, token)
     key = str(body["public_key"])
     check_public_key(key)
-    player = await _player(session, game_id, player_id)
-    applied = await apply(session, game, _command(
+    player = await _player(uow, game_id, player_id)
+    applied = await apply(uow, game, gm_actor_command(
         "admin.replace_key", {"player_id": player_id, "public_key": key,
                               "reason": body.get("reason", "")}))
     keys = list(player.keys or [{"public_key": player.public_key, "from_seq": 0}])
     keys.append({"public_key": key, "from_seq": applied.events[0]["seq"]})
     values: dict[str, Any] = {"public_key": key, "keys": keys}
-    token = None
+    new_token = None
     if body.get("new_token"):
-        token = tokens.new_token()
-        values["token_hash"] = tokens.hash_token(token)
-    await session.execute(update(PlayerRow).where(PlayerRow.game_id == game_id,
-                                                  PlayerRow.id == player_id).values(**values))
-    return {**_result(applied), "player_id": player_id, "token": token}
+        new_token = tokens.new_token()
+        values["token_hash"] = tokens.hash_token(new_token)
+    await uow.players.update(game_id, player_id, **values)
+    return {**applied.outcome(), "player_id": player_id, "token": new_token}
 
 
-async def reopen_seat(session: AsyncSession, game_id: str, player_id: str,
+async def reopen_seat(uow: UnitOfWork, game_id: str, token: str, player_id: str,
                       body: Mapping[str, Any]) -> dict[str, Any]:
     """Reassign a seat: revoke its player's token and issue a join code with which a
     substitute takes the seat (POST /seats/{side})."""
-    game = await lock_game(session, game_id)
-    await _player(session, game_id, player_id)
-    applied = await apply(session, game, _command(
+    game = await _as_gm(uow, game_id, token)
+    await _player(uow, game_id, player_id)
+    applied = await apply(uow, game, gm_actor_command(
         "admin.reopen_seat", {"player_id": player_id, "reason": body.get("reason", "")}))
     code = tokens.new_join_code()
-    codes = {**(game.substitute_codes or {}), player_id: tokens.hash_token(code)}
-    await session.execute(update(GameRow).where(GameRow.id == game_id)
-                          .values(substitute_codes=codes))
-    await session.execute(update(PlayerRow).where(PlayerRow.game_id == game_id,
-                                                  PlayerRow.id == player_id)
-                          .values(active=False))
-    await session.execute(delete(WebhookRow).where(WebhookRow.game_id == game_id,
-                                                   WebhookRow.player_id == player_id))
-    seat = state_of(game).seats[player_id]
-    return {**_result(applied), "side": seat.side, "powers": list(seat.powers),
+    codes = {**(game.row.substitute_codes or {}), player_id: tokens.hash_token(code)}
+    await uow.games.update(game_id, substitute_codes=codes)
+    await uow.players.update(game_id, player_id, active=False)
+    await uow.webhooks.delete(game_id, player_id)
+    seat = applied.state.seats[player_id]
+    return {**applied.outcome(), "side": seat.side, "powers": list(seat.powers),
             "join_code": code}
-
-
-def _result(applied: Applied) -> dict[str, Any]:
-    return {"version": applied.version, "events": applied.events,
-            "position": position(applied.state), "awaiting": awaiting(applied.state)}
 
 
 # --------------------------------------------------------------------------- import
@@ -195,7 +153,7 @@ def _result(applied: Applied) -> dict[str, Any]:
 
 def _problem(path: str, message: str) -> Malformed:
     return Malformed("import/invalid_export", f"{path}: {message}",
-                     rule="docs/game-master.md", errors=[(path, message)])
+                     rule=RULE, errors=[(path, message)])
 
 
 def _dice_config(export: Mapping[str, Any]) -> dict[str, Any]:
@@ -212,7 +170,7 @@ def _dice_config(export: Mapping[str, Any]) -> dict[str, Any]:
     return {"mode": "fair"}
 
 
-async def import_game(session: AsyncSession, export: Mapping[str, Any]) -> dict[str, Any]:
+async def import_game(uow: UnitOfWork, export: Mapping[str, Any]) -> dict[str, Any]:
     """Create a game from a verified, complete export; the hash chain goes on from its
     last event. Players keep their ids and keys and get new tokens; the GM gets a new
     token and new join codes. The current turn's dice seed stayed on the old server, so
@@ -231,12 +189,12 @@ async def import_game(session: AsyncSession, export: Mapping[str, Any]) -> dict[
     failed = [c for c in report.checks if not c.ok]
     if failed:
         raise Malformed("import/verification_failed", f"the export does not verify: "
-                        f"{failed[0].name}: {failed[0].detail}", rule="docs/game-master.md",
+                        f"{failed[0].name}: {failed[0].detail}", rule=RULE,
                         errors=[(f"/{c.name.replace(' ', '_')}", c.detail) for c in failed])
     game_id = str(export["game"]["id"])
-    if await session.get(GameRow, game_id) is not None:
+    if await uow.games.exists(game_id):
         raise Refused("import/exists", f"game {game_id} already exists on this server",
-                      rule="docs/game-master.md")
+                      rule=RULE)
     try:
         scenario = parse_scenario(export["scenario"])
     except ScenarioInvalid:
@@ -251,7 +209,7 @@ async def import_game(session: AsyncSession, export: Mapping[str, Any]) -> dict[
     head = events[-1]
     gm_token = tokens.new_token()
     codes = {s.id: tokens.new_join_code() for s in scenario.sides}
-    session.add(GameRow(
+    uow.games.add(GameRow(
         id=game_id, name=str(export["game"].get("name") or game_id), status=state.status,
         version=int(export["game"].get("version") or 0), scenario=export["scenario"],
         options=options, dice=dice, gm_token_hash=tokens.hash_token(gm_token),
@@ -260,12 +218,11 @@ async def import_game(session: AsyncSession, export: Mapping[str, Any]) -> dict[
         next_deadline=_moment(next_due(state)),
         step_started_at=_moment(state.turn.step_started_at), substitute_codes={},
     ))
-    await session.flush()
-    await session.execute(insert(table(EventRow)), [
+    await uow.games.flush()
+    await uow.log.append(game_id, [
         {k: e[k] for k in ("seq", "turn", "impulse", "step", "kind", "actor", "text", "data",
-                           "rules_version", "hash")}
-        | {"game_id": game_id, "at": datetime.fromisoformat(e["at"])} for e in events])
-    await session.execute(insert(table(SnapshotRow)), [
+                           "at", "rules_version", "hash")} for e in events])
+    await uow.log.add_snapshots([
         {"game_id": game_id, "seq": seq, "turn": data["turn"]["number"],
          "impulse": data["turn"]["impulse"], "state": data} for seq, data in snapshots])
     player_tokens: dict[str, dict[str, Any]] = {}
@@ -274,24 +231,23 @@ async def import_game(session: AsyncSession, export: Mapping[str, Any]) -> dict[
         active = bool(p.get("active", True))
         player_tokens[p["id"]] = {"side": p["side"], "name": p["name"],
                                   "token": token if active else None}
-        await session.execute(insert(PlayerRow).values(
+        await uow.players.add(
             game_id=game_id, id=p["id"], side=p["side"], name=p["name"],
             powers=list(p["powers"]), public_key=p["public_key"],
             token_hash=tokens.hash_token(token), active=active,
-            keys=p.get("keys") or [{"public_key": p["public_key"], "from_seq": 0}]))
+            keys=p.get("keys") or [{"public_key": p["public_key"], "from_seq": 0}])
     orders = [o for o in export["orders"] if isinstance(o, Mapping)]
-    if orders:
-        await session.execute(insert(table(OrderRow)), [
-            {"game_id": game_id, "player_id": o["order"]["player"], "seq": o["order"]["seq"],
-             "order_hash": sha256_hex(canonical_bytes(o["order"])),
-             "envelope": {"order": o["order"], "signature": o["signature"]},
-             "result": {"accepted": True, "imported": True},
-             "first_event": o.get("first_event")} for o in orders])
-    game = await lock_game(session, game_id)
+    await uow.orders.add_many([
+        {"game_id": game_id, "player_id": o["order"]["player"], "seq": o["order"]["seq"],
+         "order_hash": sha256_hex(canonical_bytes(o["order"])),
+         "envelope": {"order": o["order"], "signature": o["signature"]},
+         "result": {"accepted": True, "imported": True},
+         "first_event": o.get("first_event")} for o in orders])
+    game = await uow.games.lock(game_id)
     source = {"rules_version": export["game"].get("rules_version"),
               "version": export["game"].get("version"), "events": len(events),
               "dice_mode": export["dice"].get("mode")}
-    applied = await apply(session, game, _command("game.import", {"source": source}))
+    applied = await apply(uow, game, gm_actor_command("game.import", {"source": source}))
     return {"id": game_id, "gm_token": gm_token, "join_codes": codes,
             "players": player_tokens, "version": applied.version,
             "events": applied.events}
@@ -336,5 +292,4 @@ def _replay(setup: Setup, events: list[dict[str, Any]]
     return state, snapshots
 
 
-__all__ = ["act", "import_game", "reopen_seat", "replace_key", "rollback",
-           "state_after"]
+__all__ = ["act", "import_game", "reopen_seat", "replace_key", "rollback", "state_after"]

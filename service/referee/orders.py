@@ -1,4 +1,7 @@
-"""Signed orders (DESIGN.md 4.1): check the envelope, the signer, the seq; then apply."""
+"""Signed orders (DESIGN.md 4.1), on one straight path: find the player by token, check
+the envelope and the signature over the order's canonical bytes (computed once, before
+the game is locked), lock the game, answer a seq already used, decide and append.
+"""
 
 from __future__ import annotations
 
@@ -6,23 +9,31 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import insert
-from sqlalchemy.ext.asyncio import AsyncSession
-
+from service.clock import rfc3339, utc_now
 from service.crypto import signing
-from service.crypto.canonical import canonical_bytes, sha256_hex
-from service.referee.core import apply, lock_for_order, lock_game, rfc3339, state_of, utc_now
-from service.referee.games import Unauthorized
-from service.rules import Actor, Command, decide
-from service.rules.awaiting import awaiting, position
+from service.crypto.canonical import sha256_hex
+from service.referee import members
+from service.referee.errors import Unauthorized
+from service.referee.ledger import apply
+from service.rules import Actor, Command, awaiting, decide, position
 from service.rules.errors import Forbidden, Malformed, Refused
-from service.store.models import OrderRow, PlayerRow, table
+from service.store.models import PlayerRow
+from service.store.uow import UnitOfWork
 
 
 @dataclass
 class OrderResult:
     body: dict[str, Any]
     replayed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """An order whose signature verified: its canonical bytes' hash and its command."""
+
+    order: Mapping[str, Any]
+    order_hash: str
+    command: Command
 
 
 class _NoDice:
@@ -47,29 +58,15 @@ class _WouldRoll(Exception):
     pass
 
 
-async def dry_run(session: AsyncSession, game_id: str, caller: PlayerRow,
-                  envelope: Mapping[str, Any]) -> dict[str, Any]:
-    """Validate an order and say what it would do, changing nothing."""
+def check(game_id: str, player: PlayerRow, envelope: Mapping[str, Any]) -> Checked:
+    """The envelope names this game and the token's player, and the signature verifies
+    with the player's key over the order's RFC 8785 bytes (canonicalised once: the same
+    bytes give the order's hash)."""
     order = envelope["order"]
-    game = await lock_game(session, game_id)
-    _check_signer(caller, envelope)
-    state = state_of(game)
-    command = _command(caller, order)
-    try:
-        decision = decide(state, command, _NoDice())
-    except _WouldRoll:
-        return {"valid": True, "dry_run": True, "rolls_dice": True, "events": [],
-                "note": "the order is valid; what follows depends on dice, which are "
-                        "rolled only when the order is submitted"}
-    after = decision.state
-    return {"valid": True, "dry_run": True, "rolls_dice": False,
-            "events": [e.record(game.head_seq + i + 1) for i, e in enumerate(decision.events)],
-            "position": position(after), "awaiting": awaiting(after)}
-
-
-def _check_signer(caller: PlayerRow, envelope: Mapping[str, Any]) -> None:
-    order = envelope["order"]
-    if order["player"] != caller.id:
+    if order["game"] != game_id:
+        raise Malformed("order/wrong_game", "the order names another game",
+                        errors=[("/order/game", f"expected {game_id}")])
+    if order["player"] != player.id:
         raise Forbidden("order/signer_mismatch",
                         "the bearer token belongs to another player than the order's",
                         errors=[("/order/player", "not the token's player")])
@@ -79,54 +76,54 @@ def _check_signer(caller: PlayerRow, envelope: Mapping[str, Any]) -> None:
         raise Malformed("order/not_canonical", f"the order has no RFC 8785 canonical form "
                         f"(so it cannot be signed): {error}", rule="DESIGN 4.1",
                         errors=[("/order", str(error))]) from None
-    if not signing.verify(caller.public_key, signed, envelope["signature"]):
+    if not signing.verify(player.public_key, signed, envelope["signature"]):
         raise Unauthorized("order/bad_signature",
                            "the signature does not verify with the player's registered key")
+    command = Command(
+        kind=order["kind"], body=order.get("body") or {},
+        actor=Actor(id=player.id, role="player", side=player.side,
+                    powers=tuple(player.powers)),
+        at=rfc3339(utc_now()), position=(order["turn"], order["impulse"], order["step"]))
+    return Checked(order, sha256_hex(signed), command)
 
 
-def _command(caller: PlayerRow, order: Mapping[str, Any]) -> Command:
-    return Command(
-        kind=order["kind"],
-        body=order.get("body") or {},
-        actor=Actor(id=caller.id, role="player", side=caller.side,
-                    powers=tuple(caller.powers)),
-        at=rfc3339(utc_now()),
-        position=(order["turn"], order["impulse"], order["step"]),
-    )
+async def dry_run(uow: UnitOfWork, game_id: str, token: str,
+                  envelope: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate an order and say what it would do, changing nothing."""
+    player = await members.player_for_order(uow, game_id, token)
+    checked = check(game_id, player, envelope)
+    game = await uow.games.lock(game_id)
+    try:
+        decision = decide(game.state, checked.command, _NoDice())
+    except _WouldRoll:
+        return {"valid": True, "dry_run": True, "rolls_dice": True, "events": [],
+                "note": "the order is valid; what follows depends on dice, which are "
+                        "rolled only when the order is submitted"}
+    return {"valid": True, "dry_run": True, "rolls_dice": False,
+            "events": [e.record(game.head_seq + i + 1)
+                       for i, e in enumerate(decision.events)],
+            "position": position(decision.state), "awaiting": awaiting(decision.state)}
 
 
-async def submit_order(
-    session: AsyncSession, game_id: str, caller: PlayerRow, envelope: Mapping[str, Any],
-) -> OrderResult:
-    order = envelope["order"]
-    if order["game"] != game_id:
-        raise Malformed("order/wrong_game", "the order names another game",
-                        errors=[("/order/game", f"expected {game_id}")])
-    game, previous = await lock_for_order(session, game_id, caller.id, order["seq"])
-    _check_signer(caller, envelope)
-    order_hash = sha256_hex(canonical_bytes(order))
-    if previous is not None:
-        stored_hash, stored_result = previous
-        if stored_hash == order_hash:
-            return OrderResult(stored_result, replayed=True)
+async def submit(uow: UnitOfWork, game_id: str, token: str,
+                 envelope: Mapping[str, Any]) -> OrderResult:
+    player = await members.player_for_order(uow, game_id, token)
+    checked = check(game_id, player, envelope)
+    order = checked.order
+    game, stored, signer = await uow.games.lock_for_order(game_id, player.id, order["seq"])
+    if signer.public_key != player.public_key or not signer.active:
+        # The GM replaced the key or reassigned the seat while this order waited.
+        raise Unauthorized("order/key_changed", "the player's key or seat changed while "
+                           "the order waited for the game: sign it again")
+    if stored is not None:
+        if stored.order_hash == checked.order_hash:
+            return OrderResult(stored.result, replayed=True)
         raise Refused("order/seq_reused", f"seq {order['seq']} was already used for another "
                       "order", rule="DESIGN 4.1", errors=[("/order/seq", "reused")])
-    command = _command(caller, order)
-    applied = await apply(session, game, command)
-    result = {
-        "accepted": True,
-        "seq": order["seq"],
-        "version": applied.version,
-        "events": applied.events,
-        "position": position(applied.state),
-        "awaiting": awaiting(applied.state),
-    }
-    await session.execute(_INSERT_ORDER, {
-        "game_id": game_id, "player_id": caller.id, "seq": order["seq"],
-        "order_hash": order_hash, "envelope": dict(envelope), "result": result,
-        "first_event": applied.events[0]["seq"] if applied.events else None,
-    })
+    applied = await apply(uow, game, checked.command)
+    result = {"accepted": True, "seq": order["seq"], **applied.outcome()}
+    await uow.orders.add(
+        game_id=game_id, player_id=player.id, seq=order["seq"], order_hash=checked.order_hash,
+        envelope=dict(envelope), result=result,
+        first_event=applied.events[0]["seq"] if applied.events else None)
     return OrderResult(result, replayed=False)
-
-
-_INSERT_ORDER = insert(table(OrderRow))  # built once (referee.core: the order path)

@@ -1,28 +1,45 @@
-"""Reorganization planning for the API (11.18): one `Planner` per game version and
-process, so planning every face-down unit of a big game builds its board and candidate
-indexes once. (game id, version) names one committed state."""
+"""Reorganization planning (11.18): one `Planner` per game version and process, so
+planning every face-down unit of a big game builds its board and candidate indexes
+once. (game id, version) names one committed state. Players plan their own side's
+units; the GM any."""
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from typing import Any
 
-from service.referee.core import state_of
-from service.rules.reorg import Plan, Planner
-from service.store.models import GameRow
+from service.referee import members
+from service.referee.errors import Denied
+from service.rules import position
+from service.rules.errors import Malformed
+from service.rules.reorg import Planner
+from service.store.uow import UnitOfWork
 
 _PLANNERS: OrderedDict[tuple[str, int], Planner] = OrderedDict()
 _PLANNERS_MAX = 8
 
 
-def plan(game: GameRow, unit: str) -> Plan:
-    """Every way to reorganize `unit` in the game's current state (KeyError for a unit
-    not in the game)."""
+async def reorg_options(uow: UnitOfWork, game_id: str, token: str, unit: str
+                        ) -> dict[str, Any]:
+    """Every way to reorganize `unit` now, and why each other method would not work."""
+    m = await members.member(uow, game_id, token)
+    game = m.game
+    found = game.state.units.get(unit)
+    if found is None:
+        raise Malformed("reorg/unknown_unit", f"no unit {unit!r} is in the game",
+                        errors=[("/unit", "unknown unit")])
+    side = game.setup.scenario.side_of_power(found.power)
+    if m.player is not None and m.player.side != side:
+        raise Denied("reorg/not_your_unit",
+                     f"{unit} is a unit of {side}: players plan their own side's units",
+                     errors=[("/unit", "another side's unit")])
     key = (game.id, game.version)
     planner = _PLANNERS.get(key)
     if planner is None:
-        planner = _PLANNERS[key] = Planner(state_of(game))
+        planner = _PLANNERS[key] = Planner(game.state)
         if len(_PLANNERS) > _PLANNERS_MAX:
             _PLANNERS.popitem(last=False)
     else:
         _PLANNERS.move_to_end(key)
-    return planner.plan(unit)
+    return {"position": position(game.state), "version": game.version,
+            **planner.plan(unit).as_data()}

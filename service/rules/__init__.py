@@ -10,12 +10,13 @@ map engine), `reorg` (11.18), `modes` (OCS 5.0), `gm` (the game master) and
 from service.rules.awaiting import awaiting, current_step, next_due, position
 from service.rules.command import Actor, Command
 from service.rules.decide import ORDERS, Decision, decide
+from service.rules.errors import Forbidden, Malformed, Refused, RulesError
 from service.rules.events import RULES_VERSION, Event
 from service.rules.evolve import evolve, fold
 from service.rules.state import Setup, State, initial_state
 
 __all__ = [
-    "ORDERS", "RULES_VERSION", "Actor", "Command", "Decision", "Event", "Setup", "State",
-    "awaiting", "current_step", "decide", "evolve", "fold", "initial_state", "next_due",
-    "position",
+    "ORDERS", "RULES_VERSION", "Actor", "Command", "Decision", "Event", "Forbidden",
+    "Malformed", "Refused", "RulesError", "Setup", "State", "awaiting", "current_step",
+    "decide", "evolve", "fold", "initial_state", "next_due", "position",
 ]

@@ -93,10 +93,12 @@ COMMANDS: Mapping[str, Handler] = {
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """What a command caused: its events, and the state after the last of them."""
+    """What a command caused: its events, the state after each (`states`, for the
+    referee's snapshots) and the state after the last (`state`)."""
 
     events: list[Event]
     state: State
+    states: list[State]
 
 
 def check_order_allowed(state: State, command: Command) -> None:
@@ -141,7 +143,7 @@ def decide(state: State, command: Command, dice: Dice | None) -> Decision:
     handler(flow, command)
     _side_returns(flow, command)
     gm.play_civil_disorder(flow)
-    return Decision(flow.events, flow.state)
+    return Decision(flow.events, flow.state, flow.states)
 
 
 def _side_returns(f: Flow, c: Command) -> None:

@@ -28,6 +28,7 @@ class Flow:
         self.actor = actor
         self.at = at
         self.events: list[Event] = []
+        self.states: list[State] = []  # the state after each event
 
     def emit(self, kind: str, text: str, data: dict[str, Any] | None = None, *,
              by: str | None = None) -> Event:
@@ -38,6 +39,7 @@ class Flow:
         turn = self.state.turn
         event = replace(event, turn=turn.number, impulse=turn.impulse, step=turn.step)
         self.events.append(event)
+        self.states.append(self.state)
         return event
 
     def roll(self, purpose: str, count: int, faces: int = 10, *, text: str,

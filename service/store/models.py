@@ -51,8 +51,8 @@ class GameRow(Base):
     """One game: its fixed setup, its secrets (hashed or sealed) and its head.
 
     `scenario` (megabytes for a big map) is loaded only when asked for, once per process
-    (referee.core). `state` is no longer written after creation: the current state is
-    the newest snapshot plus the events since (referee.core.load_state)."""
+    (store.games). `state` is no longer written after creation: the current state is
+    the newest snapshot plus the events since (store.games)."""
 
     __tablename__ = "games"
 

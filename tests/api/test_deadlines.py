@@ -9,14 +9,14 @@ from datetime import timedelta
 import httpx
 from support import Game, full_game
 
-from service.referee.core import utc_now
+from service.clock import utc_now
 from service.referee.games import sweep_deadlines
 
 
 async def _sweep(app: object, seconds_ahead: float) -> int:
     now = utc_now() + timedelta(seconds=seconds_ahead)
-    async with app.state.sessionmaker() as session, session.begin():  # type: ignore[attr-defined]
-        return await sweep_deadlines(session, now)
+    async with app.state.transactions() as uow:  # type: ignore[attr-defined]
+        return await sweep_deadlines(uow, now)
 
 
 async def _reroll_game(client: httpx.AsyncClient) -> Game:
@@ -92,11 +92,9 @@ async def test_reminders_at_half_and_ninety_percent_of_the_deadline_once_each(
     r = await client.put(f"/v1/games/{game.id}/webhook", headers=allies.headers,
                          json={"url": "http://127.0.0.1:9/unused"})
     assert r.status_code == 200
-    maker = app.state.sessionmaker  # type: ignore[attr-defined]
-
     async def remind(seconds: float) -> list[str]:
-        async with maker() as session, session.begin():
-            await enqueue_reminders(session, utc_now() + timedelta(seconds=seconds))
+        async with app.state.transactions() as uow:  # type: ignore[attr-defined]
+            await enqueue_reminders(uow, utc_now() + timedelta(seconds=seconds))
         log = (await client.get(f"/v1/games/{game.id}/webhook/deliveries",
                                 headers=allies.headers)).json()["messages"]
         return sorted(m["payload"]["data"]["elapsed"] for m in log if m["kind"] == "reminder")

@@ -41,8 +41,8 @@ async def test_the_divergence_report_finds_a_deliberately_changed_rule(
 
     monkeypatch.setitem(EVOLVE,  # type: ignore[arg-type]
                          "weather.set", one_more_die)
-    async with maker() as session, session.begin():
-        [checked] = await replay_check(session, [game.id])
+    async with app.state.transactions() as uow:  # type: ignore[attr-defined]
+        [checked] = await replay_check(uow, [game.id])
     monkeypatch.undo()
     found = checked.divergence
     assert found is not None
@@ -63,8 +63,8 @@ async def test_the_divergence_report_finds_a_deliberately_changed_rule(
     after = await game.state(game.players["axis"])
     assert after["turn"] == state_before["turn"]
 
-    async with maker() as session, session.begin():  # the real rules agree again
-        [checked] = await replay_check(session, [game.id])
+    async with app.state.transactions() as uow:  # type: ignore[attr-defined]
+        [checked] = await replay_check(uow, [game.id])  # the real rules agree again
     assert checked.divergence is None and checked.text().endswith("stored state)")
     assert (await summary(game))["divergence"] is None
 

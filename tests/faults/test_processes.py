@@ -108,12 +108,11 @@ async def test_sigkill_mid_orders_leaves_no_partial_state_and_retries_land_once(
         await _check_consistent(client, game, {f"k{i}" for i in range(80)})
         from service.referee.audit import replay_game
         from service.store.database import make_engine, make_sessionmaker
-        from service.store.models import GameRow
+        from service.store.uow import Transactions
 
         engine = make_engine(migrated_url, pool_size=1)
-        async with make_sessionmaker(engine)() as session:
-            row = await session.get(GameRow, game.id)
-            assert row is not None and await replay_game(session, row) is None
+        async with Transactions(make_sessionmaker(engine))() as uow:
+            assert await replay_game(uow, await uow.games.get(game.id)) is None
         await engine.dispose()
 
 

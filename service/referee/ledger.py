@@ -1,0 +1,77 @@
+"""The referee's one way to change a game: decide a command on a locked game, chain the
+events it caused onto the log, keep snapshots, bump the version and write the
+notifications they cause to the outbox, all in the unit of work's transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from service.clock import utc_now
+from service.crypto import chain
+from service.referee.dice import ServerDice, load_dice
+from service.referee.notifications import enqueue
+from service.rules import Command, Decision, State, awaiting, decide, next_due, position
+from service.rules.codec import to_data
+from service.store.games import Game, snapshot_due
+from service.store.uow import UnitOfWork
+
+
+@dataclass
+class Applied:
+    """What a command did: the stored events, the state they lead to, the new version."""
+
+    events: list[dict[str, Any]]
+    state: State
+    version: int
+
+    def outcome(self) -> dict[str, Any]:
+        """The answer to every command that changes a game (orders and GM acts alike)."""
+        return {"version": self.version, "events": self.events,
+                "position": position(self.state), "awaiting": awaiting(self.state)}
+
+
+def _moment(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
+
+
+async def append(uow: UnitOfWork, game: Game, decision: Decision,
+                 dice: ServerDice | None = None) -> Applied:
+    """Chain, store and apply what `decision` caused on the locked `game`."""
+    before = game.state
+    seq, digest = game.head_seq, game.head_hash
+    snapshot_seq = game.snapshot_seq
+    records: list[dict[str, Any]] = []
+    snapshots: list[dict[str, Any]] = []
+    for event, state in zip(decision.events, decision.states, strict=True):
+        seq += 1
+        record = event.record(seq)
+        digest = chain.event_hash(digest, record)
+        record["hash"] = digest
+        records.append(record)
+        if snapshot_due(event.kind, seq, snapshot_seq):
+            snapshot_seq = seq
+            snapshots.append({"game_id": game.id, "seq": seq, "turn": state.turn.number,
+                              "impulse": state.turn.impulse, "state": to_data(state)})
+    after = decision.state
+    await uow.log.append(game.id, records)
+    await uow.log.add_snapshots(snapshots)
+    if dice is not None and dice.new_seeds:
+        await uow.dice.add(dice.seed_rows(game.id))
+    version = await uow.games.advance(
+        game, head_seq=seq, head_hash=digest, state=after, snapshot_seq=snapshot_seq,
+        next_deadline=_moment(next_due(after)), now=utc_now(),
+        step_started_at=_moment(after.turn.step_started_at))
+    if game.has_webhooks is not False:  # the lock's read says whether the game has any
+        await enqueue(uow, game.id, version, before, after, records)
+    if records:
+        uow.appended_to(game.id, seq)
+    return Applied(records, after, version)
+
+
+async def apply(uow: UnitOfWork, game: Game, command: Command) -> Applied:
+    """Decide `command` on the locked `game` and append what it causes."""
+    dice = await load_dice(uow, game, game.state.turn.number)
+    return await append(uow, game, decide(game.state, command, dice), dice)

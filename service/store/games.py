@@ -1,0 +1,380 @@
+"""Games: the row, the lock an order takes, and the current state behind a per-process
+cache.
+
+The current state is not rewritten per order (for a big game that write dominated an
+order's cost): it is the newest snapshot plus the events since, kept by each process
+in a cache validated by the game row's head (seq and chain hash). Since the state is
+the fold of the hash-chained log, a cached state whose head matches the row is the
+committed state, whichever transaction computed it. A stale cache is caught up from
+the events it has not seen; a cold one is rebuilt from the newest snapshot.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Text, bindparam, exists, func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.attributes import set_committed_value
+
+from service.rules import Event, Setup, State, evolve
+from service.rules.scenario import parse_scenario
+from service.rules.state import state_from_data
+from service.settings import get_settings
+from service.store.log import event_record
+from service.store.models import (
+    EventRow,
+    GameRow,
+    OrderRow,
+    PlayerRow,
+    SnapshotRow,
+    WebhookRow,
+    table,
+)
+
+SNAPSHOT_AFTER = ("game.created", "impulse.began", "turn.began")
+SNAPSHOT_EVERY = 500
+_CACHE_SIZE = 512
+
+
+class GameNotFound(Exception):
+    """No game with that id."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Known:
+    """A game's state after event `head_seq` (whose hash is `head_hash`)."""
+
+    head_seq: int
+    head_hash: str
+    snapshot_seq: int
+    state: State
+
+
+@dataclass(eq=False)
+class Game:
+    """A game row with its current state. `snapshot_seq` is the newest snapshot's
+    event; `has_webhooks` is known when the game was locked (None: not asked)."""
+
+    row: GameRow
+    state: State
+    snapshot_seq: int
+    has_webhooks: bool | None = None
+
+    @property
+    def id(self) -> str:
+        return self.row.id
+
+    @property
+    def version(self) -> int:
+        return self.row.version
+
+    @property
+    def head_seq(self) -> int:
+        return self.row.head_seq
+
+    @property
+    def head_hash(self) -> str:
+        return self.row.head_hash
+
+    @property
+    def setup(self) -> Setup:
+        return self.state.setup
+
+
+@dataclass(frozen=True, slots=True)
+class StoredOrder:
+    """An order already stored under a player's seq: its hash and its result."""
+
+    order_hash: str
+    result: dict[str, Any]
+
+
+def snapshot_due(kind: str, seq: int, snapshot_seq: int) -> bool:
+    """Snapshots are kept at the start of every impulse and turn and every
+    `SNAPSHOT_EVERY` events, which bounds a rebuild."""
+    return kind in SNAPSHOT_AFTER or seq - snapshot_seq >= SNAPSHOT_EVERY
+
+
+class _Cache:
+    """This process's newest states per game (newest first) and parsed setups."""
+
+    PER_GAME = 3  # a read that lags an order by a version or two still hits
+
+    def __init__(self) -> None:
+        self.known: OrderedDict[str, tuple[_Known, ...]] = OrderedDict()
+        self.setups: OrderedDict[str, Setup] = OrderedDict()
+
+    def match(self, row: GameRow) -> _Known | None:
+        return next((k for k in self.known.get(row.id, ())
+                     if k.head_seq == row.head_seq and k.head_hash == row.head_hash), None)
+
+    def older(self, row: GameRow) -> _Known | None:
+        return next((k for k in self.known.get(row.id, ()) if 0 < k.head_seq < row.head_seq),
+                    None)
+
+    def remember(self, game_id: str, known: _Known) -> None:
+        others = [k for k in self.known.get(game_id, ())
+                  if (k.head_seq, k.head_hash) != (known.head_seq, known.head_hash)]
+        newest = sorted([known, *others], key=lambda k: k.head_seq, reverse=True)
+        self.known[game_id] = tuple(newest[:self.PER_GAME])
+        self.known.move_to_end(game_id)
+        if len(self.known) > _CACHE_SIZE:
+            self.known.popitem(last=False)
+
+    def setup(self, game_id: str) -> Setup | None:
+        found = self.setups.get(game_id)
+        if found is not None:
+            self.setups.move_to_end(game_id)
+        return found
+
+    def keep_setup(self, game_id: str, setup: Setup) -> None:
+        self.setups[game_id] = setup
+        if len(self.setups) > _CACHE_SIZE:
+            self.setups.popitem(last=False)
+
+
+_CACHE = _Cache()
+
+
+def game_lock_key(game_id: Any) -> Any:
+    """The advisory lock key of a game id (or of a bind parameter) (GAME_LOCK=advisory)."""
+    return func.hashtextextended(game_id, 0)
+
+
+# The order path's statements, built once: building a statement and its cache key on
+# every call cost more CPU than executing it (bench/README.md).
+_ADVISORY_LOCK = select(func.pg_advisory_xact_lock(game_lock_key(bindparam("game", type_=Text))))
+_READ_LOCKED = (
+    select(GameRow, exists().where(WebhookRow.game_id == GameRow.id))
+    .where(GameRow.id == bindparam("game")).execution_options(populate_existing=True)
+)
+_READ_LOCKED_FOR_ORDER = _READ_LOCKED.add_columns(
+    OrderRow.order_hash, OrderRow.result, PlayerRow.public_key, PlayerRow.active,
+).outerjoin(
+    OrderRow, (OrderRow.game_id == GameRow.id) & (OrderRow.player_id == bindparam("player"))
+    & (OrderRow.seq == bindparam("seq"))
+).outerjoin(
+    PlayerRow, (PlayerRow.game_id == GameRow.id) & (PlayerRow.id == bindparam("player")))
+_UPDATE_HEAD = update(table(GameRow)).where(table(GameRow).c.id == bindparam("game"))
+
+
+@dataclass(frozen=True, slots=True)
+class Signer:
+    """The order's player as the locked read sees it: the key that must have signed,
+    and whether the seat is still theirs."""
+
+    public_key: str | None
+    active: bool
+
+
+class Games:
+    """The games table and the current state of each game."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def get(self, game_id: str) -> Game:
+        """The game (not locked) with its current state."""
+        row = await self.session.get(GameRow, game_id)
+        if row is None:
+            raise GameNotFound(game_id)
+        return await self._with_state(row)
+
+    async def lock(self, game_id: str) -> Game:
+        """The game, locked until the end of the transaction, with its state.
+
+        By default (GAME_LOCK=advisory) `pg_advisory_xact_lock` on the game id, then a
+        plain read of the row (a new snapshot, so it sees the previous holder's commit):
+        waiters queue in order. GAME_LOCK=row uses `SELECT ... FOR UPDATE`, whose waiters
+        are woken unfairly: on one game with 32 clients its p99 was several times the
+        advisory lock's (bench/hot_game.py). The deadline sweeper takes the same lock."""
+        game, _, _ = await self._lock(game_id, None)
+        return game
+
+    async def lock_for_order(self, game_id: str, player_id: str, seq: int
+                             ) -> tuple[Game, StoredOrder | None, Signer]:
+        """`lock`, plus what the player already stored under `seq` (None if nothing)
+        and the player's key as of the lock, in the same round trip."""
+        game, stored, signer = await self._lock(game_id, (player_id, seq))
+        assert signer is not None
+        return game, stored, signer
+
+    async def _lock(self, game_id: str, order: tuple[str, int] | None
+                    ) -> tuple[Game, StoredOrder | None, Signer | None]:
+        if get_settings().game_lock == "row":
+            return await self._lock_row(game_id, order)
+        await self.session.execute(_ADVISORY_LOCK, {"game": game_id})
+        # The read after the lock is a fresh snapshot, so it may also answer whether the
+        # game has webhooks (the outbox skips its query when not), whether the order
+        # was already stored and which key the player has: one round trip.
+        if order is None:
+            found: Any = (await self.session.execute(_READ_LOCKED, {"game": game_id})).first()
+        else:
+            found = (await self.session.execute(_READ_LOCKED_FOR_ORDER, {
+                "game": game_id, "player": order[0], "seq": order[1]})).first()
+        if found is None:
+            raise GameNotFound(game_id)
+        game = await self._with_state(found[0])
+        game.has_webhooks = bool(found[1])
+        if order is None:
+            return game, None, None
+        stored = StoredOrder(found[2], found[3]) if found[2] is not None else None
+        return game, stored, Signer(found[4], bool(found[5]))
+
+    async def _lock_row(self, game_id: str, order: tuple[str, int] | None
+                        ) -> tuple[Game, StoredOrder | None, Signer | None]:
+        row = (await self.session.execute(
+            select(GameRow).where(GameRow.id == game_id).with_for_update()
+            .execution_options(populate_existing=True))).scalar_one_or_none()
+        if row is None:
+            raise GameNotFound(game_id)
+        game = await self._with_state(row)
+        if order is None:
+            return game, None, None
+        found = (await self.session.execute(
+            select(OrderRow.order_hash, OrderRow.result).where(
+                OrderRow.game_id == game_id, OrderRow.player_id == order[0],
+                OrderRow.seq == order[1]))).first()
+        player = await self.session.get(PlayerRow, (game_id, order[0]))
+        stored = StoredOrder(found[0], found[1]) if found is not None else None
+        signer = Signer(player.public_key if player else None, bool(player and player.active))
+        return game, stored, signer
+
+    async def _with_state(self, row: GameRow) -> Game:
+        """This process's cached state when it is at the row's head; else that state
+        caught up with the events since; else the newest snapshot plus the events since."""
+        known = _CACHE.match(row) or await self._catch_up(row)
+        _CACHE.remember(row.id, known)
+        return Game(row, known.state, known.snapshot_seq)
+
+    async def setup(self, row: GameRow) -> Setup:
+        """Parsed once per process: a scenario never changes (the column is deferred)."""
+        cached = _CACHE.setup(row.id)
+        if cached is not None:
+            return cached
+        scenario = await self.scenario(row.id)
+        setup = Setup(game_id=row.id, scenario=parse_scenario(scenario), options=row.options,
+                      dice_mode=row.dice["mode"])
+        _CACHE.keep_setup(row.id, setup)
+        return setup
+
+    async def scenario(self, game_id: str) -> dict[str, Any]:
+        found: dict[str, Any] | None = await self.session.scalar(
+            select(GameRow.scenario).where(GameRow.id == game_id))
+        return found or {}
+
+    async def _catch_up(self, row: GameRow) -> _Known:
+        """The state at the row's head from this process's newest older state (one
+        query: the events from that state's head on, the first of which must carry its
+        hash, else that state never committed), or else from the newest snapshot."""
+        base = _CACHE.older(row)
+        if base is not None:
+            rows = await self._events(row, base.head_seq - 1)
+            if rows and rows[0].seq == base.head_seq and rows[0].hash == base.head_hash:
+                return _fold(row, base.state, base.snapshot_seq, rows[1:])
+        setup = await self.setup(row)
+        newest = (await self.session.execute(
+            select(SnapshotRow.seq, SnapshotRow.state)
+            .where(SnapshotRow.game_id == row.id, SnapshotRow.seq <= row.head_seq)
+            .order_by(SnapshotRow.seq.desc()).limit(1))).first()
+        if newest is None:
+            raise RuntimeError(f"game {row.id} has no snapshot")
+        rows = await self._events(row, newest.seq)
+        return _fold(row, state_from_data(newest.state, setup), newest.seq, rows)
+
+    async def _events(self, row: GameRow, after: int) -> list[EventRow]:
+        return list((await self.session.execute(
+            select(EventRow).where(EventRow.game_id == row.id, EventRow.seq > after,
+                                   EventRow.seq <= row.head_seq).order_by(EventRow.seq)
+        )).scalars())
+
+    def add(self, row: GameRow) -> None:
+        self.session.add(row)
+
+    async def flush(self) -> None:
+        await self.session.flush()
+
+    async def exists(self, game_id: str) -> bool:
+        return await self.session.get(GameRow, game_id) is not None
+
+    async def advance(self, game: Game, *, head_seq: int, head_hash: str, state: State,
+                      snapshot_seq: int, next_deadline: datetime | None,
+                      step_started_at: datetime | None, now: datetime) -> int:
+        """Bump the game's version to its new head (the events are stored by the log) and
+        remember the state it leads to. Returns the new version."""
+        version = game.version + 1
+        await self.session.execute(_UPDATE_HEAD, {
+            "game": game.id, "version": version, "head_seq": head_seq,
+            "head_hash": head_hash, "status": state.status, "next_deadline": next_deadline,
+            "updated_at": now, "step_started_at": step_started_at,
+        })
+        row = game.row
+        # As written above: the ORM has nothing left to flush.
+        for name, value in (("version", version), ("head_seq", head_seq),
+                            ("head_hash", head_hash), ("status", state.status)):
+            set_committed_value(row, name, value)
+        game.state, game.snapshot_seq = state, snapshot_seq
+        _CACHE.remember(game.id, _Known(head_seq, head_hash, snapshot_seq, state))
+        return version
+
+    async def update(self, game_id: str, **values: Any) -> None:
+        await self.session.execute(update(GameRow).where(GameRow.id == game_id).values(**values))
+
+    async def of_token(self, digest: str, *, after: str | None, limit: int) -> list[Game]:
+        """The games a token belongs to (as a player's or the GM's), by id."""
+        ids = select(PlayerRow.game_id).where(PlayerRow.token_hash == digest).union(
+            select(GameRow.id).where(GameRow.gm_token_hash == digest)).subquery()
+        query = select(GameRow).where(GameRow.id.in_(select(ids.c[0])))
+        if after:
+            query = query.where(GameRow.id > after)
+        rows = (await self.session.execute(query.order_by(GameRow.id).limit(limit))).scalars()
+        return [await self._with_state(row) for row in rows]
+
+    async def gm_of(self, digest: str) -> str | None:
+        """The id of a game whose GM token has this hash, if any."""
+        found: str | None = await self.session.scalar(
+            select(GameRow.id).where(GameRow.gm_token_hash == digest).limit(1))
+        return found
+
+    async def claim_due(self, now: datetime, limit: int) -> list[Game]:
+        """Games whose deadline (or maximum pause) has passed, locked for this sweeper:
+        FOR UPDATE SKIP LOCKED, and with GAME_LOCK=advisory the game's advisory lock
+        too, skipping a game an order holds (the next sweep sees it again)."""
+        rows = (await self.session.execute(
+            select(GameRow)
+            .where(GameRow.status.in_(("active", "paused")), GameRow.next_deadline <= now)
+            .order_by(GameRow.next_deadline).limit(limit).with_for_update(skip_locked=True)
+        )).scalars().all()
+        claimed = []
+        advisory = get_settings().game_lock == "advisory"
+        for row in rows:
+            if advisory and not await self.session.scalar(
+                    select(func.pg_try_advisory_xact_lock(game_lock_key(row.id)))):
+                continue
+            claimed.append(await self._with_state(row))
+        return claimed
+
+    async def in_play(self, statuses: Sequence[str] | None, ids: Sequence[str] | None
+                      ) -> list[Game]:
+        query = select(GameRow).order_by(GameRow.id)
+        if statuses is not None:
+            query = query.where(GameRow.status.in_(list(statuses)))
+        if ids is not None:
+            query = query.where(GameRow.id.in_(list(ids)))
+        return [await self._with_state(row)
+                for row in (await self.session.execute(query)).scalars().all()]
+
+
+def _fold(row: GameRow, state: State, snapshot_seq: int, rows: list[EventRow]) -> _Known:
+    for event_row in rows:
+        state = evolve(state, Event.from_record(event_record(event_row)))
+        if snapshot_due(event_row.kind, event_row.seq, snapshot_seq):
+            snapshot_seq = event_row.seq
+    if rows and rows[-1].hash != row.head_hash:
+        raise RuntimeError(f"game {row.id}: the log does not end at the row's head")
+    return _Known(row.head_seq, row.head_hash, snapshot_seq, state)
