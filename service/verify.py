@@ -109,6 +109,7 @@ def _rollback_marks(export: dict[str, Any], report: Report) -> None:
                    + (f"; {'; '.join(problems[:5])}" if problems else ""))
 
 
+# long: every dice check of the export (commitments, reveals, each roll) in log order.
 def _dice(export: dict[str, Any], report: Report) -> None:
     """Each roll against the seed of the commitment its turn had when it was rolled.
     A turn may have several commitments: after a rollback past its reveal, or an import,

@@ -104,9 +104,11 @@ async def post_order(
     token = bearer(request)
     async with work(request) as uow:
         if dry_run:
-            preview = await orders.dry_run(uow, game_id, token, envelope.model_dump())
+            preview = await orders.dry_run(uow, game_id, token,
+                                           orders.Envelope.of(envelope.model_dump()))
             return JSONResponse(preview, status_code=200)
-        result = await orders.submit(uow, game_id, token, envelope.model_dump())
+        result = await orders.submit(uow, game_id, token,
+                                     orders.Envelope.of(envelope.model_dump()))
     if result.replayed:
         return JSONResponse(result.body, status_code=200,
                             headers={"Idempotent-Replayed": "true"})

@@ -104,6 +104,7 @@ def _json_path(loc: tuple[Any, ...]) -> str:
     return "/" + "/".join(parts) if parts else "/"
 
 
+# long: every failure's handler is registered here together, so none is missed.
 def install(app: FastAPI) -> None:
     """Register the handlers that turn every failure into problem+json."""
 

@@ -175,22 +175,7 @@ async def import_game(uow: UnitOfWork, export: Mapping[str, Any]) -> dict[str, A
     last event. Players keep their ids and keys and get new tokens; the GM gets a new
     token and new join codes. The current turn's dice seed stayed on the old server, so
     the rest of the turn gets a new commitment (`dice.recommitted`)."""
-    from service.verify import verify_export
-
-    if export.get("format") != "wif-referee-export/1":
-        raise _problem("/format", "expected wif-referee-export/1")
-    if export.get("complete") is not True:
-        raise _problem("/complete", "the export withholds sealed decisions: export it as "
-                       "the GM")
-    try:
-        report = verify_export(dict(export))
-    except Exception as error:  # noqa: BLE001 - any malformed export is a 422
-        raise _problem("/", f"the export cannot be verified: {type(error).__name__}") from None
-    failed = [c for c in report.checks if not c.ok]
-    if failed:
-        raise Malformed("import/verification_failed", f"the export does not verify: "
-                        f"{failed[0].name}: {failed[0].detail}", rule=RULE,
-                        errors=[(f"/{c.name.replace(' ', '_')}", c.detail) for c in failed])
+    _verified(export)
     game_id = str(export["game"]["id"])
     if await uow.games.exists(game_id):
         raise Refused("import/exists", f"game {game_id} already exists on this server",
@@ -225,6 +210,40 @@ async def import_game(uow: UnitOfWork, export: Mapping[str, Any]) -> dict[str, A
     await uow.log.add_snapshots([
         {"game_id": game_id, "seq": seq, "turn": data["turn"]["number"],
          "impulse": data["turn"]["impulse"], "state": data} for seq, data in snapshots])
+    player_tokens = await _import_members(uow, game_id, export)
+    game = await uow.games.lock(game_id)
+    source = {"rules_version": export["game"].get("rules_version"),
+              "version": export["game"].get("version"), "events": len(events),
+              "dice_mode": export["dice"].get("mode")}
+    applied = await apply(uow, game, gm_actor_command("game.import", {"source": source}))
+    return {"id": game_id, "gm_token": gm_token, "join_codes": codes,
+            "players": player_tokens, "version": applied.version,
+            "events": applied.events}
+
+
+def _verified(export: Mapping[str, Any]) -> None:
+    """A complete export that `verify` accepts, or a 422 naming what fails."""
+    from service.verify import verify_export
+
+    if export.get("format") != "wif-referee-export/1":
+        raise _problem("/format", "expected wif-referee-export/1")
+    if export.get("complete") is not True:
+        raise _problem("/complete", "the export withholds sealed decisions: export it as "
+                       "the GM")
+    try:
+        report = verify_export(dict(export))
+    except Exception as error:  # noqa: BLE001 - any malformed export is a 422
+        raise _problem("/", f"the export cannot be verified: {type(error).__name__}") from None
+    failed = [c for c in report.checks if not c.ok]
+    if failed:
+        raise Malformed("import/verification_failed", f"the export does not verify: "
+                        f"{failed[0].name}: {failed[0].detail}", rule=RULE,
+                        errors=[(f"/{c.name.replace(' ', '_')}", c.detail) for c in failed])
+
+
+async def _import_members(uow: UnitOfWork, game_id: str, export: Mapping[str, Any]
+                          ) -> dict[str, dict[str, Any]]:
+    """The players with new tokens (keys and ids kept), and their signed orders."""
     player_tokens: dict[str, dict[str, Any]] = {}
     for p in export["players"]:
         token = tokens.new_token()
@@ -243,14 +262,7 @@ async def import_game(uow: UnitOfWork, export: Mapping[str, Any]) -> dict[str, A
          "envelope": {"order": o["order"], "signature": o["signature"]},
          "result": {"accepted": True, "imported": True},
          "first_event": o.get("first_event")} for o in orders])
-    game = await uow.games.lock(game_id)
-    source = {"rules_version": export["game"].get("rules_version"),
-              "version": export["game"].get("version"), "events": len(events),
-              "dice_mode": export["dice"].get("mode")}
-    applied = await apply(uow, game, gm_actor_command("game.import", {"source": source}))
-    return {"id": game_id, "gm_token": gm_token, "join_codes": codes,
-            "players": player_tokens, "version": applied.version,
-            "events": applied.events}
+    return player_tokens
 
 
 def _check_members(export: Mapping[str, Any], sides: tuple[str, ...]) -> None:

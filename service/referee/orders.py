@@ -28,10 +28,48 @@ class OrderResult:
 
 
 @dataclass(frozen=True, slots=True)
+class Order:
+    """What a player signs (DESIGN 4.1): the game, the player and its seq, the position
+    the player saw, the order's kind and body."""
+
+    game: str
+    player: str
+    seq: int
+    turn: int
+    impulse: int
+    step: str
+    kind: str
+    body: Mapping[str, Any]
+
+    def signed(self) -> dict[str, Any]:
+        """The object the signature covers (its RFC 8785 bytes)."""
+        return {"game": self.game, "player": self.player, "seq": self.seq, "turn": self.turn,
+                "impulse": self.impulse, "step": self.step, "kind": self.kind,
+                "body": dict(self.body)}
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """A signed order as it arrives: the order and the base64url Ed25519 signature."""
+
+    order: Order
+    signature: str
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> Envelope:
+        """From the API's validated body."""
+        return cls(Order(**data["order"]), str(data["signature"]))
+
+    def stored(self) -> dict[str, Any]:
+        """The envelope as it is kept and exported."""
+        return {"order": self.order.signed(), "signature": self.signature}
+
+
+@dataclass(frozen=True, slots=True)
 class Checked:
     """An order whose signature verified: its canonical bytes' hash and its command."""
 
-    order: Mapping[str, Any]
+    order: Order
     order_hash: str
     command: Command
 
@@ -58,37 +96,37 @@ class _WouldRoll(Exception):
     pass
 
 
-def check(game_id: str, player: PlayerRow, envelope: Mapping[str, Any]) -> Checked:
+def check(game_id: str, player: PlayerRow, envelope: Envelope) -> Checked:
     """The envelope names this game and the token's player, and the signature verifies
     with the player's key over the order's RFC 8785 bytes (canonicalised once: the same
     bytes give the order's hash)."""
-    order = envelope["order"]
-    if order["game"] != game_id:
+    order = envelope.order
+    if order.game != game_id:
         raise Malformed("order/wrong_game", "the order names another game",
                         errors=[("/order/game", f"expected {game_id}")])
-    if order["player"] != player.id:
+    if order.player != player.id:
         raise Forbidden("order/signer_mismatch",
                         "the bearer token belongs to another player than the order's",
                         errors=[("/order/player", "not the token's player")])
     try:
-        signed = signing.order_signing_bytes(order)
+        signed = signing.order_signing_bytes(order.signed())
     except ValueError as error:
         raise Malformed("order/not_canonical", f"the order has no RFC 8785 canonical form "
                         f"(so it cannot be signed): {error}", rule="DESIGN 4.1",
                         errors=[("/order", str(error))]) from None
-    if not signing.verify(player.public_key, signed, envelope["signature"]):
+    if not signing.verify(player.public_key, signed, envelope.signature):
         raise Unauthorized("order/bad_signature",
                            "the signature does not verify with the player's registered key")
     command = Command(
-        kind=order["kind"], body=order.get("body") or {},
+        kind=order.kind, body=order.body,
         actor=Actor(id=player.id, role="player", side=player.side,
                     powers=tuple(player.powers)),
-        at=rfc3339(utc_now()), position=(order["turn"], order["impulse"], order["step"]))
+        at=rfc3339(utc_now()), position=(order.turn, order.impulse, order.step))
     return Checked(order, sha256_hex(signed), command)
 
 
-async def dry_run(uow: UnitOfWork, game_id: str, token: str,
-                  envelope: Mapping[str, Any]) -> dict[str, Any]:
+async def dry_run(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
+                  ) -> dict[str, Any]:
     """Validate an order and say what it would do, changing nothing."""
     player = await members.player_for_order(uow, game_id, token)
     checked = check(game_id, player, envelope)
@@ -105,12 +143,12 @@ async def dry_run(uow: UnitOfWork, game_id: str, token: str,
             "position": position(decision.state), "awaiting": awaiting(decision.state)}
 
 
-async def submit(uow: UnitOfWork, game_id: str, token: str,
-                 envelope: Mapping[str, Any]) -> OrderResult:
+async def submit(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
+                 ) -> OrderResult:
     player = await members.player_for_order(uow, game_id, token)
     checked = check(game_id, player, envelope)
     order = checked.order
-    game, stored, signer = await uow.games.lock_for_order(game_id, player.id, order["seq"])
+    game, stored, signer = await uow.games.lock_for_order(game_id, player.id, order.seq)
     if signer.public_key != player.public_key or not signer.active:
         # The GM replaced the key or reassigned the seat while this order waited.
         raise Unauthorized("order/key_changed", "the player's key or seat changed while "
@@ -118,12 +156,12 @@ async def submit(uow: UnitOfWork, game_id: str, token: str,
     if stored is not None:
         if stored.order_hash == checked.order_hash:
             return OrderResult(stored.result, replayed=True)
-        raise Refused("order/seq_reused", f"seq {order['seq']} was already used for another "
+        raise Refused("order/seq_reused", f"seq {order.seq} was already used for another "
                       "order", rule="DESIGN 4.1", errors=[("/order/seq", "reused")])
     applied = await apply(uow, game, checked.command)
-    result = {"accepted": True, "seq": order["seq"], **applied.outcome()}
+    result = {"accepted": True, "seq": order.seq, **applied.outcome()}
     await uow.orders.add(
-        game_id=game_id, player_id=player.id, seq=order["seq"], order_hash=checked.order_hash,
-        envelope=dict(envelope), result=result,
+        game_id=game_id, player_id=player.id, seq=order.seq, order_hash=checked.order_hash,
+        envelope=envelope.stored(), result=result,
         first_event=applied.events[0]["seq"] if applied.events else None)
     return OrderResult(result, replayed=False)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
+
+Role = Literal["player", "gm", "clock", "server"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -12,7 +14,7 @@ class Actor:
     """Who gives a command: a player (with the side and powers held), the GM, the clock."""
 
     id: str
-    role: str  # player | gm | clock | server
+    role: Role
     side: str | None = None
     powers: tuple[str, ...] = ()
 

@@ -1,5 +1,5 @@
 """Domain errors of the rules. Each carries a stable code, the rule it enforces (a seed
-rule number such as 11.18.4 or 5.7c, or a design section) and the offending items.
+rule number such as 11.18.4 or OCS 5.7c, or a design section) and the offending items.
 
 `Refused`: not allowed in the current state (HTTP 409). `Malformed`: could never be
 valid (HTTP 422). `Forbidden`: acting for a side or power not held (HTTP 403).

@@ -9,14 +9,41 @@ and structured `data` for programs. The referee adds `seq`, `rules_version` and 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, cast, get_args
 
 RULES_VERSION = "1"
+
+# Every kind of fact the rules log, by part of the game.
+EventKind = Literal[
+    # the game's life, seats and the GM (docs/game-master.md)
+    "game.created", "seat.taken", "game.started", "game.paused", "game.resumed",
+    "game.ended", "deadlines.set", "deadline.passed", "default.forced", "side.dropped_out",
+    "side.returned", "side.restored", "state.edited", "player.key_replaced", "seat.reopened",
+    "seat.substituted", "gm.played", "rollback.proposed", "rollback.consented",
+    "rollback.refused", "rollback.withdrawn", "game.rolled_back", "game.imported",
+    # dice (DESIGN 4.2)
+    "dice.committed", "dice.rolled", "dice.revealed", "dice.recommitted",
+    # the turn (seed 002)
+    "turn.began", "initiative.rolled", "initiative.reroll_answered",
+    "initiative.reroll_closed", "initiative.ranked", "initiative.chosen", "turn.order_set",
+    "round.began", "weather.set", "weather.table_set", "impulse.began", "step.began",
+    "step.skipped", "power.declared", "side.done", "impulse.cleaned_up", "rps.granted",
+    "turn_end.rolled", "impulse.ended", "turn.ended", "initiative.shifted",
+    "production.submitted", "production.applied",
+    # reorganization (11.18)
+    "unit.reorganized", "port.repaired",
+    # OCS modes (seed 004) and what is reported of the table
+    "unit.mode_changed", "reserves.released", "report.filed", "unit.moved", "unit.worked",
+    "combat.reported", "combat.result_ignored", "hex.disorganized", "reserve.removed",
+    "units.retreated", "units.advanced", "unit.step_lost", "unit.eliminated",
+    "units.exploit_awarded", "units.turned_face_down",
+]
+EVENT_KINDS: frozenset[str] = frozenset(get_args(EventKind))
 
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    kind: str
+    kind: EventKind
     text: str
     data: dict[str, Any] = field(default_factory=dict)
     actor: str = "server"
@@ -43,7 +70,7 @@ class Event:
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Event:
         return cls(
-            kind=record["kind"],
+            kind=cast(EventKind, record["kind"]),
             text=record["text"],
             data=record["data"],
             actor=record["actor"],

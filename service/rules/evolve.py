@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from service.rules import gm, modes, reorg, turn
-from service.rules.events import Event
+from service.rules.events import Event, EventKind
 from service.rules.state import Evolver, State
 
 
-def _merged(*tables: Mapping[str, Evolver]) -> dict[str, Evolver]:
-    merged: dict[str, Evolver] = {}
+def _merged(*tables: Mapping[EventKind, Evolver]) -> dict[EventKind, Evolver]:
+    merged: dict[EventKind, Evolver] = {}
     for table in tables:
         for kind, handler in table.items():
             if kind in merged:
@@ -24,7 +24,7 @@ def _merged(*tables: Mapping[str, Evolver]) -> dict[str, Evolver]:
     return merged
 
 
-EVOLVE: Mapping[str, Evolver] = _merged(turn.EVOLVE, modes.EVOLVE, reorg.EVOLVE, gm.EVOLVE)
+EVOLVE: Mapping[EventKind, Evolver] = _merged(turn.EVOLVE, modes.EVOLVE, reorg.EVOLVE, gm.EVOLVE)
 
 
 def evolve(state: State, event: Event) -> State:

@@ -12,7 +12,7 @@ from typing import Any
 
 from service.rules.codec import to_data
 from service.rules.dice import Dice, Roll
-from service.rules.events import Event
+from service.rules.events import Event, EventKind
 from service.rules.state import Evolver, State
 
 
@@ -30,7 +30,7 @@ class Flow:
         self.events: list[Event] = []
         self.states: list[State] = []  # the state after each event
 
-    def emit(self, kind: str, text: str, data: dict[str, Any] | None = None, *,
+    def emit(self, kind: EventKind, text: str, data: dict[str, Any] | None = None, *,
              by: str | None = None) -> Event:
         """Record a fact; `by` is the actor (default: the server's own step). The event is
         labelled with the position it leads to (the turn, impulse and step after it)."""

@@ -71,7 +71,7 @@ def default_threshold(sides: int) -> int:
     return math.ceil(27.5 * sides)
 
 
-def _check_weather(table: Any, problems: list[tuple[str, str]]) -> None:
+def _check_weather(table: object, problems: list[tuple[str, str]]) -> None:
     path = "/options/weather/table"
     if not isinstance(table, list) or len(table) != 10:
         problems.append((path, "the weather table needs exactly one row per d10 roll 1-10"))
@@ -98,7 +98,7 @@ def _check_weather(table: Any, problems: list[tuple[str, str]]) -> None:
 
 
 def _check_dropout_sides(
-    given: Any, path: str, problems: list[tuple[str, str]], side_ids: tuple[str, ...]
+    given: object, path: str, problems: list[tuple[str, str]], side_ids: tuple[str, ...]
 ) -> dict[str, Any]:
     if not isinstance(given, Mapping):
         problems.append((path, "expected {side: {policy, missed_deadlines}}"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Final, Literal, get_args
 
 from service.rules.codec import from_data
 from service.rules.events import Event
@@ -19,7 +19,7 @@ from service.rules.scenario import Scenario
 
 @dataclass(frozen=True, slots=True)
 class Release:
-    """The release in progress (5.7b): only these units may still move and overrun;
+    """The release in progress (OCS 5.7b): only these units may still move and overrun;
     releasing more ends their movement."""
 
     side: str
@@ -30,7 +30,7 @@ class Release:
 @dataclass(frozen=True, slots=True)
 class ModeState:
     """Side-wide mode bookkeeping: the release in progress, and the units eliminated
-    (by result or 5.8a) with the hex they were eliminated in; they leave `units`."""
+    (by result or OCS 5.8a) with the hex they were eliminated in; they leave `units`."""
 
     release: Release | None = None
     eliminated: dict[str, str] = field(default_factory=dict)
@@ -58,27 +58,27 @@ class ReorgState:
 
 
 # Step names in turn order (DESIGN.md 4.3).
-JOIN = "join"
-REROLL = "initiative.reroll"
-CHOOSE = "initiative.choose"
-DECLARE = "declare"
-ACTION = "action"
-REACTION = "reaction"
-COMBAT = "combat"
-EXPLOITATION = "exploitation"
-REORGANIZATION = "reorganization"
-FINAL_REORGANIZATION = "final_reorganization"
-PRODUCTION = "production"
-FINISHED = "finished"
-STEPS = (
-    JOIN, REROLL, CHOOSE, DECLARE, ACTION, REACTION, COMBAT, EXPLOITATION,
-    REORGANIZATION, FINAL_REORGANIZATION, PRODUCTION, FINISHED,
-)
-SIDE_STEPS = (REROLL, ACTION, REACTION, COMBAT, EXPLOITATION, REORGANIZATION,
-              FINAL_REORGANIZATION)
-
-
-POWER_STEPS = (DECLARE, PRODUCTION)
+Step = Literal[
+    "join", "initiative.reroll", "initiative.choose", "declare", "action", "reaction",
+    "combat", "exploitation", "reorganization", "final_reorganization", "production",
+    "finished",
+]
+JOIN: Final = "join"
+REROLL: Final = "initiative.reroll"
+CHOOSE: Final = "initiative.choose"
+DECLARE: Final = "declare"
+ACTION: Final = "action"
+REACTION: Final = "reaction"
+COMBAT: Final = "combat"
+EXPLOITATION: Final = "exploitation"
+REORGANIZATION: Final = "reorganization"
+FINAL_REORGANIZATION: Final = "final_reorganization"
+PRODUCTION: Final = "production"
+FINISHED: Final = "finished"
+STEPS: tuple[Step, ...] = get_args(Step)
+SIDE_STEPS: tuple[Step, ...] = (REROLL, ACTION, REACTION, COMBAT, EXPLOITATION,
+                                REORGANIZATION, FINAL_REORGANIZATION)
+POWER_STEPS: tuple[Step, ...] = (DECLARE, PRODUCTION)
 
 
 # Seed 002: bonuses of the five initiative boxes, left to right; the first three allow
@@ -166,11 +166,11 @@ class Proposal:
 
 @dataclass(frozen=True, slots=True)
 class UnitState:
-    """A unit on the map. `mode` and `orientation` are OCS's (seed 004, 5.2), apart
+    """A unit on the map. `mode` and `orientation` are OCS's (seed 004, OCS 5.2), apart
     from WiF's face up / down (RULES-NOTES 18); `steps_lost` counts step losses
     reported. The rest is what the unit did this impulse, cleared at clean up:
-    `mode_changed` (5.4, once as it begins to move), `moved`, `attacked`, `released`
-    (the step it was released in, 5.7b) and `mp_used` in step `mp_step`."""
+    `mode_changed` (OCS 5.4, once as it begins to move), `moved`, `attacked`, `released`
+    (the step it was released in, OCS 5.7b) and `mp_used` in step `mp_step`."""
 
     power: str
     at: str
@@ -223,7 +223,7 @@ class TurnState:
     round: int = 0
     impulse: int = 0
     phasing_side: str | None = None
-    step: str = JOIN
+    step: Step = JOIN
     order: tuple[str, ...] = ()
     turn_end_total: int = 0
     weather: dict[str, Any] | None = None
@@ -266,7 +266,7 @@ class State:
     setup: Setup = field(default=None, metadata={"transient": True}, compare=False)  # type: ignore[assignment]
 
     @property
-    def step(self) -> str:
+    def step(self) -> Step:
         return self.turn.step
 
     def side_powers(self, side: str) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ from service.rules.events import Event
 from service.rules.modes import mode_view
 from service.rules.options import dropout_policy
 from service.rules.reorg import reorg_view
-from service.rules.state import SideControl, State
+from service.rules.state import PowerState, SideControl, State
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,76 +47,17 @@ def _unit_view(uid: str, state: State) -> dict[str, Any]:
 
 
 def view(state: State, viewer: Viewer) -> dict[str, Any]:
-    setup = state.setup
-    t = state.turn
-    ini = state.initiative
-    reroll_open = t.step == st.REROLL
-    answers = {
-        side: demand for side, demand in ini.answers.items()
-        if viewer.role == "gm" or side == viewer.side or not reroll_open
-    }
+    """What `viewer` sees of the state (DESIGN 4.3): everything but other sides' sealed
+    answers while their window is open; the GM sees every side's reorganization."""
     return {
-        "game": {
-            "id": setup.game_id,
-            "status": state.status,
-            "dice_mode": setup.dice_mode,
-            "scripted": setup.dice_mode == "scripted",
-            "options": setup.options,
-            "scenario": setup.scenario.id,
-            "pause": {"paused_at": state.paused_at, "until": state.pause_until,
-                      "max_hours": setup.options.get("game", {}).get("max_pause_hours")},
-            "weather_table": state.weather_table(),
-            "weather_table_from_turn": state.weather_pending[0] if state.weather_pending
-            else None,
-            "not_modeled": [
-                "ATR interception (RULES-NOTES 29)",
-                "fuel costs when reorganizing (RULES-NOTES 30)",
-            ],
-        },
-        "turn": {
-            "number": t.number,
-            "round": t.round,
-            "impulse": t.impulse,
-            "phasing_side": t.phasing_side,
-            "step": t.step,
-            "order": list(t.order),
-            "turn_end_total": t.turn_end_total,
-            "threshold": t.threshold,
-            "weather": t.weather,
-            "impulses_taken": dict(t.impulses_taken),
-            "step_started_at": t.step_started_at,
-        },
-        "initiative": {
-            "boxes": dict(ini.boxes),
-            "last_turn_rank": list(ini.last_turn_rank),
-            "dice": dict(ini.dice),
-            "totals": dict(ini.totals),
-            "ranking": list(ini.ranking),
-            "chooser": ini.chooser,
-            "reroll_eligible": list(ini.eligible),
-            "reroll_answered": [s for s in ini.eligible if s in ini.answers],
-            "reroll_answers": answers,
-        },
+        "game": _game_view(state),
+        "turn": _turn_view(state),
+        "initiative": _initiative_view(state, viewer),
         "awaiting": awaiting(state),
-        "powers": {
-            p: {
-                "side": ps.side,
-                "neutral": ps.neutral,
-                "conquered": ps.conquered,
-                "rps": ps.rps,
-                "chits": ps.chits,
-                "bp_spent_last_turn": ps.bp_spent_last_turn,
-                "bp_on_rps": ps.bp_on_rps,
-                "holder": ps.holder,
-                "declared": ps.declared,
-                "chit": ps.chit,
-                "production": ps.production,
-            }
-            for p, ps in state.powers.items()
-        },
+        "powers": {p: _power_view(ps) for p, ps in state.powers.items()},
         "units": {uid: _unit_view(uid, state) for uid in state.units},
         "reorg": reorg_view(state, None if viewer.role == "gm" else viewer.side),
-        "minors": {m.id: m.controller for m in setup.scenario.minors},
+        "minors": {m.id: m.controller for m in state.setup.scenario.minors},
         "eliminated": dict(state.modes.eliminated),
         "map_edits": {h: {"controller": e.controller, "port_damaged": e.port_damaged}
                       for h, e in state.map_edits.items()},
@@ -140,6 +81,82 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
             "side": viewer.side,
             "powers": list(viewer.powers),
         },
+    }
+
+
+def _game_view(state: State) -> dict[str, Any]:
+    setup = state.setup
+    return {
+        "id": setup.game_id,
+        "status": state.status,
+        "dice_mode": setup.dice_mode,
+        "scripted": setup.dice_mode == "scripted",
+        "options": setup.options,
+        "scenario": setup.scenario.id,
+        "pause": {"paused_at": state.paused_at, "until": state.pause_until,
+                  "max_hours": setup.options.get("game", {}).get("max_pause_hours")},
+        "weather_table": state.weather_table(),
+        "weather_table_from_turn": state.weather_pending[0] if state.weather_pending
+        else None,
+        "not_modeled": [
+            "ATR interception (RULES-NOTES 29)",
+            "fuel costs when reorganizing (RULES-NOTES 30)",
+        ],
+    }
+
+
+def _turn_view(state: State) -> dict[str, Any]:
+    t = state.turn
+    return {
+        "number": t.number,
+        "round": t.round,
+        "impulse": t.impulse,
+        "phasing_side": t.phasing_side,
+        "step": t.step,
+        "order": list(t.order),
+        "turn_end_total": t.turn_end_total,
+        "threshold": t.threshold,
+        "weather": t.weather,
+        "impulses_taken": dict(t.impulses_taken),
+        "step_started_at": t.step_started_at,
+    }
+
+
+def _initiative_view(state: State, viewer: Viewer) -> dict[str, Any]:
+    """Sealed reroll answers (RULES-NOTES 16) are shown to their own side only, until
+    the window closes."""
+    ini = state.initiative
+    reroll_open = state.turn.step == st.REROLL
+    answers = {
+        side: demand for side, demand in ini.answers.items()
+        if viewer.role == "gm" or side == viewer.side or not reroll_open
+    }
+    return {
+        "boxes": dict(ini.boxes),
+        "last_turn_rank": list(ini.last_turn_rank),
+        "dice": dict(ini.dice),
+        "totals": dict(ini.totals),
+        "ranking": list(ini.ranking),
+        "chooser": ini.chooser,
+        "reroll_eligible": list(ini.eligible),
+        "reroll_answered": [s for s in ini.eligible if s in ini.answers],
+        "reroll_answers": answers,
+    }
+
+
+def _power_view(ps: PowerState) -> dict[str, Any]:
+    return {
+        "side": ps.side,
+        "neutral": ps.neutral,
+        "conquered": ps.conquered,
+        "rps": ps.rps,
+        "chits": ps.chits,
+        "bp_spent_last_turn": ps.bp_spent_last_turn,
+        "bp_on_rps": ps.bp_on_rps,
+        "holder": ps.holder,
+        "declared": ps.declared,
+        "chit": ps.chit,
+        "production": ps.production,
     }
 
 

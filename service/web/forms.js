@@ -29,7 +29,7 @@ export const ORDER_KINDS = ["declare", "initiative.reroll", "initiative.choose",
 export const VOLUNTARY_MODES = ["combat", "move", "reserve", "strat"];
 const MODE_NAMES = { combat: "Combat", move: "Move", reserve: "Reserve", strat: "Strat",
   exploit: "Exploit", dg: "DG" };
-// Unit types without a Combat side (Transport Points, Organic Trucks, Repl: 5.6b).
+// Unit types without a Combat side (Transport Points, Organic Trucks, Repl: OCS 5.6b).
 const MOVE_ONLY_TYPES = ["TRANSPORT", "REPL"];
 
 const awaitedIn = (ctx, step) => ctx.mine.find((a) => a.step === step);
@@ -42,7 +42,7 @@ export function strength(unit) {
   return e ? `${e.attack}-${e.defence}-${e.movement_ma}` : "";
 }
 
-/** Why `unit` may not change mode now, or null (5.4; DESIGN 5.3). */
+/** Why `unit` may not change mode now, or null (OCS 5.4; DESIGN 5.3). */
 function noModeChange(ctx, unit) {
   const done = unit.this_impulse || {};
   if (done.mode_changed) return "changed mode this impulse";
@@ -190,8 +190,8 @@ export const ORDER_FORMS = [
           ["combat", "move"].map((o) => h("option", { value: o }, `${o} side`)));
         orientation.value = u.orientation;
         const sync = () => {
-          // Combat and Move show their own side, Strat the Move side (5.2, 5.8); Reserve
-          // and DG keep or flip the side showing (5.7a, 5.4).
+          // Combat and Move show their own side, Strat the Move side (OCS 5.2, OCS 5.8); Reserve
+          // and DG keep or flip the side showing (OCS 5.7a, OCS 5.4).
           const chosen = mode.value;
           const free = chosen === "reserve" || chosen === "dg";
           orientation.disabled = !free;
@@ -219,7 +219,7 @@ export const ORDER_FORMS = [
           : { unit: r.id, mode: r.mode.value })) });
       return h("div", {},
         h("p.hint", {}, "Each unit changes mode once, as it begins to move, at no MP cost "
-          + "(5.4). All the changes are one order: all or nothing."
+          + "(OCS 5.4). All the changes are one order: all or nothing."
           + (down ? ` ${down} face-down unit(s) cannot move and are not listed.` : "")),
         h("div.scroll.short", {}, h("table.data.compact.mode-table", {},
           h("thead", {}, h("tr", {}, h("th", {}, "Unit"), h("th", {}, "At"), h("th", {}, "Mode now"),
@@ -250,8 +250,8 @@ export const ORDER_FORMS = [
       return h("div", {},
         h("p.hint", {}, reaction
           ? "Released now, a unit moves half its MA and may overrun and barrage, but not "
-            + "attack in regular combat (5.7b B)."
-          : "Released now, a unit has full movement, barrage and combat (5.7b A)."),
+            + "attack in regular combat (OCS 5.7b B)."
+          : "Released now, a unit has full movement, barrage and combat (OCS 5.7b A)."),
         h("ul.checks", {}, boxes.map(({ id, box, u }) => h("li", {}, h("label", {}, box,
           ` ${id} `, h("small.muted", {}, `${u.at} · ${u.orientation} side · ${strength(u)}`))))),
         h("div.buttons", {}, button("Release", () => {

@@ -49,7 +49,7 @@ async def test_a_german_impulse_with_modes_reaction_combat_exploitation_and_clea
     refused = await axis.order("mode", {"changes": [{"unit": "ger-inf-1", "mode": "reserve"}]})
     assert refused.status_code == 409
     problem = refused.json()
-    assert (problem["rule"], problem["unit"], problem["code"]) == ("5.7c", "ger-inf-1",
+    assert (problem["rule"], problem["unit"], problem["code"]) == ("OCS 5.7c", "ger-inf-1",
                                                                    "mode/enemy_zoc")
     assert problem["errors"][0]["path"] == "/body/changes/0/mode"
     assert "ger-inf-1 is in an enemy ZOC" in problem["detail"]
@@ -71,7 +71,7 @@ async def test_a_german_impulse_with_modes_reaction_combat_exploitation_and_clea
     units = await _units(game)
     assert (units["cw-arm-1"]["mode"], units["cw-arm-1"]["this_impulse"]["released"]) == (
         "move", "reaction")
-    assert units["cw-arm-1"]["effective"]["ma"] == 5  # half of 10 (5.7b B)
+    assert units["cw-arm-1"]["effective"]["ma"] == 5  # half of 10 (OCS 5.7b B)
     await allies.ok("report", {"moves": [{"unit": "cw-arm-1", "to": "h20", "mp": 1,
                                           "transport": None}]})
     assert (await _units(game))["cw-arm-1"]["at"] == "h20"
@@ -92,7 +92,7 @@ async def test_a_german_impulse_with_modes_reaction_combat_exploitation_and_clea
     assert units["ger-inf-1"]["mode"] == "dg"
     assert (units["ger-arm-1"]["mode"], units["ger-arm-1"]["orientation"],
             units["ger-arm-1"]["at"]) == ("exploit", "move", "h21")
-    assert units["ger-arm-1"]["effective"]["zoc"] is False  # had none in Move Mode (5.9c)
+    assert units["ger-arm-1"]["effective"]["zoc"] is False  # had none in Move Mode (OCS 5.9c)
 
     # Exploitation: the Exploit unit at half MA, a released Reserve at full values.
     await axis.ok("done")

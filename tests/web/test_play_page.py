@@ -257,7 +257,7 @@ def _rps(page: Page, power: str) -> Locator:
 
 
 async def _axis_changes_a_mode(axis: Page, everyone: dict[str, Page]) -> None:
-    """Impulse 2, action step: Germany's HQ goes from Combat to Move Mode (5.4)."""
+    """Impulse 2, action step: Germany's HQ goes from Combat to Move Mode (OCS 5.4)."""
     # Every unit of mini.json is in supply: ger-arm-1 (face down) by the railway from Mitte.
     for page in everyone.values():
         await expect(_unit_row(page, "ger-arm-1").locator("td.supply")).to_contain_text(
@@ -271,7 +271,7 @@ async def _axis_changes_a_mode(axis: Page, everyone: dict[str, Page]) -> None:
     # Face-down units cannot move, so they change no mode: ger-arm-1 is not listed.
     await expect(form.locator("tr[data-unit]")).to_have_count(2)
     await expect(form.locator("tr[data-unit='ger-arm-1']")).to_have_count(0)
-    # Move Mode shows the Move side (5.2); the HQ may move 4 MP now in Combat Mode.
+    # Move Mode shows the Move side (OCS 5.2); the HQ may move 4 MP now in Combat Mode.
     await expect(_unit_row(axis, "ger-hq-1").locator("td.values")).to_have_text("3-3-4 4/4 MP")
     await form.locator("[name='mode-ger-hq-1']").select_option("move")
     await expect(form.locator("[name='orientation-ger-hq-1']")).to_have_value("move")
@@ -286,7 +286,7 @@ async def _axis_changes_a_mode(axis: Page, everyone: dict[str, Page]) -> None:
         await expect(page.locator("#log-list li").first).to_contain_text(
             "ger-hq-1 in h30: Combat/combat -> Move/move.")
     await expect(_unit_row(axis, "ger-hq-1").locator("td.values")).to_have_text("1-1-8 8/8 MP")
-    # The form now says the HQ changed mode this impulse (5.4: once per unit).
+    # The form now says the HQ changed mode this impulse (OCS 5.4: once per unit).
     await expect(form.locator("tr[data-unit='ger-hq-1']")).to_contain_text(
         "changed mode this impulse")
 

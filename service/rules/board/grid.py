@@ -147,12 +147,12 @@ def grid_of(spec: MapSpec) -> Grid:
 
 
 def exerts_zoc(spec: UnitSpec, mode: str | None, orientation: str | None = None) -> bool:
-    """RULES-NOTES 28, OCS 5.5e, 5.9c: land units in Combat Mode, or with no mode (no
+    """RULES-NOTES 28, OCS 5.5e, OCS 5.9c: land units in Combat Mode, or with no mode (no
     OCS data: Combat), or in Exploit Mode keeping the ZOC they had: an Exploit unit
     keeps its orientation and only Combat or Move units earn the marker, so it had a
     ZOC when oriented to Combat (None: unknown, counted as Combat). Supply units,
     hedgehogs, transport points and replacements are never in Combat Mode (OCS 5.1,
-    5.5c)."""
+    OCS 5.5c)."""
     if spec.unit_class != "land" or spec.type in _NO_ZOC_TYPES:
         return False
     if spec.ocs is not None and spec.ocs.kind != "combat":

@@ -92,6 +92,7 @@ class Board:
         return (f"Board({self.scenario.id!r}: {len(self.grid.ids)} hexes, "
                 f"{len(self.unit_hex)} land units on the map)")
 
+    # long: one pass over the map and the units fills every index of the frozen board.
     @classmethod
     def build(
         cls,
@@ -145,7 +146,7 @@ class Board:
             land.setdefault(major, set()).add(i)
             if exerts_zoc(spec, u.mode, u.orientation):
                 zoc.setdefault(major, set()).add(i)
-            if spec.type == HQ and u.mode != "strat":  # a Strat HQ throws no supply (5.8b)
+            if spec.type == HQ and u.mode != "strat":  # a Strat HQ throws no supply (OCS 5.8b)
                 hqs.setdefault(major, []).append((i, uid))
             elif spec.type == SUPPLY and i in grid.cities:
                 sups.setdefault(major, set()).add(i)
@@ -217,7 +218,7 @@ class Board:
 
     def enemy_zoc(self, hex_id: str, power: str) -> bool:
         """Whether `hex_id` is in the ZOC of a land unit at war with `power` (OCS 5.7c,
-        5.8a use this; negation does not apply there)."""
+        OCS 5.8a use this; negation does not apply there)."""
         return self.at(hex_id) in self.stance(power).zoc
 
     def zoc_negated(self, hex_id: str, power: str) -> bool:
@@ -266,6 +267,7 @@ class Board:
         return found
 
 
+# long: a power's stance is a set of bitmaps filled in one loop over the hexes.
 def _make_stance(
     board: Board, key: tuple[str, frozenset[str], str | None], major: str
 ) -> Stance:

@@ -14,12 +14,12 @@ Readings where the seeds are silent:
 - Territory. A path may enter hexes controlled by nobody, by a friend, or by an
   enemy. Any other hex (a neutral power's, or another side's not at war with the
   tracing power) is neutral territory and closed.
-- Zones of control (RULES-NOTES 28; OCS 5.5e, 5.9c). Land units in Combat Mode, in
+- Zones of control (RULES-NOTES 28; OCS 5.5e, OCS 5.9c). Land units in Combat Mode, in
   Exploit Mode oriented to Combat (the ZOC they had before the marker), or without a
   mode (no OCS data: Combat), exert a ZOC into their hex
   and its six neighbours; units in Move, Strat, Reserve or DG Mode do not, nor do
   supply units, hedgehogs, transport points and replacements (they are never in
-  Combat Mode, OCS 5.1, 5.5c), nor air or naval units. Face-down units do (face down
+  Combat Mode, OCS 5.1, OCS 5.5c), nor air or naval units. Face-down units do (face down
   is not DG, RULES-NOTES 18). For supply a friendly (same-side) land unit in the hex
   negates enemy ZOC there.
 - Entering. Every path begins in a hex it does not enter: the start costs nothing

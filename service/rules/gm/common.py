@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 from service.rules.command import Command
 from service.rules.errors import Malformed, Refused
@@ -29,14 +29,14 @@ def require_running(state: State, what: str) -> None:
                       f"{state.status})", rule=RULE)
 
 
-def side_named(state: State, side: Any, path: str) -> str:
+def side_named(state: State, side: object, path: str) -> str:
     if side not in state.setup.sides:
         raise Malformed("admin/unknown_side", f"no side {side!r} in this game",
                         errors=[(path, f"expected one of {', '.join(state.setup.sides)}")])
     return str(side)
 
 
-def seat_named(state: State, player: Any, path: str = "/player_id") -> Seat:
+def seat_named(state: State, player: object, path: str = "/player_id") -> Seat:
     seat = state.seats.get(player) if isinstance(player, str) else None
     if seat is None:
         raise Malformed("admin/unknown_player", f"no player {player!r} in this game",
@@ -44,5 +44,5 @@ def seat_named(state: State, player: Any, path: str = "/player_id") -> Seat:
     return seat
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 10_000

@@ -10,7 +10,7 @@ from service.rules import state as st
 from service.rules.awaiting import awaiting
 from service.rules.command import Command
 from service.rules.errors import Refused
-from service.rules.events import Event
+from service.rules.events import Event, EventKind
 from service.rules.flow import Flow
 from service.rules.gm.common import RULE, reason_of, require_running, side_named, with_reason
 from service.rules.options import dropout_policy
@@ -108,7 +108,7 @@ def declare_dropout(f: Flow, c: Command) -> None:
            {"side": side, "reason": reason}, by="gm")
 
 
-EVOLVE: dict[str, Evolver] = {
+EVOLVE: dict[EventKind, Evolver] = {
     "deadline.passed": _deadline_passed,
     "side.dropped_out": _dropped_out,
     "side.returned": _side_returned,

@@ -9,7 +9,7 @@ from typing import Any, Final
 
 from service.rules.command import Command
 from service.rules.errors import Malformed, Refused
-from service.rules.events import Event
+from service.rules.events import Event, EventKind
 from service.rules.flow import Flow
 from service.rules.gm.common import RULE, is_int, reason_of, with_reason
 from service.rules.modes import MODES, ORIENTATIONS
@@ -26,7 +26,7 @@ _UNIT_FIELDS: Final = ("at", "face_up", "shattered", "mode", "orientation")
 _POWER_FIELDS: Final = ("bp_spent_last_turn", "bp_on_rps", "rps", "chits")
 
 
-def _edit_unit(state: State, uid: str, change: Any, problems: list[tuple[str, str]]
+def _edit_unit(state: State, uid: str, change: object, problems: list[tuple[str, str]]
                ) -> dict[str, Any]:
     sc = state.setup.scenario
     where = f"/units/{uid}"
@@ -59,7 +59,7 @@ def _edit_unit(state: State, uid: str, change: Any, problems: list[tuple[str, st
         elif key in ("mode", "orientation"):
             allowed = MODES if key == "mode" else ORIENTATIONS
             if not uses_modes(spec):
-                problems.append((at, f"{uid} uses no OCS modes (5.1)"))
+                problems.append((at, f"{uid} uses no OCS modes (OCS 5.1)"))
                 continue
             if value not in allowed:
                 problems.append((at, f"expected one of {', '.join(allowed)}"))
@@ -74,7 +74,7 @@ def _edit_unit(state: State, uid: str, change: Any, problems: list[tuple[str, st
     return out
 
 
-def _edit_hex(state: State, hid: str, change: Any, problems: list[tuple[str, str]]
+def _edit_hex(state: State, hid: str, change: object, problems: list[tuple[str, str]]
               ) -> dict[str, Any]:
     sc = state.setup.scenario
     where = f"/hexes/{hid}"
@@ -107,7 +107,7 @@ def _edit_hex(state: State, hid: str, change: Any, problems: list[tuple[str, str
     return edit
 
 
-def _edit_power(state: State, pid: str, change: Any, problems: list[tuple[str, str]]
+def _edit_power(state: State, pid: str, change: object, problems: list[tuple[str, str]]
                 ) -> dict[str, Any]:
     where = f"/powers/{pid}"
     if pid not in state.powers:
@@ -210,6 +210,6 @@ def _edited(state: State, e: Event) -> State:
     return state
 
 
-EVOLVE: dict[str, Evolver] = {
+EVOLVE: dict[EventKind, Evolver] = {
     "state.edited": _edited,
 }

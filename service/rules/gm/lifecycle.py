@@ -11,7 +11,7 @@ from service.rules import state as st
 from service.rules.awaiting import awaiting, deadline
 from service.rules.command import Command
 from service.rules.errors import Malformed, Refused
-from service.rules.events import Event
+from service.rules.events import Event, EventKind
 from service.rules.flow import Flow
 from service.rules.gm.dropouts import check_dropouts
 from service.rules.gm.rollback import refuse_if_proposal
@@ -192,7 +192,7 @@ def _deadlines_set(state: State, e: Event) -> State:
     return replace(state, deadlines={k: int(v) for k, v in e.data["deadlines"].items()})
 
 
-EVOLVE: dict[str, Evolver] = {
+EVOLVE: dict[EventKind, Evolver] = {
     "seat.taken": _seat_taken,
     "game.paused": _paused,
     "game.resumed": _resumed,

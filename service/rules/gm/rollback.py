@@ -12,7 +12,7 @@ from service.rules.awaiting import awaiting, position
 from service.rules.codec import to_data
 from service.rules.command import Command
 from service.rules.errors import Malformed, Refused
-from service.rules.events import Event
+from service.rules.events import Event, EventKind
 from service.rules.flow import Flow
 from service.rules.gm.common import (
     RULE,
@@ -242,7 +242,7 @@ def import_game(f: Flow, c: Command) -> None:
         recommit(f, t, "imported: the seed stayed on the old server")
 
 
-EVOLVE: dict[str, Evolver] = {
+EVOLVE: dict[EventKind, Evolver] = {
     "rollback.proposed": _proposed,
     "rollback.consented": _consented,
     "rollback.refused": _dropped,

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from service.rules.command import Command
 from service.rules.errors import Refused
-from service.rules.events import Event
+from service.rules.events import Event, EventKind
 from service.rules.flow import Flow
 from service.rules.gm.common import RULE, reason_of, require_running, seat_named, with_reason
 from service.rules.state import (
@@ -80,7 +80,7 @@ def _substituted(state: State, e: Event) -> State:
     return replace(state, seats=seats, powers=powers, dropouts=dropouts)
 
 
-EVOLVE: dict[str, Evolver] = {
+EVOLVE: dict[EventKind, Evolver] = {
     "seat.reopened": _reopened,
     "seat.substituted": _substituted,
 }

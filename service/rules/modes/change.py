@@ -1,18 +1,18 @@
 """The `mode` order: voluntary mode changes in the phasing side's action step, the
-OCS Movement Phase (seed 004, 5.4-5.8; RULES-NOTES 27, 31).
+OCS Movement Phase (seed 004, OCS 5.4-5.8; RULES-NOTES 27, 31).
 
 Body: ``{"changes": [{"unit": "ger-inf-2", "mode": "reserve", "orientation": "combat"}]}``,
 all or nothing. `orientation` may be left out: Combat and Move Mode show their own
-side, Strat the Move side (5.8), Reserve keeps the side showing (5.7a). A DG unit may
-only flip its orientation (``"mode": "dg"``, 5.4).
+side, Strat the Move side (OCS 5.8), Reserve keeps the side showing (OCS 5.7a). A DG unit may
+only flip its orientation (``"mode": "dg"``, OCS 5.4).
 
 Each unit changes once, as it begins to move (so before it has moved this impulse),
-at no MP cost (5.4). Readings: a unit already in Reserve may stay in Reserve with the
+at no MP cost (OCS 5.4). Readings: a unit already in Reserve may stay in Reserve with the
 other side up in its own movement step even in an enemy ZOC (it does not switch into
-Reserve, 5.7c; 5.7a frees the orientation in that step); a unit cannot enter Reserve
+Reserve, OCS 5.7c; OCS 5.7a frees the orientation in that step); a unit cannot enter Reserve
 in a hedgehog's hex, because the change is made as it begins to move and the marker
 would sit with the hedgehog at the end of the segment unless it left, which the
-server cannot know in advance (5.7g; a Reserve unit's move cannot end there either).
+server cannot know in advance (OCS 5.7g; a Reserve unit's move cannot end there either).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from dataclasses import replace
 from service.rules import state as st
 from service.rules.board import Board
 from service.rules.command import Command
-from service.rules.events import Event
+from service.rules.events import Event, EventKind
 from service.rules.flow import Flow
 from service.rules.modes import vocabulary as m
 from service.rules.modes.effective import power_passed
@@ -44,7 +44,7 @@ _NAMES = {m.COMBAT: "Combat", m.MOVE: "Move", m.RESERVE: "Reserve", m.STRAT: "St
 
 
 def hedgehog_in(state: State, hex_id: str, side: str) -> str | None:
-    """A hedgehog of `side` in `hex_id` (5.7g), if any."""
+    """A hedgehog of `side` in `hex_id` (OCS 5.7g), if any."""
     sc = state.setup.scenario
     for uid, u in state.units.items():
         if u.at == hex_id and sc.unit(uid).type == HEDGEHOG and sc.side_of_power(u.power) == side:
@@ -53,7 +53,7 @@ def hedgehog_in(state: State, hex_id: str, side: str) -> str | None:
 
 
 def reserve_limit_problem(state: State, side: str) -> str | None:
-    """Why `side` has too many Reserve markers out (5.4a), or None."""
+    """Why `side` has too many Reserve markers out (OCS 5.4a), or None."""
     used = m.reserve_stacks(state, side)
     limit = state.setup.scenario.side(side).reserve_markers
     if len(used) <= limit:
@@ -72,16 +72,16 @@ def _orientation(spec: UnitSpec, unit: UnitState, mode: str, given: object,
     if move_only and given == m.COMBAT:
         raise malformed(f"{uid} has no Combat side: Repl units and Transport Points are "
                         "always oriented toward Move Mode", path=f"{path}/orientation",
-                        rule="5.6b", unit=uid)
+                        rule="OCS 5.6b", unit=uid)
     if mode in (m.COMBAT, m.MOVE):
         if given not in (None, mode):
             raise malformed(f"a unit in {_NAMES[mode]} Mode shows its {mode} side",
-                            path=f"{path}/orientation", rule="5.2", unit=uid)
+                            path=f"{path}/orientation", rule="OCS 5.2", unit=uid)
         return mode
     if mode == m.STRAT:
         if given not in (None, m.MOVE):
             raise malformed("Strat Mode units are oriented to their Move Mode side",
-                            path=f"{path}/orientation", rule="5.8", unit=uid)
+                            path=f"{path}/orientation", rule="OCS 5.8", unit=uid)
         return m.MOVE
     chosen = given if isinstance(given, str) else unit.orientation
     assert chosen is not None
@@ -90,7 +90,7 @@ def _orientation(spec: UnitSpec, unit: UnitState, mode: str, given: object,
 
 def _check_change(f: Flow, board: Board, uid: str, spec: UnitSpec, unit: UnitState,
                   mode: str, orientation: str, path: str) -> None:
-    """Every restriction of 5.4-5.8 on one change (shape already checked)."""
+    """Every restriction of OCS 5.4-5.8 on one change (shape already checked)."""
     assert spec.ocs is not None
     kind = spec.ocs.kind
     if not unit.face_up:
@@ -101,55 +101,55 @@ def _check_change(f: Flow, board: Board, uid: str, spec: UnitSpec, unit: UnitSta
                           "this impulse", rule="DESIGN 5.3", path=path)
     if unit.mode_changed:
         raise refuse_unit("mode/already_changed", uid, "already changed mode this movement "
-                          "step: once per unit, as it begins to move", rule="5.4", path=path)
+                          "step: once per unit, as it begins to move", rule="OCS 5.4", path=path)
     if unit.moved or unit.attacked:
         did = "moved" if unit.moved else "overrun"
         raise refuse_unit("mode/already_moved", uid, f"has already {did}: a mode change is "
-                          "made as the unit begins to move", rule="5.4", path=path)
+                          "made as the unit begins to move", rule="OCS 5.4", path=path)
     if unit.mode == m.EXPLOIT:
         raise refuse_unit("mode/involuntary", uid, "is in Exploit Mode, an involuntary mode "
-                          "removed only in Clean Up", rule="5.4", path=path)
+                          "removed only in Clean Up", rule="OCS 5.4", path=path)
     if unit.mode == m.DG and mode != m.DG:
         raise refuse_unit("mode/involuntary", uid, "is in DG Mode, an involuntary mode "
                           "removed only in Clean Up; it may only flip its orientation",
-                          rule="5.4", path=f"{path}/mode")
+                          rule="OCS 5.4", path=f"{path}/mode")
     if mode in m.INVOLUNTARY and unit.mode != mode:
         raise refuse_unit("mode/involuntary", uid, f"cannot choose {_NAMES[mode]} Mode: "
-                          "involuntary modes are not chosen, they happen", rule="5.3",
+                          "involuntary modes are not chosen, they happen", rule="OCS 5.3",
                           path=f"{path}/mode")
     if (mode, orientation) == (unit.mode, unit.orientation):
         raise refuse_unit("mode/no_change", uid, f"is already in {_NAMES[mode]} Mode "
-                          f"oriented to {orientation}", rule="5.4", path=f"{path}/mode")
+                          f"oriented to {orientation}", rule="OCS 5.4", path=f"{path}/mode")
     if mode == m.COMBAT and kind in m.MOVE_ONLY_KINDS:
         raise malformed(f"{uid} cannot enter Combat Mode: Repl units and Transport Points "
-                        "have no Combat side", path=f"{path}/mode", rule="5.5c", unit=uid)
+                        "have no Combat side", path=f"{path}/mode", rule="OCS 5.5c", unit=uid)
     side = f.state.setup.scenario.side_of_power(unit.power)
     if mode == m.RESERVE:
         if kind == "transport":
             raise malformed(f"{uid} is Transport Points, which cannot enter Reserve Mode "
-                            "(only Organic Trucks can)", path=f"{path}/mode", rule="5.7f",
+                            "(only Organic Trucks can)", path=f"{path}/mode", rule="OCS 5.7f",
                             unit=uid)
         if unit.mode != m.RESERVE and board.enemy_zoc(unit.at, unit.power):
             raise refuse_unit("mode/enemy_zoc", uid, f"is in an enemy ZOC in {unit.at}: no "
-                              "Reserve", rule="5.7c", path=f"{path}/mode")
+                              "Reserve", rule="OCS 5.7c", path=f"{path}/mode")
         hedgehog = hedgehog_in(f.state, unit.at, side)
         if hedgehog is not None:
             raise refuse_unit("mode/hedgehog", uid, f"is stacked with hedgehog {hedgehog} in "
-                              f"{unit.at}: no Reserve unit may be", rule="5.7g",
+                              f"{unit.at}: no Reserve unit may be", rule="OCS 5.7g",
                               path=f"{path}/mode")
     if mode == m.STRAT:
         if kind in m.TRANSPORT_KINDS:
             raise malformed(f"{uid} is Transport Points, which cannot enter Strat Mode",
-                            path=f"{path}/mode", rule="5.8c", unit=uid)
+                            path=f"{path}/mode", rule="OCS 5.8c", unit=uid)
         if board.enemy_zoc(unit.at, unit.power):
             raise refuse_unit("mode/enemy_zoc", uid, f"is in an enemy ZOC in {unit.at}: no "
-                              "Strat", rule="5.8a", path=f"{path}/mode")
+                              "Strat", rule="OCS 5.8a", path=f"{path}/mode")
 
 
 def change_modes(f: Flow, c: Command) -> None:
-    """The `mode` order (5.4): validate every change, then log each."""
+    """The `mode` order (OCS 5.4): validate every change, then log each."""
     s = f.state
-    side = acting_side(f, c, (st.ACTION,), "5.4")
+    side = acting_side(f, c, (st.ACTION,), "OCS 5.4")
     changes = c.body.get("changes")
     unknown_keys(c.body, ("changes",), "/body")
     if not isinstance(changes, list) or not changes:
@@ -169,7 +169,7 @@ def change_modes(f: Flow, c: Command) -> None:
         seen.add(uid)
         if spec.ocs is None or not m.uses_modes(spec):
             raise malformed(f"{uid} uses no modes: SP, ports, air bases, air units and "
-                            "hedgehogs do not", path=f"{path}/unit", rule="5.1", unit=uid)
+                            "hedgehogs do not", path=f"{path}/unit", rule="OCS 5.1", unit=uid)
         mode = item.get("mode")
         if mode not in m.MODES:
             raise malformed(f"mode must be one of {', '.join(m.MODES)}", path=f"{path}/mode",
@@ -189,7 +189,7 @@ def change_modes(f: Flow, c: Command) -> None:
         last = into_reserve[-1]
         uid = str(changes[last]["unit"])
         raise refuse("mode/reserve_markers", f"{uid}: {problem}; a stack's Reserve units "
-                     "share one marker", rule="5.4a", path=f"/body/changes/{last}/mode",
+                     "share one marker", rule="OCS 5.4a", path=f"/body/changes/{last}/mode",
                      unit=uid)
 
 
@@ -200,6 +200,6 @@ def _mode_changed(state: State, e: Event) -> State:
     return replace(state, units={**state.units, uid: unit})
 
 
-EVOLVE: dict[str, Evolver] = {
+EVOLVE: dict[EventKind, Evolver] = {
     "unit.mode_changed": _mode_changed,
 }

@@ -1,16 +1,16 @@
-"""Effective values of a unit in its mode and the current step (seed 004, 5.2-5.10):
+"""Effective values of a unit in its mode and the current step (seed 004, OCS 5.2-5.10):
 what it attacks and defends with, how far it may move now, its Action Rating and
 barrage, whether it exerts a ZOC, and what it may do now.
 
-Base values are those of the side of the counter showing (5.2). Modifiers:
+Base values are those of the side of the counter showing (OCS 5.2). Modifiers:
 
-- Reserve (5.7): defends at half strength; cannot attack, overrun or barrage until
+- Reserve (OCS 5.7): defends at half strength; cannot attack, overrun or barrage until
   released (attack and barrage count 0); moves 1/4 MA in its movement step, 1/2 when
-  released in the Reaction step (5.7b B), full when released in Exploitation (5.7b A).
-- Strat (5.8): combat strength and Action Rating 0, no attack, overrun or barrage;
+  released in the Reaction step (OCS 5.7b B), full when released in Exploitation (OCS 5.7b A).
+- Strat (OCS 5.8): combat strength and Action Rating 0, no attack, overrun or barrage;
   moves twice its MA.
-- Exploit (5.9): moves half its MA; combat and barrage normal.
-- DG (5.10b): combat, barrage and MA halved; Action Rating -1 (the printed one is
+- Exploit (OCS 5.9): moves half its MA; combat and barrage normal.
+- DG (OCS 5.10b): combat, barrage and MA halved; Action Rating -1 (the printed one is
   kept for the Attrition Table); no overrun and no Exploitation.
 
 Fractions are kept (multiples of 1/4). A face-down unit cannot move, overrun or
@@ -60,15 +60,15 @@ def _num(x: float) -> float:
 
 
 def base_values(spec: UnitSpec, orientation: str | None) -> OcsValues:
-    """The values printed on the side showing (5.2; 5.6b: no Combat side for Repl and
+    """The values printed on the side showing (OCS 5.2; OCS 5.6b: no Combat side for Repl and
     Transport Points)."""
     assert spec.ocs is not None
     return spec.ocs.combat if orientation == m.COMBAT else spec.ocs.move
 
 
 def movement_ma(spec: UnitSpec, unit: UnitState) -> float:
-    """MA in its side's movement step: Reserve 1/4 (5.7), Strat x2 (5.8), Exploit 1/2
-    (5.9), DG 1/2 (5.10b A)."""
+    """MA in its side's movement step: Reserve 1/4 (OCS 5.7), Strat x2 (OCS 5.8), Exploit 1/2
+    (OCS 5.9), DG 1/2 (OCS 5.10b A)."""
     ma = base_values(spec, unit.orientation).ma
     factor = {m.RESERVE: 0.25, m.STRAT: 2.0, m.EXPLOIT: 0.5, m.DG: 0.5}.get(unit.mode or "", 1.0)
     return _num(ma * factor)
@@ -95,19 +95,19 @@ def step_ma(state: State, uid: str) -> float:
     if step == st.ACTION and phasing and not power_passed(state, unit.power):
         return movement_ma(spec, unit)
     if step == st.REACTION and unit.released == st.REACTION:
-        return _num(base * 0.5)  # 5.7b B
+        return _num(base * 0.5)  # OCS 5.7b B
     if step == st.EXPLOITATION and phasing:
         if unit.mode == m.EXPLOIT:
-            return _num(base * 0.5)  # 5.9
+            return _num(base * 0.5)  # OCS 5.9
         if unit.released == st.EXPLOITATION:
-            return base  # 5.7b A
+            return base  # OCS 5.7b A
     return 0
 
 
 def transports_allowed(spec: UnitSpec, unit: UnitState) -> tuple[str, ...]:
-    """Rail, air and shipping transport need Move Mode (5.6a), so never Combat (5.5a;
-    Rail Repair units may still go by rail, 13.3g), Reserve (5.7e), Strat (5.8d),
-    DG (5.10d) or Exploit (5.2: the marker's mode, not the orientation, counts)."""
+    """Rail, air and shipping transport need Move Mode (OCS 5.6a), so never Combat (OCS 5.5a;
+    Rail Repair units may still go by rail, 13.3g), Reserve (OCS 5.7e), Strat (OCS 5.8d),
+    DG (OCS 5.10d) or Exploit (OCS 5.2: the marker's mode, not the orientation, counts)."""
     if unit.mode == m.MOVE:
         return m.TRANSPORTS
     if unit.mode == m.COMBAT and spec.ocs is not None and spec.ocs.rail_repair:
@@ -121,7 +121,7 @@ def _can_fight_now(state: State, uid: str) -> tuple[bool, bool, bool]:
     spec = state.setup.scenario.unit(uid)
     if not unit.face_up or spec.ocs is None or m.is_transport(spec):
         return False, False, False
-    if unit.mode in (m.RESERVE, m.STRAT):  # 5.7, 5.8
+    if unit.mode in (m.RESERVE, m.STRAT):  # OCS 5.7, OCS 5.8
         return False, False, False
     side = m.side_of_unit(state, uid)
     phasing = side == state.turn.phasing_side
@@ -130,20 +130,20 @@ def _can_fight_now(state: State, uid: str) -> tuple[bool, bool, bool]:
     if step == st.ACTION:
         acts = phasing and not power_passed(state, unit.power)
         return False, acts and not dg, False
-    if step == st.REACTION:  # 5.7b B: overrun and barrage, no regular combat
+    if step == st.REACTION:  # OCS 5.7b B: overrun and barrage, no regular combat
         released = unit.released == st.REACTION
         return False, released and not dg, released
     if step == st.COMBAT:
         acts = phasing and not power_passed(state, unit.power)
         return acts, False, acts
-    if step == st.EXPLOITATION and phasing:  # 5.7b A, 5.9
+    if step == st.EXPLOITATION and phasing:  # OCS 5.7b A, OCS 5.9
         acts = unit.mode == m.EXPLOIT or unit.released == st.EXPLOITATION
         return acts, acts and not dg, acts
     return False, False, False
 
 
 def effective(state: State, uid: str) -> Effective | None:
-    """The unit's effective values now; None for units that use no modes (5.1)."""
+    """The unit's effective values now; None for units that use no modes (OCS 5.1)."""
     unit = state.units[uid]
     spec = state.setup.scenario.unit(uid)
     if spec.ocs is None or not m.uses_modes(spec):

@@ -2,7 +2,7 @@
 and the side acting in it, the body's shape, the units named and who holds them.
 
 Every refusal names the unit (`extra["unit"]`), the rule and the item's path, and
-says why in a sentence: "cw-inf-3 is in an enemy ZOC: no Reserve (5.7c)".
+says why in a sentence: "cw-inf-3 is in an enemy ZOC: no Reserve (OCS 5.7c)".
 """
 
 from __future__ import annotations

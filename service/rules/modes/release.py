@@ -1,13 +1,13 @@
 """The `release` order: Reserve Mode units released in the Reaction step (every side
 at war with the phasing side, in turn order) or the Exploitation step (the phasing
-side) (seed 004, 5.7b; RULES-NOTES 31).
+side) (seed 004, OCS 5.7b; RULES-NOTES 31).
 
 Body: ``{"units": ["cw-arm-1"]}``. The Reserve marker comes off and the unit is in
-Combat or Move Mode by its orientation (5.7a). Released in the Reaction step it moves
+Combat or Move Mode by its orientation (OCS 5.7a). Released in the Reaction step it moves
 with half its MA, may overrun with full values and barrage, but not attack in regular
-combat (5.7b B); in the Exploitation step it has its full values (5.7b A).
+combat (OCS 5.7b B); in the Exploitation step it has its full values (OCS 5.7b A).
 
-One release at a time (5.7b): the units of a release move and overrun before the
+One release at a time (OCS 5.7b): the units of a release move and overrun before the
 player decides on other Reserves, so a new release ends the movement of the one
 before (`ModeState.release`).
 """
@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from service.rules import state as st
 from service.rules.command import Command
-from service.rules.events import Event
+from service.rules.events import Event, EventKind
 from service.rules.flow import Flow
 from service.rules.modes import vocabulary as m
 from service.rules.modes.effective import power_passed
@@ -35,8 +35,8 @@ def _at_war_with_phasing(state: State, power: str) -> bool:
 
 
 def release_reserves(f: Flow, c: Command) -> None:
-    """The `release` order (5.7b)."""
-    side = acting_side(f, c, (st.REACTION, st.EXPLOITATION), "5.7b")
+    """The `release` order (OCS 5.7b)."""
+    side = acting_side(f, c, (st.REACTION, st.EXPLOITATION), "OCS 5.7b")
     unknown_keys(c.body, ("units",), "/body")
     names = strings(c.body.get("units"), "/body/units")
     step = f.state.step
@@ -46,7 +46,7 @@ def release_reserves(f: Flow, c: Command) -> None:
         _spec, unit = held_unit(f.state, c, name, path)
         if unit.mode != m.RESERVE:
             raise refuse_unit("release/not_in_reserve", name, f"is in {unit.mode} mode, not "
-                              "Reserve: only Reserve units are released", rule="5.7b",
+                              "Reserve: only Reserve units are released", rule="OCS 5.7b",
                               path=path)
         if step == st.EXPLOITATION and power_passed(f.state, unit.power):
             raise refuse_unit("release/power_passed", name, f"belongs to {unit.power}, which "
@@ -57,8 +57,8 @@ def release_reserves(f: Flow, c: Command) -> None:
                               "react", rule="RULES-NOTES 31", path=path)
         assert unit.orientation is not None
         orientations[name] = unit.orientation
-    how = "half MA, overrun, barrage; no regular combat (5.7b B)" if step == st.REACTION \
-        else "full movement, barrage and combat (5.7b A)"
+    how = "half MA, overrun, barrage; no regular combat (OCS 5.7b B)" if step == st.REACTION \
+        else "full movement, barrage and combat (OCS 5.7b A)"
     shown = ", ".join(f"{u} ({o})" for u, o in orientations.items())
     f.emit("reserves.released", f"{side} releases {shown}: {how}.",
            {"side": side, "step": step, "units": names, "orientations": orientations},
@@ -75,6 +75,6 @@ def _released(state: State, e: Event) -> State:
     return replace(state, units=units, modes=replace(state.modes, release=release))
 
 
-EVOLVE: dict[str, Evolver] = {
+EVOLVE: dict[EventKind, Evolver] = {
     "reserves.released": _released,
 }

@@ -1,6 +1,6 @@
 """The `report` order: what was played off-server in the action, reaction, combat and
 exploitation steps, validated against the modes and the board, then logged as facts
-(seed 004, 5.0; RULES-NOTES 27, 31).
+(seed 004, OCS 5.0; RULES-NOTES 27, 31).
 
 Body (every list optional, at least one item; applied in this order)::
 
@@ -17,19 +17,19 @@ Moves. `mp` is what the unit spent of its allowance in this step (`effective.ste
 Reserve 1/4, Strat x2, DG and Exploit 1/2, released Reserves 1/2 in the Reaction step
 and full in Exploitation); a unit may report several moves in a step while MP last.
 `path` (optional) lists the hexes entered, ending at `to`. `transport`: null, "rail",
-"air", "sea" (Move Mode only: 5.5a, 5.6a, 5.7e, 5.8d, 5.10d; Rail Repair units by
-rail in Combat Mode, 13.3g) or "amphibious" (Combat or Move Mode, 5.5d, 5.6c), in the
-action step only. Strat units never enter an enemy ZOC (5.8a) and end where trace
-supply is possible, Strat HQs throwing none (5.8b); Reserve units do not end with a
-hedgehog (5.7g); the side's Reserve markers are counted after the moves (5.4a).
+"air", "sea" (Move Mode only: OCS 5.5a, 5.6a, 5.7e, 5.8d, 5.10d; Rail Repair units by
+rail in Combat Mode, 13.3g) or "amphibious" (Combat or Move Mode, OCS 5.5d, OCS 5.6c), in the
+action step only. Strat units never enter an enemy ZOC (OCS 5.8a) and end where trace
+supply is possible, Strat HQs throwing none (OCS 5.8b); Reserve units do not end with a
+hedgehog (OCS 5.7g); the side's Reserve markers are counted after the moves (OCS 5.4a).
 Who moves: the phasing side in the action step (not a power that passed, not face
 down, RULES-NOTES 27); released Reserves of the release in progress in the Reaction
-step (5.7b); Exploitation Mode units and the release in progress in Exploitation.
+step (OCS 5.7b); Exploitation Mode units and the release in progress in Exploitation.
 
 Works (action step): "engineering" (Engineer-Capable units, 13.8a), "gauge" and
-"rail_repair" (Rail Repair units, 13.3f, 13.3g) need Combat Mode (5.5b), or DG Mode
-oriented to Combat (5.10e); "hedgehog" building by an engineer likewise, by any other
-unit Combat Mode only (5.10e).
+"rail_repair" (Rail Repair units, 13.3f, 13.3g) need Combat Mode (OCS 5.5b), or DG Mode
+oriented to Combat (OCS 5.10e); "hedgehog" building by an engineer likewise, by any other
+unit Combat Mode only (OCS 5.10e).
 
 Combats: see `service.rules.results`. Face down: units of the side that moved or
 attacked this impulse turn face down.
@@ -44,7 +44,7 @@ from typing import Any, Final
 from service.rules import state as st
 from service.rules.board import Board, SupplyStatus, path_length, unit_supply
 from service.rules.command import Command
-from service.rules.events import Event
+from service.rules.events import Event, EventKind
 from service.rules.flow import Flow
 from service.rules.modes import vocabulary as m
 from service.rules.modes.change import hedgehog_in, reserve_limit_problem
@@ -69,17 +69,18 @@ _STEPS: Final = (st.ACTION, st.REACTION, st.COMBAT, st.EXPLOITATION)
 
 
 # The rule that sets a unit's allowance in its mode.
-_MA_RULE: Final = {m.RESERVE: "5.7", m.STRAT: "5.8", m.DG: "5.10b", m.EXPLOIT: "5.9"}
+_MA_RULE: Final = {m.RESERVE: "OCS 5.7", m.STRAT: "OCS 5.8", m.DG: "OCS 5.10b",
+                   m.EXPLOIT: "OCS 5.9"}
 
 
 # Why a mode bars rail, air and shipping transport.
 _NO_TRANSPORT: Final = {
-    m.COMBAT: ("5.5a", "is in Combat Mode: rail, air and shipping transport need Move Mode "
+    m.COMBAT: ("OCS 5.5a", "is in Combat Mode: rail, air and shipping transport need Move Mode "
                        "(Rail Repair units may use rail, 13.3g)"),
-    m.RESERVE: ("5.7e", "is in Reserve Mode: no rail, air or shipping transport"),
-    m.STRAT: ("5.8d", "is in Strat Mode: no rail, air or shipping transport"),
-    m.DG: ("5.10d", "is in DG Mode: no rail, air or shipping transport"),
-    m.EXPLOIT: ("5.6a", "is in Exploitation Mode, not Move Mode: no rail, air or shipping "
+    m.RESERVE: ("OCS 5.7e", "is in Reserve Mode: no rail, air or shipping transport"),
+    m.STRAT: ("OCS 5.8d", "is in Strat Mode: no rail, air or shipping transport"),
+    m.DG: ("OCS 5.10d", "is in DG Mode: no rail, air or shipping transport"),
+    m.EXPLOIT: ("OCS 5.6a", "is in Exploitation Mode, not Move Mode: no rail, air or shipping "
                         "transport"),
 }
 
@@ -114,7 +115,7 @@ def file_report(f: Flow, c: Command) -> None:
         last = reserve_moves[-1]
         uid = str(moves[last]["unit"])
         raise refuse("report/reserve_markers", f"{uid}: {problem} after these moves; a "
-                     "stack's Reserve units share one marker", rule="5.4a",
+                     "stack's Reserve units share one marker", rule="OCS 5.4a",
                      path=f"/body/moves/{last}", unit=uid)
     for i, item in enumerate(works):
         _work(f, c, item, f"/body/works/{i}")
@@ -140,7 +141,7 @@ def file_report(f: Flow, c: Command) -> None:
 
 
 def _may_move_now(state: State, uid: str, unit: UnitState, path: str) -> None:
-    """Who moves in which step (5.7b, 5.9; RULES-NOTES 27, 31)."""
+    """Who moves in which step (OCS 5.7b, OCS 5.9; RULES-NOTES 27, 31)."""
     step = state.step
     if not unit.face_up:
         raise refuse_unit("report/face_down", uid, "is face down and cannot move",
@@ -158,17 +159,17 @@ def _may_move_now(state: State, uid: str, unit: UnitState, path: str) -> None:
     current = release is not None and release.step == step and uid in release.units
     if step == st.REACTION and unit.released != st.REACTION:
         raise refuse_unit("report/not_released", uid, "was not released in this Reaction "
-                          "step: only released Reserves move in it", rule="5.7b", path=path)
+                          "step: only released Reserves move in it", rule="OCS 5.7b", path=path)
     if step == st.EXPLOITATION and unit.mode == m.EXPLOIT:
         return
     if step == st.EXPLOITATION and unit.released != st.EXPLOITATION:
         raise refuse_unit("report/cannot_exploit", uid, "is neither in Exploitation Mode nor "
                           "released in this step: it does not move in the Exploitation step",
-                          rule="5.9", path=path)
+                          rule="OCS 5.9", path=path)
     if not current:
         raise refuse_unit("report/release_over", uid, "was released before the release in "
                           "progress: its movement is over (one release at a time)",
-                          rule="5.7b", path=path)
+                          rule="OCS 5.7b", path=path)
 
 
 def _check_transport(state: State, spec: UnitSpec, unit: UnitState, transport: str,
@@ -182,10 +183,10 @@ def _check_transport(state: State, spec: UnitSpec, unit: UnitState, transport: s
         if unit.mode not in (m.COMBAT, m.MOVE):
             raise refuse_unit("report/amphibious", uid, f"is in {unit.mode} mode: landing via "
                               "the Amphibious Landing Table needs Combat or Move Mode",
-                              rule="5.5d", path=path)
+                              rule="OCS 5.5d", path=path)
         return
     if transport not in transports_allowed(spec, unit):
-        rule, why = _NO_TRANSPORT.get(str(unit.mode), ("5.6a", "cannot use that transport"))
+        rule, why = _NO_TRANSPORT.get(str(unit.mode), ("OCS 5.6a", "cannot use that transport"))
         if unit.mode == m.COMBAT and spec.ocs is not None and spec.ocs.rail_repair:
             why = f"is in Combat Mode: a Rail Repair unit may use rail, not {transport} (13.3g)"
         raise refuse_unit("report/transport_mode", uid, why, rule=rule, path=path)
@@ -193,14 +194,15 @@ def _check_transport(state: State, spec: UnitSpec, unit: UnitState, transport: s
 
 def strat_supply(state: State, uid: str, to: str) -> SupplyStatus:
     """Whether trace supply is possible for `uid` standing in `to`; the board leaves out
-    Strat HQs, which throw no supply (5.8b)."""
+    Strat HQs, which throw no supply (OCS 5.8b)."""
     moved = replace(state, units={**state.units, uid: replace(state.units[uid], at=to)})
     board = Board.from_state(moved)
     return unit_supply(board, uid, path_length(state.setup.scenario, state.turn.weather))
 
 
+# long: a move's checks (unit, mode, transport, path, MP, supply) in rule order.
 def _move(f: Flow, c: Command, side: str, item: object, path: str) -> bool:
-    """One move; True when the unit moving is in Reserve Mode (for 5.4a)."""
+    """One move; True when the unit moving is in Reserve Mode (for OCS 5.4a)."""
     if not isinstance(item, Mapping):
         raise malformed("expected {unit, to, mp, transport, path}", path=path)
     unknown_keys(item, ("unit", "to", "mp", "transport", "path"), path)
@@ -232,7 +234,7 @@ def _move(f: Flow, c: Command, side: str, item: object, path: str) -> bool:
     uses = spec.ocs is not None and m.uses_modes(spec)
     if spec.ocs is not None and spec.ocs.kind == "hedgehog":
         raise refuse_unit("report/hedgehog", uid, "is a hedgehog and does not move",
-                          rule="5.1", path=path)
+                          rule="OCS 5.1", path=path)
     if transport is not None:
         _check_transport(f.state, spec, unit, str(transport), f"{path}/transport")
     step = f.state.step
@@ -240,8 +242,8 @@ def _move(f: Flow, c: Command, side: str, item: object, path: str) -> bool:
         allowance = step_ma(f.state, uid)
         used = unit.mp_used if unit.mp_step == step else 0.0
         if used + mp > allowance + 1e-9:
-            rule = ("5.7b" if unit.released in (st.REACTION, st.EXPLOITATION)
-                    else _MA_RULE.get(str(unit.mode), "5.2"))
+            rule = ("OCS 5.7b" if unit.released in (st.REACTION, st.EXPLOITATION)
+                    else _MA_RULE.get(str(unit.mode), "OCS 5.2"))
             raise refuse_unit("report/mp", uid, f"may move {allowance:g} MP in this step "
                               f"({unit.mode} mode) and has used {used:g}: {mp:g} more is "
                               "too many", rule=rule, path=f"{path}/mp")
@@ -257,20 +259,20 @@ def _move(f: Flow, c: Command, side: str, item: object, path: str) -> bool:
                               "hold it (overrun them first)", rule=CONSISTENCY, path=hpath)
         if unit.mode == m.STRAT and board.enemy_zoc(hex_id, unit.power):
             raise refuse_unit("report/strat_zoc", uid, f"is in Strat Mode and cannot move "
-                              f"into the enemy ZOC in {hex_id}", rule="5.8a", path=hpath)
+                              f"into the enemy ZOC in {hex_id}", rule="OCS 5.8a", path=hpath)
         previous = hex_id
     if unit.mode == m.RESERVE:
         hedgehog = hedgehog_in(f.state, to, side)
         if hedgehog is not None:
             raise refuse_unit("report/hedgehog", uid, f"is in Reserve Mode and cannot end its "
-                              f"move with hedgehog {hedgehog} in {to}", rule="5.7g",
+                              f"move with hedgehog {hedgehog} in {to}", rule="OCS 5.7g",
                               path=f"{path}/to")
     if unit.mode == m.STRAT:
         status = strat_supply(f.state, uid, to)
         if not status.in_supply:
             raise refuse_unit("report/strat_supply", uid, f"is in Strat Mode and must end its "
                               f"move where trace supply is possible; in {to}: {status.reason}",
-                              rule="5.8b", path=f"{path}/to")
+                              rule="OCS 5.8b", path=f"{path}/to")
     how = f" by {transport}" if transport else ""
     f.emit("unit.moved", f"{uid} moves {unit.at} -> {to}{how} ({mp:g} MP).",
            {"unit": uid, "from": unit.at, "to": to, "mp": item.get("mp"),
@@ -279,7 +281,7 @@ def _move(f: Flow, c: Command, side: str, item: object, path: str) -> bool:
 
 
 def _work(f: Flow, c: Command, item: object, path: str) -> None:
-    """Engineering, gauge conversion, rail repair, hedgehog building (5.5b, 5.10e)."""
+    """Engineering, gauge conversion, rail repair, hedgehog building (OCS 5.5b, OCS 5.10e)."""
     if not isinstance(item, Mapping):
         raise malformed("expected {unit, work, hex}", path=path)
     unknown_keys(item, ("unit", "work", "hex"), path)
@@ -293,7 +295,7 @@ def _work(f: Flow, c: Command, item: object, path: str) -> None:
         raise malformed(f"unknown hex {hex_id!r}", path=f"{path}/hex", code="order/unknown_hex")
     if spec.ocs is None or not m.uses_modes(spec):
         raise malformed(f"{uid} uses no modes and does no engineering", path=f"{path}/unit",
-                        rule="5.1", unit=uid)
+                        rule="OCS 5.1", unit=uid)
     if f.state.step != st.ACTION:
         raise refuse_unit("report/work_step", uid, f"cannot do {work} work in the "
                           f"{f.state.step} step: it belongs to the movement step",
@@ -307,23 +309,23 @@ def _work(f: Flow, c: Command, item: object, path: str) -> None:
     engineer = spec.ocs.engineer
     if work == "engineering" and not engineer:
         raise refuse_unit("report/not_engineer", uid, "is not Engineer-Capable (13.8a)",
-                          rule="5.5b", path=f"{path}/work")
+                          rule="OCS 5.5b", path=f"{path}/work")
     if work in ("gauge", "rail_repair") and not spec.ocs.rail_repair:
         raise refuse_unit("report/not_rail_repair", uid, "is not a Rail Repair unit (13.3g)",
-                          rule="5.5b", path=f"{path}/work")
+                          rule="OCS 5.5b", path=f"{path}/work")
     specialist = work != "hedgehog" or engineer
     if unit.mode == m.DG:
         if not specialist:
             raise refuse_unit("report/work_dg", uid, "is in DG Mode: units that are not "
-                              "engineers build no hedgehogs while DG", rule="5.10e",
+                              "engineers build no hedgehogs while DG", rule="OCS 5.10e",
                               path=f"{path}/work")
         if unit.orientation != m.COMBAT:
             raise refuse_unit("report/work_mode", uid, "is DG and oriented to Move: engineers "
                               "and rail repair units work while DG only oriented toward "
-                              "Combat Mode", rule="5.10e", path=f"{path}/work")
+                              "Combat Mode", rule="OCS 5.10e", path=f"{path}/work")
     elif unit.mode != m.COMBAT:
         raise refuse_unit("report/work_mode", uid, f"is in {unit.mode} mode: {work} work "
-                          "needs Combat Mode", rule="5.5b", path=f"{path}/work")
+                          "needs Combat Mode", rule="OCS 5.5b", path=f"{path}/work")
     f.emit("unit.worked", f"{uid} does {work} work in {hex_id}.",
            {"unit": uid, "work": work, "hex": hex_id}, by=c.actor.id)
 
@@ -344,7 +346,7 @@ def _face_down(state: State, e: Event) -> State:
     return replace(state, units=units)
 
 
-EVOLVE: dict[str, Evolver] = {
+EVOLVE: dict[EventKind, Evolver] = {
     "unit.moved": _moved,
     "units.turned_face_down": _face_down,
 }

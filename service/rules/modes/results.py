@@ -1,33 +1,33 @@
 """Combat, overrun and barrage results as they hit a hex, reported in a `report`
-order (seed 004: 5.7d, 5.8a, 5.9, 5.10; RULES-NOTES 31).
+order (seed 004: OCS 5.7d, OCS 5.8a, OCS 5.9, OCS 5.10; RULES-NOTES 31).
 
 A combat item: ``{"by": "combat", "hex": "h21", "attackers": ["ger-arm-1"],
 "results": [...]}``, results applied in order, each one of
 
 - ``{"kind": "dg", "hex": "h21"}``: a DG result; `hex` defaults to the defender's
-  and may be an attacker's hex (5.10a A).
+  and may be an attacker's hex (OCS 5.10a A).
 - ``{"kind": "loss", "unit": "cw-inf-1", "steps": 1}``: step losses (steps default 1).
 - ``{"kind": "eliminated", "units": ["cw-inf-1"]}``.
 - ``{"kind": "retreat", "units": ["cw-inf-1"], "path": ["h11", "h01"], "losses": []}``:
-  hex by hex; the second hex (5.10a B) and any hex in an enemy ZOC (5.10a C) turn the
+  hex by hex; the second hex (OCS 5.10a B) and any hex in an enemy ZOC (OCS 5.10a C) turn the
   whole hex DG; units already DG entering an enemy ZOC lose a step, the owner naming
   the unit in `losses`, one per such hex, in order; Strat units entering an enemy ZOC
-  are eliminated (5.8a).
+  are eliminated (OCS 5.8a).
 - ``{"kind": "exploit", "units": ["ger-arm-1"], "rating": 3}``: Exploitation awarded
   to attackers in regular combat in the combat step, never to DG units, only to units
-  whose Action Rating reaches the marker's number (5.9a, 5.9b, 5.10b C).
+  whose Action Rating reaches the marker's number (OCS 5.9a, OCS 5.9b, OCS 5.10b C).
 - ``{"kind": "ignored", "text": "Do1"}``: a result on the defender declined; still a
-  result for 5.7d.
+  result for OCS 5.7d.
 - ``{"kind": "advance", "units": ["ger-arm-1"]}``: attackers enter the defender's hex
   once no enemy unit is left in it.
 
 Any result on the defending stack in an overrun or regular combat first removes its
-Reserve markers (5.7d). A DG trigger turns every combat unit in the hex DG and
-removes their other mode markers (5.10, 5.10a); Transport Points are exempt, an
-Organic Truck in Reserve loses its marker (5.10c).
+Reserve markers (OCS 5.7d). A DG trigger turns every combat unit in the hex DG and
+removes their other mode markers (OCS 5.10, OCS 5.10a); Transport Points are exempt, an
+Organic Truck in Reserve loses its marker (OCS 5.10c).
 
 Readings: the enemy ZOC of a retreat is not negated by friendly units in the hex
-(the board's `enemy_zoc`, as for 5.7c and 5.8a); a barrage has only DG, loss,
+(the board's `enemy_zoc`, as for OCS 5.7c and OCS 5.8a); a barrage has only DG, loss,
 eliminated and ignored results; exploitation is earned only in the combat step.
 """
 
@@ -40,7 +40,7 @@ from typing import Any, Final
 from service.rules import state as st
 from service.rules.board import Board
 from service.rules.command import Command
-from service.rules.events import Event
+from service.rules.events import Event, EventKind
 from service.rules.flow import Flow
 from service.rules.modes import vocabulary as m
 from service.rules.modes.effective import effective, power_passed
@@ -59,9 +59,9 @@ CONSISTENCY: Final = "DESIGN 4.1"  # a report must agree with the board
 BY: Final = ("overrun", "combat", "barrage")
 BY_STEP: Final[Mapping[str, tuple[str, ...]]] = {
     st.ACTION: ("overrun",),
-    st.REACTION: ("overrun", "barrage"),  # 5.7b B
+    st.REACTION: ("overrun", "barrage"),  # OCS 5.7b B
     st.COMBAT: ("combat", "barrage"),
-    st.EXPLOITATION: ("overrun", "combat", "barrage"),  # 5.7b A, 5.9
+    st.EXPLOITATION: ("overrun", "combat", "barrage"),  # OCS 5.7b A, OCS 5.9
 }
 _RESULT_KEYS: Final[Mapping[str, tuple[str, ...]]] = {
     "dg": ("kind", "hex"),
@@ -77,8 +77,8 @@ _BARRAGE_RESULTS: Final = ("dg", "loss", "eliminated", "ignored")
 
 def disorganize(f: Flow, hex_id: str, cause: str, rule: str, by: str) -> None:
     """A DG trigger in `hex_id`: every combat unit there turns DG, other markers go
-    (5.10, 5.10a); Transport Points are exempt and Organic Trucks lose a Reserve
-    marker (5.10c)."""
+    (OCS 5.10, OCS 5.10a); Transport Points are exempt and Organic Trucks lose a Reserve
+    marker (OCS 5.10c)."""
     sc = f.state.setup.scenario
     turned: list[str] = []
     markers: dict[str, str] = {}
@@ -124,21 +124,21 @@ def _check_attacker(f: Flow, uid: str, by: str, path: str) -> None:
     step = s.step
     if spec.unit_class != "land" or spec.ocs is None or not m.uses_modes(spec):
         raise refuse_unit("report/not_a_fighter", uid, "uses no modes and has no combat "
-                          "values", rule="5.1", path=path)
+                          "values", rule="OCS 5.1", path=path)
     if m.is_transport(spec):
         raise refuse_unit("report/not_a_fighter", uid, "is Transport Points, not a combat "
-                          "unit", rule="5.5c", path=path)
+                          "unit", rule="OCS 5.5c", path=path)
     if not unit.face_up:
         raise refuse_unit("report/face_down", uid, "is face down: it cannot move, overrun "
                           "or attack", rule="RULES-NOTES 27", path=path)
     if unit.mode == m.RESERVE:
         raise refuse_unit("report/reserve", uid, "is in Reserve Mode: it cannot attack, "
-                          "overrun or barrage until released", rule="5.7", path=path)
+                          "overrun or barrage until released", rule="OCS 5.7", path=path)
     if unit.mode == m.STRAT:
         raise refuse_unit("report/strat", uid, "is in Strat Mode: it cannot attack, overrun "
-                          "or barrage", rule="5.8", path=path)
+                          "or barrage", rule="OCS 5.8", path=path)
     if by == "overrun" and unit.mode == m.DG:
-        raise refuse_unit("report/dg", uid, "is in DG Mode: it cannot overrun", rule="5.10b",
+        raise refuse_unit("report/dg", uid, "is in DG Mode: it cannot overrun", rule="OCS 5.10b",
                           path=path)
     if step in (st.ACTION, st.COMBAT) and power_passed(s, unit.power):
         raise refuse_unit("report/power_passed", uid, f"belongs to {unit.power}, which passed "
@@ -148,28 +148,28 @@ def _check_attacker(f: Flow, uid: str, by: str, path: str) -> None:
     if step == st.REACTION:
         if unit.released != st.REACTION:
             raise refuse_unit("report/not_released", uid, "was not released in this Reaction "
-                              "step: only released Reserves act in it", rule="5.7b",
+                              "step: only released Reserves act in it", rule="OCS 5.7b",
                               path=path)
         if by == "overrun" and not current:
             raise refuse_unit("report/release_over", uid, "was released before the release "
                               "in progress: its movement and overruns are over (one release "
-                              "at a time)", rule="5.7b", path=path)
+                              "at a time)", rule="OCS 5.7b", path=path)
     if step == st.EXPLOITATION:
         if unit.mode != m.EXPLOIT and unit.released != st.EXPLOITATION:
             raise refuse_unit("report/cannot_exploit", uid, "is neither in Exploitation Mode "
                               "nor released in this step: it does not act in the "
-                              "Exploitation step", rule="5.9", path=path)
+                              "Exploitation step", rule="OCS 5.9", path=path)
         if by == "overrun" and unit.released == st.EXPLOITATION and not current:
             raise refuse_unit("report/release_over", uid, "was released before the release "
                               "in progress: its movement and overruns are over (one release "
-                              "at a time)", rule="5.7b", path=path)
+                              "at a time)", rule="OCS 5.7b", path=path)
     eff = effective(s, uid)
     assert eff is not None
     if by == "barrage" and eff.barrage <= 0:
         raise refuse_unit("report/no_barrage", uid, "has no barrage rating to barrage with",
-                          rule="5.10b", path=path)
+                          rule="OCS 5.10b", path=path)
     if by != "barrage" and eff.attack <= 0:
-        raise refuse_unit("report/no_strength", uid, "has no attack strength", rule="5.2",
+        raise refuse_unit("report/no_strength", uid, "has no attack strength", rule="OCS 5.2",
                           path=path)
 
 
@@ -199,7 +199,7 @@ def report_combat(f: Flow, c: Command, side: str, item: object, path: str) -> No
                         code="order/unknown_hex")
     step = f.state.step
     if by not in BY_STEP[step]:
-        rule = "5.7b" if step == st.REACTION else "RULES-NOTES 31"
+        rule = "OCS 5.7b" if step == st.REACTION else "RULES-NOTES 31"
         raise refuse("report/not_this_step", f"no {by} in the {step} step: it allows "
                      f"{', '.join(BY_STEP[step])}", rule=rule, path=f"{path}/by")
     attackers = strings(item.get("attackers"), f"{path}/attackers")
@@ -265,7 +265,7 @@ class _Fight:
         return name
 
     def _contact(self) -> None:
-        """5.7d: the defending stack receives a result in an overrun or combat."""
+        """OCS 5.7d: the defending stack receives a result in an overrun or combat."""
         if self.contact or self.by == "barrage":
             return
         self.contact = True
@@ -273,8 +273,8 @@ class _Fight:
                     if self.f.state.units[u].mode == m.RESERVE]
         if reserves:
             self.f.emit("reserve.removed", f"{', '.join(reserves)} in {self.hex} lose their "
-                        "Reserve marker: the stack received a result (5.7d).",
-                        {"hex": self.hex, "units": reserves, "rule": "5.7d"}, by=self.actor)
+                        "Reserve marker: the stack received a result (OCS 5.7d).",
+                        {"hex": self.hex, "units": reserves, "rule": "OCS 5.7d"}, by=self.actor)
 
     def apply(self, result: object, path: str) -> None:
         if not isinstance(result, Mapping):
@@ -302,7 +302,7 @@ class _Fight:
         assert isinstance(hex_id, str)
         if hex_id == self.hex:
             self._contact()
-        disorganize(self.f, hex_id, f"{self.by} result", "5.10a A", self.actor)
+        disorganize(self.f, hex_id, f"{self.by} result", "OCS 5.10a A", self.actor)
 
     def _loss(self, r: Mapping[str, Any], path: str) -> None:
         uid = self._member(r.get("unit"), f"{path}/unit", self.attackers + self.defenders)
@@ -311,7 +311,7 @@ class _Fight:
             raise malformed("steps must be an integer 1-20", path=f"{path}/steps", unit=uid)
         if uid in self.defenders:
             self._contact()
-        _lose_steps(self.f, uid, steps, f"{self.by} result", "5.10a", self.actor)
+        _lose_steps(self.f, uid, steps, f"{self.by} result", "OCS 5.10a", self.actor)
 
     def _eliminated(self, r: Mapping[str, Any], path: str) -> None:
         names = strings(r.get("units"), f"{path}/units")
@@ -328,7 +328,7 @@ class _Fight:
             raise malformed("text is a note of at most 200 characters", path=f"{path}/text")
         self._contact()
         self.f.emit("combat.result_ignored", f"A result on {self.hex} is declined"
-                    f"{': ' + text if text else ''} (it still counts for 5.7d).",
+                    f"{': ' + text if text else ''} (it still counts for OCS 5.7d).",
                     {"hex": self.hex, "text": text}, by=self.actor)
 
     def _advance(self, r: Mapping[str, Any], path: str) -> None:
@@ -346,11 +346,11 @@ class _Fight:
         state = self.f.state
         if self.by != "combat" or state.step != st.COMBAT:
             raise refuse("report/no_exploitation", "Exploitation Mode is earned in regular "
-                         "combat in the combat step only", rule="5.9a", path=f"{path}/kind")
+                         "combat in the combat step only", rule="OCS 5.9a", path=f"{path}/kind")
         rating = r.get("rating")
         if rating not in (2, 3, 4) or isinstance(rating, bool):
             raise malformed("rating is the Exploit marker's number: 2, 3 or 4",
-                            path=f"{path}/rating", rule="5.9b")
+                            path=f"{path}/rating", rule="OCS 5.9b")
         assert isinstance(rating, int)
         names = strings(r.get("units"), f"{path}/units")
         for i, name in enumerate(names):
@@ -359,21 +359,22 @@ class _Fight:
             unit = state.units[name]
             if unit.mode == m.DG:
                 raise refuse_unit("report/dg_no_exploit", name, "is in DG Mode and cannot "
-                                  "earn Exploitation Mode", rule="5.10b", path=upath)
+                                  "earn Exploitation Mode", rule="OCS 5.10b", path=upath)
             if unit.mode not in (m.COMBAT, m.MOVE):
                 raise refuse_unit("report/no_exploitation", name, f"is in {unit.mode} mode: "
                                   "only Combat and Move Mode units earn Exploitation",
-                                  rule="5.9a", path=upath)
+                                  rule="OCS 5.9a", path=upath)
             eff = effective(state, name)
             assert eff is not None
             if eff.action_rating < rating:
                 raise refuse_unit("report/action_rating", name, f"has Action Rating "
                                   f"{eff.action_rating}, below the Exploit marker's "
-                                  f"{rating}", rule="5.9b", path=upath)
+                                  f"{rating}", rule="OCS 5.9b", path=upath)
         self.f.emit("units.exploit_awarded",
                     f"{', '.join(names)} gain Exploitation Mode (marker {rating}).",
                     {"units": names, "rating": rating, "hex": self.hex}, by=self.actor)
 
+    # long: a retreat's checks and its effects (OCS 5.8a, OCS 5.10a B and C) in rule order.
     def _retreat(self, r: Mapping[str, Any], path: str) -> None:
         f = self.f
         names = strings(r.get("units"), f"{path}/units")
@@ -417,31 +418,31 @@ class _Fight:
                 for uid in movers:
                     if f.state.units[uid].mode == m.STRAT:
                         _eliminate(f, uid, f"Strat Mode unit retreated into an enemy ZOC in "
-                                   f"{hex_id}", "5.8a", self.actor)
+                                   f"{hex_id}", "OCS 5.8a", self.actor)
                 was_dg = self._present(was_dg)
                 if was_dg:
                     if not owed:
                         raise refuse("report/retreat_loss", f"{', '.join(was_dg)} were "
                                      f"already DG and retreated into an enemy ZOC in "
                                      f"{hex_id}: name the unit that loses a step in losses",
-                                     rule="5.10a", path=f"{path}/losses")
+                                     rule="OCS 5.10a", path=f"{path}/losses")
                     chosen = owed.pop(0)
                     if chosen not in was_dg:
                         raise refuse("report/retreat_loss", f"{chosen} cannot take the step "
                                      f"loss in {hex_id}: it must be one of "
-                                     f"{', '.join(was_dg)}", rule="5.10a",
+                                     f"{', '.join(was_dg)}", rule="OCS 5.10a",
                                      path=f"{path}/losses/{len(losses) - len(owed) - 1}",
                                      unit=chosen)
                     _lose_steps(f, chosen, 1, f"already DG, retreated into an enemy ZOC in "
-                                f"{hex_id}", "5.10a C", self.actor)
+                                f"{hex_id}", "OCS 5.10a C", self.actor)
             if k == 2:
-                disorganize(f, hex_id, "retreated two hexes", "5.10a B", self.actor)
+                disorganize(f, hex_id, "retreated two hexes", "OCS 5.10a B", self.actor)
             elif zoc:
-                disorganize(f, hex_id, "retreated into an enemy ZOC", "5.10a C", self.actor)
+                disorganize(f, hex_id, "retreated into an enemy ZOC", "OCS 5.10a C", self.actor)
             previous = hex_id
         if owed:
             raise refuse("report/retreat_loss", f"{', '.join(owed)} named for step losses "
-                         "that no retreat into an enemy ZOC caused", rule="5.10a",
+                         "that no retreat into an enemy ZOC caused", rule="OCS 5.10a",
                          path=f"{path}/losses")
 
 
@@ -496,7 +497,7 @@ def _exploit(state: State, e: Event) -> State:
     return _units(state, e.data["units"], mode=m.EXPLOIT)
 
 
-EVOLVE: dict[str, Evolver] = {
+EVOLVE: dict[EventKind, Evolver] = {
     "combat.reported": _combat,
     "hex.disorganized": _disorganized,
     "reserve.removed": _reserve_removed,

@@ -1,9 +1,9 @@
-"""OCS unit modes (seed 004, 5.0): the vocabulary, the side-wide bookkeeping and the
+"""OCS unit modes (seed 004, OCS 5.0): the vocabulary, the side-wide bookkeeping and the
 questions every mode rule asks (which units use modes, Reserve markers in use).
 
 A unit's mode (`UnitState.mode`) and orientation (`UnitState.orientation`, the side
 of the counter showing) are kept apart from WiF's face up / face down
-(RULES-NOTES 18). Units that use no modes (5.1) keep `mode` as the scenario gave it
+(RULES-NOTES 18). Units that use no modes (OCS 5.1) keep `mode` as the scenario gave it
 and no order changes it.
 
 What a unit did this impulse (`moved`, `attacked`, `mode_changed`, `released`,
@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Final
 
 from service.rules.scenario import UnitSpec
-from service.rules.scenario import uses_modes as uses_modes  # 5.1, with the vocabulary
+from service.rules.scenario import uses_modes as uses_modes  # OCS 5.1, with the vocabulary
 from service.rules.state import State
 
 COMBAT: Final = "combat"
@@ -27,17 +27,17 @@ EXPLOIT: Final = "exploit"
 DG: Final = "dg"
 MODES: Final = (COMBAT, MOVE, RESERVE, STRAT, EXPLOIT, DG)
 ORIENTATIONS: Final = (COMBAT, MOVE)
-VOLUNTARY: Final = (COMBAT, MOVE, RESERVE, STRAT)  # 5.3
-INVOLUNTARY: Final = (EXPLOIT, DG)  # 5.3
+VOLUNTARY: Final = (COMBAT, MOVE, RESERVE, STRAT)  # OCS 5.3
+INVOLUNTARY: Final = (EXPLOIT, DG)  # OCS 5.3
 
 
-# Rail, air and shipping transport (5.5a, 5.6a); amphibious landings are 5.5d / 5.6c.
+# Rail, air and shipping transport (OCS 5.5a, 5.6a); amphibious landings are OCS 5.5d / 5.6c.
 TRANSPORTS: Final = ("rail", "air", "sea")
 AMPHIBIOUS: Final = "amphibious"
 
 
-# Transport Points and Organic Trucks (5.5c, 5.7f, 5.8c, 5.10c); Repl units with them
-# have no Combat side (5.6b).
+# Transport Points and Organic Trucks (OCS 5.5c, 5.7f, 5.8c, 5.10c); Repl units with them
+# have no Combat side (OCS 5.6b).
 TRANSPORT_KINDS: Final = ("transport", "organic_truck")
 MOVE_ONLY_KINDS: Final = ("transport", "organic_truck", "repl")
 
@@ -47,7 +47,7 @@ def side_of_unit(state: State, uid: str) -> str:
 
 
 def reserve_stacks(state: State, side: str) -> frozenset[str]:
-    """Hexes where `side` has units in Reserve Mode: one Reserve marker each (5.4a)."""
+    """Hexes where `side` has units in Reserve Mode: one Reserve marker each (OCS 5.4a)."""
     sc = state.setup.scenario
     return frozenset(
         u.at for u in state.units.values()
@@ -56,7 +56,7 @@ def reserve_stacks(state: State, side: str) -> frozenset[str]:
 
 
 def is_transport(spec: UnitSpec) -> bool:
-    """Transport Points or an Organic Truck (5.5c, 5.7f, 5.8c, 5.10c)."""
+    """Transport Points or an Organic Truck (OCS 5.5c, OCS 5.7f, OCS 5.8c, OCS 5.10c)."""
     return spec.ocs is not None and spec.ocs.kind in TRANSPORT_KINDS
 
 

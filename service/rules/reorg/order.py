@@ -19,7 +19,7 @@ from service.rules import state as st
 from service.rules.awaiting import awaiting, position
 from service.rules.command import Command
 from service.rules.errors import Forbidden, Malformed, Refused
-from service.rules.events import Event
+from service.rules.events import Event, EventKind
 from service.rules.flow import Flow
 from service.rules.reorg.counters import counters
 from service.rules.reorg.methods import (
@@ -160,8 +160,10 @@ def reorganize(f: Flow, c: Command) -> None:
         left -= claim.cost
         data = claim_data(claim, ctx.period, items[claim.index], left)
         text = item_text(claim, items[claim.index], sc) + f" {power} has {left} RPs left."
-        kind = "port.repaired" if claim.repairs is not None else "unit.reorganized"
-        f.emit(kind, text, data, by=c.actor.id)
+        if claim.repairs is not None:
+            f.emit("port.repaired", text, data, by=c.actor.id)
+        else:
+            f.emit("unit.reorganized", text, data, by=c.actor.id)
 
 
 def claim_data(claim: Claim, period: str, item: Mapping[str, Any],
@@ -218,7 +220,7 @@ def _reorganized(state: State, e: Event) -> State:
     return replace(state, units=units, powers=powers, reorg=reorg)
 
 
-EVOLVE: dict[str, Evolver] = {
+EVOLVE: dict[EventKind, Evolver] = {
     "unit.reorganized": _reorganized,
     "port.repaired": _reorganized,
 }

@@ -163,6 +163,7 @@ class Planner:
 
     # ----------------------------------------------------------------- candidates
 
+    # long: one candidate list per method of 11.18, from the planner's indexes.
     def _candidates(self, uid: str) -> _Candidates:
         s, b, limit = self.state, self.ctx.board, self.ctx.limit
         sc = s.setup.scenario

@@ -20,6 +20,7 @@ def _entry(limits: dict[str, int | None], used: dict[str, int]) -> dict[str, Any
     return {"limits": limits, "used": used, "left": left}
 
 
+# long: one entry per kind of provider of 11.18, read from the step's counters.
 def reorg_view(state: State, side: str | None) -> dict[str, Any]:
     """Reorganization counters for `side` (None: every side, for the GM)."""
     sc = state.setup.scenario

@@ -99,6 +99,7 @@ def _sides(sides: int) -> list[tuple[str, list[tuple[str, str, int]]]]:
     return out
 
 
+# long: a whole map drawn in order (sides, powers, terrain, cities, ports, sources).
 def generate_scenario(hexes: int, units: int, seed: int = 0, sides: int = 3) -> Scenario:
     """A valid scenario with exactly `hexes` hexes and `units` units.
 
@@ -249,6 +250,7 @@ def _powers(
     return tuple(out)
 
 
+# long: one unit of every kind the rules treat differently, placed in turn.
 def _units(
     rng: random.Random,
     count: int,
@@ -322,7 +324,7 @@ def _ocs(
     at: str,
 ) -> OcsSpec:
     """OCS data with a starting mode the unit's kind allows (OCS 5); Reserve only while
-    the side has markers left (5.4a)."""
+    the side has markers left (OCS 5.4a)."""
     cs, cma, ms, mma, ar, barrage = values
     if utype == HEDGEHOG:
         return OcsSpec(kind="hedgehog", combat=OcsValues(cs, cma), action_rating=ar)

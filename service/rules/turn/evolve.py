@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from service.rules import state as st
-from service.rules.events import Event
+from service.rules.events import Event, EventKind
 from service.rules.modes import impulse_marks_cleared
 from service.rules.state import Evolver, State
 
@@ -179,7 +179,7 @@ def _production_applied(state: State, e: Event) -> State:
     return replace(state, powers=powers)
 
 
-EVOLVE: dict[str, Evolver] = {
+EVOLVE: dict[EventKind, Evolver] = {
     "game.started": _started,
     "turn.began": _turn_began,
     "dice.committed": _committed,

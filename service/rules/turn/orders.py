@@ -72,8 +72,31 @@ def declare(f: Flow, c: Command) -> None:
     if c.actor.side != side:
         raise Refused("order/not_your_turn", f"it is {side}'s impulse, not {c.actor.side}'s",
                       rule="DESIGN 5.3")
-    actions = c.body.get("actions")
-    chits = c.body.get("chits") or {}
+    actions, chits = _declaration(s, c.body)
+    for power in actions:
+        if power not in c.actor.powers:
+            raise Forbidden("order/power_not_held", f"{c.actor.id} does not hold {power}",
+                            errors=[(f"/body/actions/{power}", "power not held")])
+        ps = s.powers[power]
+        if ps.side != side:
+            raise Refused("order/not_your_turn", f"{power} is not a power of {side}",
+                          errors=[(f"/body/actions/{power}", "not of the phasing side")])
+        if ps.declared is not None:
+            raise Refused("declare/already_declared", f"{power} already declared this impulse",
+                          errors=[(f"/body/actions/{power}", "already declared")])
+    for power, chit in chits.items():
+        _check_chit(s, str(side), power, actions[power], chit)
+    for power, action in actions.items():
+        played = chits.get(power)
+        declare_power(f, power, str(action), dict(played) if played else None, c.actor.id)
+    after_declaring(f)
+
+
+def _declaration(s: State, body: Mapping[str, Any]
+                 ) -> tuple[Mapping[str, Any], Mapping[str, Mapping[str, Any]]]:
+    """The body's actions and chits, every shape problem listed (422)."""
+    actions = body.get("actions")
+    chits = body.get("chits") or {}
     problems: list[tuple[str, str]] = []
     if not isinstance(actions, Mapping) or not actions:
         raise Malformed("order/invalid_body", "actions must name at least one power",
@@ -97,43 +120,33 @@ def declare(f: Flow, c: Command) -> None:
     if problems:
         raise Malformed("order/invalid_body", f"{problems[0][0]}: {problems[0][1]}",
                         errors=problems)
-    for power in actions:
-        if power not in c.actor.powers:
-            raise Forbidden("order/power_not_held", f"{c.actor.id} does not hold {power}",
-                            errors=[(f"/body/actions/{power}", "power not held")])
-        ps = s.powers[power]
-        if ps.side != side:
-            raise Refused("order/not_your_turn", f"{power} is not a power of {side}",
-                          errors=[(f"/body/actions/{power}", "not of the phasing side")])
-        if ps.declared is not None:
-            raise Refused("declare/already_declared", f"{power} already declared this impulse",
-                          errors=[(f"/body/actions/{power}", "already declared")])
+    return actions, chits
+
+
+def _check_chit(s: State, side: str, power: str, action: str, chit: Mapping[str, Any]) -> None:
+    """11.18.11: an offensive chit goes with an action, from a power with a chit left,
+    played by an HQ of the phasing side."""
+    where = f"/body/chits/{power}"
+    if action == "pass":
+        raise Refused("declare/chit_on_pass", f"{power} passes and cannot play a chit",
+                      rule="11.18.11", errors=[(where, "chit with a pass")])
+    if chit["kind"] == "reorganize_units" and not s.setup.options["reorg"][
+            "reorganize_units_chit"]:
+        raise Refused("declare/chit_off", "the Reorganize Units chit is not in this game "
+                      "(option reorg.reorganize_units_chit)", rule="RULES-NOTES 10",
+                      errors=[(f"{where}/kind", "chit not in play")])
+    if s.powers[power].chits < 1:
+        raise Refused("declare/no_chits", f"{power} has no offensive chit left",
+                      rule="11.18.11", errors=[(where, "no chit left")])
     sc = s.setup.scenario
-    for power, chit in chits.items():
-        where = f"/body/chits/{power}"
-        if actions[power] == "pass":
-            raise Refused("declare/chit_on_pass", f"{power} passes and cannot play a chit",
-                          rule="11.18.11", errors=[(where, "chit with a pass")])
-        if chit["kind"] == "reorganize_units" and not s.setup.options["reorg"][
-                "reorganize_units_chit"]:
-            raise Refused("declare/chit_off", "the Reorganize Units chit is not in this game "
-                          "(option reorg.reorganize_units_chit)", rule="RULES-NOTES 10",
-                          errors=[(f"{where}/kind", "chit not in play")])
-        if s.powers[power].chits < 1:
-            raise Refused("declare/no_chits", f"{power} has no offensive chit left",
-                          rule="11.18.11", errors=[(where, "no chit left")])
-        hq = chit["hq"]
-        unit = s.units.get(hq)
-        if unit is None or not sc.unit(hq).type.startswith("HQ"):
-            raise Refused("declare/chit_hq", f"{hq} is not an HQ", rule="11.18.11",
-                          errors=[(f"{where}/hq", "not an HQ")])
-        if sc.side_of_power(unit.power) != side:
-            raise Refused("declare/chit_hq", f"{hq} is not an HQ of {side}", rule="11.18.11",
-                          errors=[(f"{where}/hq", "not of the phasing side")])
-    for power, action in actions.items():
-        chit = chits.get(power)
-        declare_power(f, power, str(action), dict(chit) if chit else None, c.actor.id)
-    after_declaring(f)
+    hq = chit["hq"]
+    unit = s.units.get(hq)
+    if unit is None or not sc.unit(hq).type.startswith("HQ"):
+        raise Refused("declare/chit_hq", f"{hq} is not an HQ", rule="11.18.11",
+                      errors=[(f"{where}/hq", "not an HQ")])
+    if sc.side_of_power(unit.power) != side:
+        raise Refused("declare/chit_hq", f"{hq} is not an HQ of {side}", rule="11.18.11",
+                      errors=[(f"{where}/hq", "not of the phasing side")])
 
 
 def declare_power(f: Flow, power: str, action: str, chit: dict[str, Any] | None,

@@ -214,7 +214,7 @@ def begin_exploitation(f: Flow) -> None:
 
 def clean_up(f: Flow) -> None:
     """OCS clean up at the end of the phasing side's impulse: DG and Exploit markers of
-    the phasing side's units are removed (5.9, 5.10; RULES-NOTES 31)."""
+    the phasing side's units are removed (OCS 5.9, OCS 5.10; RULES-NOTES 31)."""
     side = f.state.turn.phasing_side
     sc = f.state.setup.scenario
     cleared = sorted(

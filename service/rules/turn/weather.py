@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from service.rules.command import Command
 from service.rules.errors import Malformed, Refused
-from service.rules.events import Event
+from service.rules.events import Event, EventKind
 from service.rules.flow import Flow
 from service.rules.options import _check_weather
 from service.rules.state import Evolver, State
@@ -43,6 +43,6 @@ def _table_set(state: State, e: Event) -> State:
     return replace(state, weather_pending=(int(e.data["from_turn"]), e.data["table"]))
 
 
-EVOLVE: dict[str, Evolver] = {
+EVOLVE: dict[EventKind, Evolver] = {
     "weather.table_set": _table_set,
 }

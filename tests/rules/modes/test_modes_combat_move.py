@@ -19,7 +19,7 @@ def test_5_5_combat_mode_shows_the_greater_strength_and_lesser_movement() -> Non
 @pytest.mark.parametrize("transport", ["rail", "air", "sea"])
 def test_5_5a_combat_mode_units_cannot_use_rail_air_or_shipping(transport: str) -> None:
     t = game()
-    refused(lambda: report(t, moves=[move("ger-inf-2", "h41", 1, transport)]), "5.5a",
+    refused(lambda: report(t, moves=[move("ger-inf-2", "h41", 1, transport)]), "OCS 5.5a",
             "ger-inf-2", "/body/moves/0/transport")
     assert not effective(t, "ger-inf-2").can_use_transport
 
@@ -27,7 +27,7 @@ def test_5_5a_combat_mode_units_cannot_use_rail_air_or_shipping(transport: str) 
 def test_5_5a_rail_repair_units_may_go_by_rail_in_combat_mode_13_3g() -> None:
     t = game({"ger-inf-1": {"at": "h42"}})
     assert effective(t, "ger-inf-1").can_use_transport
-    refused(lambda: report(t, moves=[move("ger-inf-1", "h41", 0, "sea")]), "5.5a", "ger-inf-1")
+    refused(lambda: report(t, moves=[move("ger-inf-1", "h41", 0, "sea")]), "OCS 5.5a", "ger-inf-1")
     report(t, moves=[move("ger-inf-1", "h41", 0, "rail")])
     assert t.state.units["ger-inf-1"].at == "h41"
 
@@ -39,24 +39,24 @@ def test_5_5b_engineering_and_rail_repair_need_combat_mode() -> None:
                      {"unit": "ger-inf-1", "work": "gauge", "hex": "h41"}])
     worked = [e.data["work"] for e in t.events if e.kind == "unit.worked"]
     assert worked == ["engineering", "rail_repair", "gauge"]
-    refused(lambda: report(t, works=[{"unit": "ger-inf-2", "work": "engineering"}]), "5.5b",
+    refused(lambda: report(t, works=[{"unit": "ger-inf-2", "work": "engineering"}]), "OCS 5.5b",
             "ger-inf-2", "/body/works/0/work")
     mode(t, ("ger-inf-1", "move"))
-    refused(lambda: report(t, works=[{"unit": "ger-inf-1", "work": "engineering"}]), "5.5b",
+    refused(lambda: report(t, works=[{"unit": "ger-inf-1", "work": "engineering"}]), "OCS 5.5b",
             "ger-inf-1", "/body/works/0/work")
 
 
 @pytest.mark.parametrize("unit", ["ger-repl-1", "ger-tp-1", "ger-trk-1"])
 def test_5_5c_repl_units_and_transport_points_cannot_enter_combat_mode(unit: str) -> None:
     t = game()
-    error = refused(lambda: mode(t, (unit, "combat")), "5.5c", unit, "/body/changes/0/mode")
+    error = refused(lambda: mode(t, (unit, "combat")), "OCS 5.5c", unit, "/body/changes/0/mode")
     assert isinstance(error, Malformed)
 
 
 def test_5_5d_amphibious_landings_need_combat_or_move_mode() -> None:
     t = game()
     mode(t, ("ger-art-1", "reserve"))
-    refused(lambda: report(t, moves=[move("ger-art-1", "h50", 0, "amphibious")]), "5.5d",
+    refused(lambda: report(t, moves=[move("ger-art-1", "h50", 0, "amphibious")]), "OCS 5.5d",
             "ger-art-1")
     report(t, moves=[move("ger-inf-2", "h50", 1, "amphibious")])  # Combat Mode
     assert t.state.units["ger-inf-2"].at == "h50"
@@ -98,7 +98,7 @@ def test_5_6a_transport_belongs_to_the_movement_step() -> None:
 def test_5_6b_repl_units_and_transport_points_are_always_move_oriented(unit: str) -> None:
     t = game()
     assert t.state.units[unit].orientation == "move"
-    error = refused(lambda: mode(t, (unit, "reserve", "combat")), "5.6b", unit,
+    error = refused(lambda: mode(t, (unit, "reserve", "combat")), "OCS 5.6b", unit,
                     "/body/changes/0/orientation")
     assert isinstance(error, Malformed)
 
@@ -107,7 +107,7 @@ def test_5_6c_amphibious_landings_in_move_mode_but_not_dg() -> None:
     t = game({"ger-inf-2": {"ocs": {"mode": "dg"}}})
     mode(t, ("ger-arm-1", "move"))
     report(t, moves=[move("ger-arm-1", "h42", 2, "amphibious")])
-    refused(lambda: report(t, moves=[move("ger-inf-2", "h50", 1, "amphibious")]), "5.5d",
+    refused(lambda: report(t, moves=[move("ger-inf-2", "h50", 1, "amphibious")]), "OCS 5.5d",
             "ger-inf-2")
 
 

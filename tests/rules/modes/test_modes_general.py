@@ -12,7 +12,7 @@ from service.rules.errors import Malformed, Refused
 @pytest.mark.parametrize("unit", ["ger-hh-1", "ger-sp-1", "ger-ftr-1"])
 def test_5_1_hedgehogs_supply_units_and_air_units_use_no_modes(unit: str) -> None:
     t = game()
-    error = refused(lambda: mode(t, (unit, "move")), "5.1", unit, "/body/changes/0/unit")
+    error = refused(lambda: mode(t, (unit, "move")), "OCS 5.1", unit, "/body/changes/0/unit")
     assert isinstance(error, Malformed)
     assert effective(t, unit) is None
 
@@ -28,11 +28,11 @@ def test_5_1_ground_units_use_modes() -> None:
 
 def test_5_2_values_come_from_the_side_showing_and_a_marker_sets_the_mode() -> None:
     """A unit with a marker is oriented toward a side but is only in the marker's mode: a
-    DG unit showing its Move side still cannot go by rail (5.2's own example)."""
+    DG unit showing its Move side still cannot go by rail (OCS 5.2's own example)."""
     t = game({"ger-inf-2": {"ocs": {"mode": "dg", "orientation": "move"}}})
     inf = effective(t, "ger-inf-2")
     assert (inf.attack, inf.ma) == (1, 3)  # the Move side (2, 6), halved by DG
-    refused(lambda: report(t, moves=[move("ger-inf-2", "h41", 1, "rail")]), "5.10d",
+    refused(lambda: report(t, moves=[move("ger-inf-2", "h41", 1, "rail")]), "OCS 5.10d",
             "ger-inf-2", "/body/moves/0/transport")
 
 
@@ -53,7 +53,7 @@ def test_5_2_face_up_and_mode_are_separate_rn18() -> None:
 @pytest.mark.parametrize("target", ["dg", "exploit"])
 def test_5_3_involuntary_modes_are_not_chosen(target: str) -> None:
     t = game()
-    refused(lambda: mode(t, ("ger-inf-2", target)), "5.3", "ger-inf-2",
+    refused(lambda: mode(t, ("ger-inf-2", target)), "OCS 5.3", "ger-inf-2",
             "/body/changes/0/mode")
 
 
@@ -77,7 +77,7 @@ def test_5_4_any_voluntary_mode_changes_to_another_in_the_movement_step(
 def test_5_4_mode_changes_only_in_the_movement_step() -> None:
     t = game()
     until(t, "combat")
-    error = refused(lambda: mode(t, ("ger-inf-2", "move")), "5.4")
+    error = refused(lambda: mode(t, ("ger-inf-2", "move")), "OCS 5.4")
     assert error.code == "order/wrong_step"
 
 
@@ -91,9 +91,9 @@ def test_5_4_only_the_phasing_side_changes_modes() -> None:
 def test_5_4_once_per_unit_as_it_begins_to_move() -> None:
     t = game()
     mode(t, ("ger-inf-2", "move"))
-    refused(lambda: mode(t, ("ger-inf-2", "combat")), "5.4", "ger-inf-2")
+    refused(lambda: mode(t, ("ger-inf-2", "combat")), "OCS 5.4", "ger-inf-2")
     report(t, moves=[move("ger-art-1", "h41", 1)])
-    refused(lambda: mode(t, ("ger-art-1", "move")), "5.4", "ger-art-1")
+    refused(lambda: mode(t, ("ger-art-1", "move")), "OCS 5.4", "ger-art-1")
 
 
 def test_5_4_mode_change_costs_no_mp() -> None:
@@ -105,7 +105,7 @@ def test_5_4_mode_change_costs_no_mp() -> None:
 
 def test_5_4_dg_units_may_flip_orientation_in_the_movement_step_only() -> None:
     t = game({"ger-inf-2": {"ocs": {"mode": "dg"}}})
-    refused(lambda: mode(t, ("ger-inf-2", "combat")), "5.4", "ger-inf-2",
+    refused(lambda: mode(t, ("ger-inf-2", "combat")), "OCS 5.4", "ger-inf-2",
             "/body/changes/0/mode")
     mode(t, ("ger-inf-2", "dg", "move"))
     unit = t.state.units["ger-inf-2"]
@@ -115,7 +115,7 @@ def test_5_4_dg_units_may_flip_orientation_in_the_movement_step_only() -> None:
 def test_5_4_involuntary_markers_go_only_in_the_phasing_sides_clean_up() -> None:
     t = game({"ger-arm-1": {"ocs": {"mode": "exploit"}}, "cw-inf-1": {"ocs": {"mode": "dg"}},
               "ger-inf-2": {"ocs": {"mode": "dg", "orientation": "move"}}})
-    refused(lambda: mode(t, ("ger-arm-1", "move")), "5.4", "ger-arm-1")
+    refused(lambda: mode(t, ("ger-arm-1", "move")), "OCS 5.4", "ger-arm-1")
     until(t, "exploitation")
     assert t.state.units["ger-arm-1"].mode == "exploit"
     done(t, "axis")
@@ -131,7 +131,7 @@ def test_5_4a_a_sides_reserve_markers_are_limited_and_a_stack_shares_one() -> No
     is refused, naming the unit that needed it."""
     t = game({"ger-inf-1": {"at": "h42"}})
     mode(t, ("ger-inf-2", "reserve"), ("ger-art-1", "reserve"), ("ger-arm-1", "reserve"))
-    error = refused(lambda: mode(t, ("ger-inf-1", "reserve")), "5.4a", "ger-inf-1",
+    error = refused(lambda: mode(t, ("ger-inf-1", "reserve")), "OCS 5.4a", "ger-inf-1",
                     "/body/changes/0/mode")
     assert "has 2" in error.message
     mode(t, ("ger-hq-1", "reserve"))  # joins the h41 stack: no new marker
@@ -140,7 +140,7 @@ def test_5_4a_a_sides_reserve_markers_are_limited_and_a_stack_shares_one() -> No
 def test_5_4a_a_reserve_move_that_splits_a_stack_needs_a_marker() -> None:
     t = game()
     mode(t, ("ger-inf-2", "reserve"), ("ger-art-1", "reserve"), ("ger-arm-1", "reserve"))
-    refused(lambda: report(t, moves=[move("ger-inf-2", "h50", 1)]), "5.4a", "ger-inf-2",
+    refused(lambda: report(t, moves=[move("ger-inf-2", "h50", 1)]), "OCS 5.4a", "ger-inf-2",
             "/body/moves/0")
     report(t, moves=[move("ger-inf-2", "h41", 1)])  # joins the h41 stack
     assert t.state.units["ger-inf-2"].at == "h41"
@@ -159,4 +159,4 @@ def test_5_4_a_unit_that_overran_has_begun_to_move() -> None:
     t = game({"ger-arm-1": {"at": "h31"}})
     report(t, combats=[{"by": "overrun", "hex": "h21", "attackers": ["ger-arm-1"],
                         "results": [{"kind": "ignored", "text": "no result"}]}])
-    refused(lambda: mode(t, ("ger-arm-1", "move")), "5.4", "ger-arm-1")
+    refused(lambda: mode(t, ("ger-arm-1", "move")), "OCS 5.4", "ger-arm-1")

@@ -17,8 +17,8 @@ def test_a_refusal_names_the_unit_the_rule_the_item_and_the_reason() -> None:
     with pytest.raises(Refused) as caught:
         mode(t, ("ger-inf-2", "move"), ("ger-inf-1", "reserve"))
     error = caught.value
-    assert error.message == "ger-inf-1 is in an enemy ZOC in h30: no Reserve (5.7c)"
-    assert (error.rule, error.extra["unit"], error.code) == ("5.7c", "ger-inf-1",
+    assert error.message == "ger-inf-1 is in an enemy ZOC in h30: no Reserve (OCS 5.7c)"
+    assert (error.rule, error.extra["unit"], error.code) == ("OCS 5.7c", "ger-inf-1",
                                                               "mode/enemy_zoc")
     assert error.errors == [("/body/changes/1/mode", "is in an enemy ZOC in h30: no Reserve")]
     assert t.state.units["ger-inf-2"].mode == "combat"  # all or nothing
@@ -71,7 +71,7 @@ def test_moves_add_up_within_a_step_and_cannot_enter_enemy_hexes() -> None:
     report(t, moves=[move("ger-arm-1", "h40", 1)])
     report(t, moves=[move("ger-arm-1", "h50", 3)])
     assert effective(t, "ger-arm-1").mp_left == 0
-    refused(lambda: report(t, moves=[move("ger-arm-1", "h51", 1)]), "5.2", "ger-arm-1",
+    refused(lambda: report(t, moves=[move("ger-arm-1", "h51", 1)]), "OCS 5.2", "ger-arm-1",
             "/body/moves/0/mp")
     refused(lambda: report(t, moves=[move("ger-inf-2", "h21", 1)]), "DESIGN 4.1",
             "ger-inf-2", "/body/moves/0/to")

@@ -1,7 +1,8 @@
 """Properties of OCS modes (hypothesis), over random sequences of mode, release, report,
 declare and done orders, refused ones included: a unit is always in exactly one mode
-(5.2); an involuntary mode ends only in the phasing side's clean up or when DG replaces
-it (5.4, 5.10); Reserve markers never exceed a side's limit (5.4a); replay equals state."""
+(OCS 5.2); an involuntary mode ends only in the phasing side's clean up or when DG replaces
+it (OCS 5.4, 5.10); Reserve markers never exceed a side's limit (OCS 5.4a); replay equals
+state."""
 
 from __future__ import annotations
 

@@ -26,19 +26,19 @@ def test_5_7_reserve_units_defend_at_half_move_a_quarter_and_do_not_fight() -> N
     art, inf = effective(t, "ger-art-1"), effective(t, "ger-inf-2")
     assert (inf.defence, inf.attack, inf.ma) == (2, 0, 1)
     assert (art.ma, art.barrage, art.can_barrage) == (0.75, 0, False)
-    refused(lambda: report(t, moves=[move("ger-inf-2", "h41", 2)]), "5.7", "ger-inf-2",
+    refused(lambda: report(t, moves=[move("ger-inf-2", "h41", 2)]), "OCS 5.7", "ger-inf-2",
             "/body/moves/0/mp")
     until(t, "combat")
     refused(lambda: report(t, combats=[{"by": "barrage", "hex": "h21",
                                         "attackers": ["ger-art-1"], "results": []}]),
-            "5.7", "ger-art-1", "/body/combats/0/attackers/0")
+            "OCS 5.7", "ger-art-1", "/body/combats/0/attackers/0")
 
 
 def test_5_7a_reserve_orientation_is_chosen_and_kept_until_the_next_movement_step() -> None:
     t = game()
     mode(t, ("ger-inf-2", "reserve", "move"))
     assert t.state.units["ger-inf-2"].orientation == "move"
-    refused(lambda: mode(t, ("ger-inf-2", "reserve", "combat")), "5.4", "ger-inf-2")
+    refused(lambda: mode(t, ("ger-inf-2", "reserve", "combat")), "OCS 5.4", "ger-inf-2")
     until(t, "reaction")
     t.act("release", {"units": ["cw-arm-1"]}, side="allies")
     cw = t.state.units["cw-arm-1"]
@@ -60,11 +60,11 @@ def test_5_7b_released_reserves_react_with_half_ma_overrun_and_barrage_but_no_co
     t.act("release", {"units": ["cw-arm-1"]}, side="allies")
     cw = effective(t, "cw-arm-1")
     assert (cw.ma, cw.can_overrun, cw.can_attack) == (5, True, False)
-    refused(lambda: report(t, "allies", moves=[move("cw-arm-1", "h11", 6)]), "5.7b",
+    refused(lambda: report(t, "allies", moves=[move("cw-arm-1", "h11", 6)]), "OCS 5.7b",
             "cw-arm-1", "/body/moves/0/mp")
     refused(lambda: report(t, "allies", combats=[{"by": "combat", "hex": "h30",
                                                   "attackers": ["cw-arm-1"]}]),
-            "5.7b", path="/body/combats/0/by")
+            "OCS 5.7b", path="/body/combats/0/by")
     report(t, "allies", combats=[{"by": "overrun", "hex": "h30", "attackers": ["cw-arm-1"],
                                   "results": [{"kind": "dg"}]}])
     assert t.state.units["ger-inf-1"].mode == "dg"
@@ -74,9 +74,9 @@ def test_5_7b_released_reserves_react_with_half_ma_overrun_and_barrage_but_no_co
 def test_5_7b_only_released_reserves_act_in_the_reaction_step() -> None:
     t = game()
     until(t, "reaction")
-    refused(lambda: report(t, "allies", moves=[move("cw-inf-2", "h00", 1)]), "5.7b",
+    refused(lambda: report(t, "allies", moves=[move("cw-inf-2", "h00", 1)]), "OCS 5.7b",
             "cw-inf-2")
-    refused(lambda: t.act("release", {"units": ["cw-inf-2"]}, side="allies"), "5.7b",
+    refused(lambda: t.act("release", {"units": ["cw-inf-2"]}, side="allies"), "OCS 5.7b",
             "cw-inf-2", "/body/units/0")
 
 
@@ -102,7 +102,7 @@ def test_5_7b_one_release_at_a_time() -> None:
     t.act("release", {"units": ["cw-inf-2"]}, side="allies")
     assert t.state.modes.release is not None
     assert t.state.modes.release.units == ("cw-inf-2",)
-    refused(lambda: report(t, "allies", moves=[move("cw-arm-1", "h02", 1)]), "5.7b",
+    refused(lambda: report(t, "allies", moves=[move("cw-arm-1", "h02", 1)]), "OCS 5.7b",
             "cw-arm-1")
     report(t, "allies", moves=[move("cw-inf-2", "h10", 1)])
 
@@ -129,13 +129,13 @@ def test_5_7b_no_reaction_step_without_reserves_and_no_exploitation_without_unit
 
 def test_5_7b_release_belongs_to_the_reaction_and_exploitation_steps() -> None:
     t = game({"ger-inf-2": {"ocs": {"mode": "reserve"}}})
-    error = refused(lambda: t.act("release", {"units": ["ger-inf-2"]}, side="axis"), "5.7b")
+    error = refused(lambda: t.act("release", {"units": ["ger-inf-2"]}, side="axis"), "OCS 5.7b")
     assert error.code == "order/wrong_step"
 
 
 def test_5_7c_no_switch_into_reserve_in_an_enemy_zoc() -> None:
     t = game()
-    refused(lambda: mode(t, ("ger-inf-1", "reserve")), "5.7c", "ger-inf-1",
+    refused(lambda: mode(t, ("ger-inf-1", "reserve")), "OCS 5.7c", "ger-inf-1",
             "/body/changes/0/mode")
 
 
@@ -151,13 +151,13 @@ def test_5_7d_reserve_markers_come_off_a_defending_stack_with_any_result() -> No
     until(t, "combat")
     report(t, combats=[{"by": "barrage", "hex": "h20", "attackers": ["ger-art-1"],
                         "results": [{"kind": "ignored", "text": "no effect"}]}])
-    assert t.state.units["cw-arm-1"].mode == "reserve"  # barrage is not 5.7d
+    assert t.state.units["cw-arm-1"].mode == "reserve"  # barrage is not OCS 5.7d
     report(t, combats=[{"by": "combat", "hex": "h20", "attackers": ["ger-inf-1"],
                         "results": [{"kind": "ignored", "text": "Do1"}]}])
     cw = t.state.units["cw-arm-1"]
     assert (cw.mode, cw.orientation) == ("move", "move")
     assert last(t, "reserve.removed").data == {"hex": "h20", "units": ["cw-arm-1"],
-                                               "rule": "5.7d"}
+                                               "rule": "OCS 5.7d"}
 
 
 def test_5_7d_a_result_on_the_attacker_alone_leaves_the_defenders_reserve() -> None:
@@ -173,13 +173,13 @@ def test_5_7d_a_result_on_the_attacker_alone_leaves_the_defenders_reserve() -> N
 def test_5_7e_reserve_units_cannot_use_transport(transport: str) -> None:
     t = game()
     mode(t, ("ger-arm-1", "reserve", "move"))
-    refused(lambda: report(t, moves=[move("ger-arm-1", "h42", 0, transport)]), "5.7e",
+    refused(lambda: report(t, moves=[move("ger-arm-1", "h42", 0, transport)]), "OCS 5.7e",
             "ger-arm-1", "/body/moves/0/transport")
 
 
 def test_5_7f_transport_points_cannot_enter_reserve_but_organic_trucks_can() -> None:
     t = game()
-    error = refused(lambda: mode(t, ("ger-tp-1", "reserve")), "5.7f", "ger-tp-1")
+    error = refused(lambda: mode(t, ("ger-tp-1", "reserve")), "OCS 5.7f", "ger-tp-1")
     assert isinstance(error, Malformed)
     mode(t, ("ger-trk-1", "reserve"))
     truck = t.state.units["ger-trk-1"]
@@ -188,9 +188,9 @@ def test_5_7f_transport_points_cannot_enter_reserve_but_organic_trucks_can() -> 
 
 def test_5_7g_no_reserve_unit_with_a_hedgehog() -> None:
     t = game()
-    refused(lambda: mode(t, ("ger-inf-3", "reserve")), "5.7g", "ger-inf-3",
+    refused(lambda: mode(t, ("ger-inf-3", "reserve")), "OCS 5.7g", "ger-inf-3",
             "/body/changes/0/mode")
     mode(t, ("ger-inf-2", "reserve"))
     with pytest.raises(Refused) as caught:
         report(t, moves=[move("ger-inf-2", "h32", 1)])
-    assert caught.value.rule == "5.7g" and "ger-hh-1" in caught.value.message
+    assert caught.value.rule == "OCS 5.7g" and "ger-hh-1" in caught.value.message

@@ -23,27 +23,27 @@ def test_5_8_strat_units_show_their_move_side_move_double_and_fight_at_zero() ->
 
 def test_5_8_strat_mode_is_move_oriented_and_cannot_overrun() -> None:
     t = game({"ger-arm-1": {"at": "h31"}})
-    error = refused(lambda: mode(t, ("ger-inf-2", "strat", "combat")), "5.8", "ger-inf-2",
+    error = refused(lambda: mode(t, ("ger-inf-2", "strat", "combat")), "OCS 5.8", "ger-inf-2",
                     "/body/changes/0/orientation")
     assert isinstance(error, Malformed)
     t2 = game({"ger-inf-2": {"ocs": {"mode": "strat", "orientation": "move"}, "at": "h31"}})
     refused(lambda: report(t2, combats=[{"by": "overrun", "hex": "h21",
-                                         "attackers": ["ger-inf-2"]}]), "5.8", "ger-inf-2")
+                                         "attackers": ["ger-inf-2"]}]), "OCS 5.8", "ger-inf-2")
 
 
 def test_5_8a_no_switch_into_strat_in_an_enemy_zoc() -> None:
     t = game()
-    refused(lambda: mode(t, ("ger-inf-1", "strat")), "5.8a", "ger-inf-1",
+    refused(lambda: mode(t, ("ger-inf-1", "strat")), "OCS 5.8a", "ger-inf-1",
             "/body/changes/0/mode")
 
 
 def test_5_8a_strat_units_never_move_into_an_enemy_zoc() -> None:
     t = game()
     mode(t, ("ger-inf-2", "strat"))
-    refused(lambda: report(t, moves=[move("ger-inf-2", "h31", 2)]), "5.8a", "ger-inf-2",
+    refused(lambda: report(t, moves=[move("ger-inf-2", "h31", 2)]), "OCS 5.8a", "ger-inf-2",
             "/body/moves/0/to")
     refused(lambda: report(t, moves=[move("ger-inf-2", "h42", 4, path=["h31", "h32", "h42"])]),
-            "5.8a", "ger-inf-2", "/body/moves/0/path/0")
+            "OCS 5.8a", "ger-inf-2", "/body/moves/0/path/0")
     report(t, moves=[move("ger-inf-2", "h42", 3, path=["h41", "h42"])])
 
 
@@ -55,7 +55,7 @@ def test_5_8a_strat_units_retreating_into_an_enemy_zoc_are_eliminated() -> None:
                                      "path": ["h21"]}]}])
     assert "cw-inf-2" not in t.state.units
     assert t.state.modes.eliminated == {"cw-inf-2": "h21"}
-    assert last(t, "unit.eliminated").data["rule"] == "5.8a"
+    assert last(t, "unit.eliminated").data["rule"] == "OCS 5.8a"
     from service.rules.view import Viewer, view
 
     assert view(t.state, Viewer(role="gm"))["eliminated"] == {"cw-inf-2": "h21"}
@@ -75,7 +75,7 @@ def test_5_8b_strat_units_end_their_move_where_trace_supply_is_possible() -> Non
     assert not strat_supply(t.state, "ger-inf-2", "h13").in_supply
     mode(t, ("ger-inf-2", "strat"), ("ger-arm-1", "strat"), ("ger-hq-1", "strat"))
     assert not strat_supply(t.state, "ger-inf-2", "h43").in_supply
-    refused(lambda: report(t, moves=[move("ger-inf-2", "h43", 6)]), "5.8b", "ger-inf-2",
+    refused(lambda: report(t, moves=[move("ger-inf-2", "h43", 6)]), "OCS 5.8b", "ger-inf-2",
             "/body/moves/0/to")
     report(t, moves=[move("ger-inf-2", "h50", 2)])
 
@@ -90,7 +90,7 @@ def test_5_8b_a_combat_mode_hq_throws_supply_to_a_strat_unit() -> None:
 @pytest.mark.parametrize("unit", ["ger-tp-1", "ger-trk-1"])
 def test_5_8c_transport_points_cannot_enter_strat_mode(unit: str) -> None:
     t = game()
-    error = refused(lambda: mode(t, (unit, "strat")), "5.8c", unit, "/body/changes/0/mode")
+    error = refused(lambda: mode(t, (unit, "strat")), "OCS 5.8c", unit, "/body/changes/0/mode")
     assert isinstance(error, Malformed)
 
 
@@ -98,5 +98,5 @@ def test_5_8c_transport_points_cannot_enter_strat_mode(unit: str) -> None:
 def test_5_8d_strat_units_cannot_use_transport(transport: str) -> None:
     t = game()
     mode(t, ("ger-inf-2", "strat"))
-    refused(lambda: report(t, moves=[move("ger-inf-2", "h42", 0, transport)]), "5.8d",
+    refused(lambda: report(t, moves=[move("ger-inf-2", "h42", 0, transport)]), "OCS 5.8d",
             "ger-inf-2", "/body/moves/0/transport")

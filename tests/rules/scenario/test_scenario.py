@@ -543,28 +543,28 @@ CASES: list[tuple[str, Mutation, str, str]] = [
         _set("units.0.ocs.mode", "reserve")), "sides[1].reserve_markers", "OCS 5.4a"),
     # OCS 5 modes by kind
     ("mode_combat_shows_combat_side", _set("units.0.ocs.orientation", "move"),
-     "units[0].ocs.orientation", "5.2"),
+     "units[0].ocs.orientation", "OCS 5.2"),
     ("strat_is_move_oriented", _set("units.0.ocs", _ocs(mode="strat", orientation="combat")),
-     "units[0].ocs.orientation", "5.8"),
+     "units[0].ocs.orientation", "OCS 5.8"),
     ("transport_not_in_combat_mode", _append("units", {
         **_INF, "type": "TRANSPORT", "size": "division",
-        "ocs": _ocs(kind="transport", mode="combat")}), "units[7].ocs.mode", "5.5c"),
+        "ocs": _ocs(kind="transport", mode="combat")}), "units[7].ocs.mode", "OCS 5.5c"),
     ("transport_oriented_to_move", _append("units", {
         **_INF, "type": "REPL", "size": "division",
         "ocs": _ocs(kind="repl", mode="reserve", orientation="combat")}),
-     "units[7].ocs.orientation", "5.6b"),
+     "units[7].ocs.orientation", "OCS 5.6b"),
     ("transport_not_in_reserve", _append("units", {
         **_INF, "type": "TRANSPORT", "size": "division",
-        "ocs": _ocs(kind="transport", mode="reserve")}), "units[7].ocs.mode", "5.7f"),
+        "ocs": _ocs(kind="transport", mode="reserve")}), "units[7].ocs.mode", "OCS 5.7f"),
     ("transport_not_in_strat", _append("units", {
         **_INF, "type": "TRANSPORT", "size": "division",
-        "ocs": _ocs(kind="organic_truck", mode="strat")}), "units[7].ocs.mode", "5.8c"),
+        "ocs": _ocs(kind="organic_truck", mode="strat")}), "units[7].ocs.mode", "OCS 5.8c"),
     ("transport_never_dg", _append("units", {
         **_INF, "type": "TRANSPORT", "size": "division",
-        "ocs": _ocs(kind="transport", mode="dg")}), "units[7].ocs.mode", "5.10c"),
+        "ocs": _ocs(kind="transport", mode="dg")}), "units[7].ocs.mode", "OCS 5.10c"),
     ("hedgehog_uses_no_modes", _append("units", {
         **_INF, "type": "HEDGEHOG", "size": "division",
-        "ocs": _ocs(kind="hedgehog", mode="reserve")}), "units[7].ocs.mode", "5.1"),
+        "ocs": _ocs(kind="hedgehog", mode="reserve")}), "units[7].ocs.mode", "OCS 5.1"),
 ]
 
 
