@@ -67,7 +67,8 @@ CHOICES: dict[str, tuple[str, ...]] = {
 
 
 def default_threshold(sides: int) -> int:
-    """RULES-NOTES 13: 27.5 per side, rounded up (55 for two sides, 83 for three)."""
+    """seed 002 More Sides; RULES-NOTES 13: 27.5 per side, rounded up (55 for two
+    sides, 83 for three)."""
     return math.ceil(27.5 * sides)
 
 

@@ -26,6 +26,7 @@ async def _step(game: Game) -> tuple[str, list[str]]:
 async def test_a_german_impulse_with_modes_reaction_combat_exploitation_and_clean_up(
     client: httpx.AsyncClient,
 ) -> None:
+    """OCS 5.0 over HTTP: every mode step of one impulse, in order (RULES-NOTES 31)."""
     game = await full_game(client, "modes", dice={"mode": "scripted", "script": SCRIPT})
     axis, allies, communists = (game.players[s] for s in SIDES)
     for side in SIDES:

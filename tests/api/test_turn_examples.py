@@ -22,7 +22,8 @@ async def test_seed_002_initiative_example_gives_communists_axis_allies(
     client: httpx.AsyncClient,
 ) -> None:
     """Seed 002: Axis 5, Allies 8, Communists 5; the Axis had better initiative last turn,
-    so the Communists win the tie; Allies choose last, Communists first."""
+    so the Communists win the tie; Allies choose last, Communists first.
+    (seed 002 Initiative Track.)"""
     game = await full_game(client, dice={"mode": "scripted",
                                          "script": {"initiative": [5, 8, 5]}})
     await _no_reroll(game)
@@ -57,7 +58,8 @@ async def test_seed_002_turn_end_example_totals_and_marker_shifts(
 ) -> None:
     """Seed 002 turn-end example: weather 5, 8, 2 (2, 2, 3 dice); totals 12, 20, 35, 44,
     50, 65, 81; then the Allies roll only their last die because 83 is certain, a 6, and
-    the turn ends; the Axis (one impulse fewer) shifts left, the others right."""
+    the turn ends; the Axis (one impulse fewer) shifts left, the others right.
+    (seed 002 Turn End, seed 002 Effects of Passing and seed 002 Initiative Track.)"""
     turn_end = [v for _, _, dice, _ in TURN_END_PLAY for v in dice] + [6]
     script = {"initiative": [3, 6, 9], "weather": [5, 8, 2], "turn_end": turn_end}
     game = await full_game(client, dice={"mode": "scripted", "script": script})

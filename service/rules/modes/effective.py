@@ -60,8 +60,9 @@ def _num(x: float) -> float:
 
 
 def base_values(spec: UnitSpec, orientation: str | None) -> OcsValues:
-    """The values printed on the side showing (OCS 5.2; OCS 5.6b: no Combat side for Repl and
-    Transport Points)."""
+    """The values printed on the side showing (OCS 5.2): the Combat Mode side (OCS 5.5)
+    or the Move Mode side (OCS 5.6; OCS 5.6b: no Combat side for Repl and Transport
+    Points)."""
     assert spec.ocs is not None
     return spec.ocs.combat if orientation == m.COMBAT else spec.ocs.move
 

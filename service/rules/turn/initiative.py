@@ -1,4 +1,4 @@
-"""Seed 002, the Initiative Track: box bonuses, the ranking and its ties, and the
+"""seed 002 Initiative Track: box bonuses, the ranking and its ties, and the
 shift of the markers at the end of a turn."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ def rank(state: State, totals: dict[str, int]) -> tuple[str, ...]:
 
 
 def shifted_boxes(state: State) -> dict[str, int]:
-    """Seed 002: left one box for fewer impulses than another side, right one for more
-    (a side with both moves not at all); clamped to the five boxes."""
+    """seed 002 Initiative Track: left one box for fewer impulses than another side,
+    right one for more (a side with both moves not at all); clamped to the five boxes."""
     taken = state.turn.impulses_taken
     boxes = dict(state.initiative.boxes)
     for side, mine in taken.items():

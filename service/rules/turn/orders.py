@@ -30,7 +30,7 @@ def reroll(f: Flow, c: Command) -> None:
     if side not in s.initiative.eligible:
         raise Refused("initiative/not_eligible",
                       f"{side} does not stand on a reroll box (seed 002: +2, +1 and the "
-                      "leftmost 0 box allow a reroll attempt)", rule="seed 002")
+                      "leftmost 0 box allow a reroll attempt)", rule="seed 002 Initiative Track")
     if side in s.turn.sides_done:
         raise Refused("order/already_answered", f"{side} already answered the reroll window",
                       rule="RULES-NOTES 16")
@@ -54,13 +54,14 @@ def choose_slot(f: Flow, c: Command) -> None:
         raise refuse_step(s, c.kind, f"the step is {s.step}")
     if c.actor.side != s.initiative.chooser:
         raise Refused("order/not_your_turn", f"{s.initiative.chooser} chooses now, not "
-                      f"{c.actor.side}", rule="seed 002")
+                      f"{c.actor.side}", rule="seed 002 Initiative Track")
     position_ = c.body.get("position")
     allowed = ("first", "last") if all(x is None for x in s.initiative.slots) else (
         "before", "after")
     if position_ not in allowed:
         raise Malformed("order/invalid_body", f"position must be {' or '.join(allowed)}",
-                        rule="seed 002", errors=[("/body/position", f"expected {allowed}")])
+                        rule="seed 002 Initiative Track",
+                        errors=[("/body/position", f"expected {allowed}")])
     choose(f, str(s.initiative.chooser), str(position_), c.actor.id)
 
 

@@ -39,7 +39,7 @@ def start_turn(f: Flow, number: int) -> None:
 
 
 def roll_initiative(f: Flow, *, reroll: bool) -> None:
-    """Seed 002: a d10 per side plus its box bonus (+2, +1, 0, 0, 0)."""
+    """seed 002 Initiative Track: a d10 per side plus its box bonus (+2, +1, 0, 0, 0)."""
     sides = f.state.setup.sides
     label = "Initiative dice" + (" (reroll)" if reroll else "")
     roll = f.roll("initiative", len(sides), text=label)
@@ -69,7 +69,8 @@ def roll_initiative(f: Flow, *, reroll: bool) -> None:
 
 
 def close_reroll(f: Flow) -> None:
-    """RULES-NOTES 16: every demander shifts one box right, then all sides reroll once."""
+    """seed 002 Initiative Track, RULES-NOTES 16: every demander shifts one box right,
+    then all sides reroll once."""
     ini = f.state.initiative
     demanded = [s for s in ini.eligible if ini.answers.get(s)]
     boxes = dict(ini.boxes)
@@ -97,6 +98,8 @@ def rank_sides(f: Flow) -> None:
 
 
 def begin_choice(f: Flow) -> None:
+    """seed 002 Initiative Track: the winner moves first or last, the next before or
+    after the sides below it (for any number of sides, RULES-NOTES 15)."""
     ini = f.state.initiative
     open_slots = [i for i, s in enumerate(ini.slots) if s is None]
     placed = {s for s in ini.slots if s is not None}
@@ -255,7 +258,7 @@ def grant_rps(f: Flow, sides: list[str]) -> None:
 
 
 def turn_end_roll(f: Flow) -> None:
-    """Seed 002 turn end: the circled number of d10s, each plus the passing bonus;
+    """seed 002 Turn End: the circled number of d10s, each plus the passing bonus;
     at or above the threshold the turn ends unless the (natural) last die is 1-3.
     When the threshold is certain, only the last die is rolled (RULES-NOTES 12, 14); the
     dice not rolled count at their least, so the total does reach the threshold and the
@@ -320,6 +323,7 @@ def end_turn(f: Flow) -> None:
 
 
 def finish_turn(f: Flow) -> None:
+    """The markers shift (seed 002 Initiative Track), the seed is revealed, production."""
     before = dict(f.state.initiative.boxes)
     after = shifted_boxes(f.state)
     moved = [f"{s} {'left' if after[s] < before[s] else 'right'}"

@@ -1,4 +1,4 @@
-"""Seed 002, the Impulse Track (turn end): the passing bonus per turn-end die."""
+"""seed 002 Turn End (the Impulse Track): the passing bonus per turn-end die."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from service.rules.state import State
 
 def passing_bonus(state: State, side: str) -> int:
     """Per-die turn-end bonus: the pass bonus of each passing power of `side` that is
-    neither neutral nor conquered (seed 002 "Effects of Passing"; RULES-NOTES 21, 22)."""
+    neither neutral nor conquered (seed 002 Effects of Passing; RULES-NOTES 21, 22)."""
     total = 0
     for power_id in state.side_powers(side):
         power = state.powers[power_id]

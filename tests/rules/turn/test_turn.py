@@ -21,13 +21,14 @@ def _impulse(t: Table, actions: dict[str, str]) -> None:
 
 
 def test_initiative_is_a_d10_per_side_plus_the_box_bonus() -> None:
-    """Seed 002: boxes +2, +1, 0, 0, 0 from the left."""
+    """Seed 002: boxes +2, +1, 0, 0, 0 from the left. (seed 002 Initiative Track.)"""
     t = table({"initiative": [3, 3, 3]}, boxes={"axis": 0, "allies": 1, "communists": 4})
     assert t.state.initiative.totals == {"axis": 5, "allies": 4, "communists": 3}
 
 
 def test_no_reroll_window_when_no_side_stands_on_a_reroll_box() -> None:
-    """DESIGN 4.3: the reroll window is skipped (and logged) when nobody may reroll."""
+    """DESIGN 4.3: the reroll window is skipped (and logged) when nobody may reroll.
+    (seed 002 Initiative Track.)"""
     t = table({"initiative": [3, 5, 7]}, boxes={"axis": 3, "allies": 4, "communists": 3})
     assert t.state.step == "initiative.choose"
     skipped = [e for e in t.events if e.kind == "step.skipped"]
@@ -36,7 +37,7 @@ def test_no_reroll_window_when_no_side_stands_on_a_reroll_box() -> None:
 
 def test_reroll_demanded_by_one_side_shifts_it_right_and_all_sides_reroll() -> None:
     """Seed 002 / RULES-NOTES 16: a demander shifts one box right before the bonus;
-    all three sides reroll, once."""
+    all three sides reroll, once. (seed 002 Initiative Track.)"""
     t = table({"initiative": [2, 9, 4, 6, 3, 8]}, boxes={"axis": 0, "allies": 2,
                                                            "communists": 2})
     t.act("initiative.reroll", {"demand": True}, side="axis")
@@ -51,6 +52,7 @@ def test_reroll_demanded_by_one_side_shifts_it_right_and_all_sides_reroll() -> N
 
 
 def test_reroll_demanded_by_two_sides_shifts_both() -> None:
+    """seed 002 Initiative Track."""
     t = table({"initiative": [1, 1, 9, 5, 5, 5]}, boxes={"axis": 1, "allies": 2,
                                                            "communists": 2})
     t.act("initiative.reroll", {"demand": True}, side="axis")
@@ -63,6 +65,7 @@ def test_reroll_demanded_by_two_sides_shifts_both() -> None:
 
 
 def test_a_side_answers_the_reroll_window_once() -> None:
+    """seed 002 Initiative Track."""
     t = table({"initiative": [1, 2, 3]})
     t.act("initiative.reroll", {"demand": False}, side="axis")
     with pytest.raises(Refused) as refused:
@@ -71,6 +74,7 @@ def test_a_side_answers_the_reroll_window_once() -> None:
 
 
 def test_a_side_off_the_reroll_boxes_cannot_demand() -> None:
+    """seed 002 Initiative Track."""
     t = table({"initiative": [1, 2, 3]}, boxes={"axis": 4, "allies": 2, "communists": 2})
     with pytest.raises(Refused) as refused:
         t.act("initiative.reroll", {"demand": True}, side="axis")
@@ -79,7 +83,7 @@ def test_a_side_off_the_reroll_boxes_cannot_demand() -> None:
 
 def test_three_way_tie_goes_to_the_side_ranked_lowest_last_turn() -> None:
     """RULES-NOTES 15: last turn's rank (the scenario's on turn 1) breaks ties, the side
-    ranked lower winning."""
+    ranked lower winning. (seed 002 Initiative Track.)"""
     t = table({"initiative": [6, 6, 6]})
     skip = [s for s in t.state.initiative.eligible]
     for side in skip:
@@ -88,6 +92,7 @@ def test_three_way_tie_goes_to_the_side_ranked_lowest_last_turn() -> None:
 
 
 def test_only_the_chooser_chooses_and_only_first_or_last() -> None:
+    """seed 002 Initiative Track."""
     t = table({"initiative": [9, 1, 1]}, boxes={s: 3 for s in SIDES})
     with pytest.raises(Refused):
         t.act("initiative.choose", {"position": "first"}, side="allies")
@@ -96,7 +101,8 @@ def test_only_the_chooser_chooses_and_only_first_or_last() -> None:
 
 
 def test_two_sided_game_only_the_winner_chooses() -> None:
-    """With two sides the winner takes first or last; the other side the remaining slot."""
+    """With two sides the winner takes first or last; the other side the remaining slot.
+    (seed 002 Initiative Track and seed 002 More Sides.)"""
     data_changes = {
         "sides": [{"id": "axis", "initiative_box": 3}, {"id": "allies", "initiative_box": 3}],
         "initiative_last_turn": ["axis", "allies"],
@@ -146,6 +152,7 @@ def test_a_power_declares_once_and_the_step_waits_for_every_power() -> None:
 
 
 def test_offensive_chit_needs_an_hq_of_the_side_and_a_chit_left() -> None:
+    """11.18.11."""
     t = table({"initiative": [9, 5, 1], "weather": [7]})
     skip_initiative(t)
     with pytest.raises(Refused) as refused:
@@ -188,7 +195,8 @@ def test_impulse_steps_in_order_with_reaction_and_exploitation_skipped_without_r
 
 def test_passing_bonus_counts_non_neutral_non_conquered_powers_only() -> None:
     """Seed 002 'Effects of Passing'; RULES-NOTES 21 (a neutral adds nothing) and 22 (a
-    conquered power counts as neutral): USA neutral and France conquered add 0, CW +2."""
+    conquered power counts as neutral): USA neutral and France conquered add 0, CW +2.
+    (seed 002 Effects of Passing.)"""
     t = table({"initiative": [1, 9, 5], "weather": [7], "turn_end": [5, 5]})
     skip_initiative(t, order=("allies", "axis", "communists"))
     _impulse(t, {"cw": "pass", "usa": "pass", "france": "pass"})
@@ -198,6 +206,7 @@ def test_passing_bonus_counts_non_neutral_non_conquered_powers_only() -> None:
 
 
 def test_neutral_and_conquered_passing_add_nothing() -> None:
+    """seed 002 Effects of Passing."""
     t = table({"initiative": [1, 9, 5], "weather": [7], "turn_end": [5, 5]})
     skip_initiative(t, order=("allies", "axis", "communists"))
     _impulse(t, {"cw": "land", "usa": "pass", "france": "pass"})
@@ -207,7 +216,8 @@ def test_neutral_and_conquered_passing_add_nothing() -> None:
 
 
 def test_last_die_1_to_3_keeps_the_turn_going_above_the_threshold() -> None:
-    """Seed 002: at or above 83 with a natural last die 1-3 the turn continues."""
+    """Seed 002: at or above 83 with a natural last die 1-3 the turn continues.
+    (seed 002 Turn End.)"""
     t = table({"initiative": [9, 5, 1], "weather": [7], "turn_end": [10, 3]},
               options={"turn_end": {"threshold": 12}})
     skip_initiative(t)
@@ -219,6 +229,7 @@ def test_last_die_1_to_3_keeps_the_turn_going_above_the_threshold() -> None:
 
 
 def test_reaching_the_threshold_with_last_die_4_ends_the_turn() -> None:
+    """seed 002 Turn End."""
     t = table({"initiative": [9, 5, 1], "weather": [7], "turn_end": [10, 4]},
               options={"turn_end": {"threshold": 12}})
     skip_initiative(t)
@@ -227,7 +238,8 @@ def test_reaching_the_threshold_with_last_die_4_ends_the_turn() -> None:
 
 
 def test_certain_threshold_rolls_only_the_last_die() -> None:
-    """Seed 002: when the dice must reach the threshold, only the last die is rolled."""
+    """Seed 002: when the dice must reach the threshold, only the last die is rolled.
+    (seed 002 Turn End.)"""
     t = table({"initiative": [9, 5, 1], "weather": [7], "turn_end": [2]},
               options={"turn_end": {"threshold": 2}})
     skip_initiative(t)
@@ -238,7 +250,8 @@ def test_certain_threshold_rolls_only_the_last_die() -> None:
 
 
 def test_initiative_markers_clamp_at_both_ends_of_the_track() -> None:
-    """Seed 002: left for fewer impulses, right for more, never off the five boxes."""
+    """Seed 002: left for fewer impulses, right for more, never off the five boxes.
+    (seed 002 Initiative Track.)"""
     t = table({"initiative": [9, 5, 1], "weather": [7], "turn_end": [10, 10]},
               options={"turn_end": {"threshold": 10}},
               boxes={"axis": 4, "allies": 3, "communists": 3})
@@ -312,7 +325,8 @@ def test_defaults_apply_to_every_awaited_step() -> None:
 def test_certain_threshold_with_passing_powers_still_reaches_it() -> None:
     """Seed 002: when the dice 'will automatically add up to 83 or more' only the last die
     is rolled, and a 4+ ends the turn; with passing powers the unrolled dice count at their
-    least (1 + bonus), so the total does reach the threshold."""
+    least (1 + bonus), so the total does reach the threshold.
+    (seed 002 Turn End and seed 002 Effects of Passing.)"""
     t = table({"initiative": [9, 5, 1], "weather": [2], "turn_end": [4]},
               options={"turn_end": {"threshold": 15}})
     skip_initiative(t)

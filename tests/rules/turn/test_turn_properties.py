@@ -22,6 +22,7 @@ d10 = st.integers(min_value=1, max_value=10)
 def test_a_turn_always_ends_with_a_growing_total_and_balanced_impulses(
     initiative: list[int], weather: list[int], turn_end: list[int], passes: list[bool],
 ) -> None:
+    """seed 002 Turn End."""
     t = table({"initiative": initiative, "weather": weather, "turn_end": turn_end})
     totals = [0]
     decisions = iter(passes * 10)
