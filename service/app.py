@@ -13,6 +13,7 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from service.api import games, health, problems, reorg, stream, webhooks
 from service.api.limits import BodyLimit, RateLimit
+from service.referee import receipts
 from service.settings import Settings, get_settings
 from service.store.database import make_engine, make_sessionmaker, resolve_database_url
 from service.store.notify import Hub
@@ -57,6 +58,8 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         app.state.transactions = Transactions(
             app.state.sessionmaker, hub.published if settings.notify else None)
         await hub.start()
+        async with app.state.transactions() as uow:
+            await receipts.ensure_key(uow)
         task = None
         if settings.sweep_interval > 0:
             task = asyncio.create_task(

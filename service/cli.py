@@ -58,6 +58,26 @@ def replay_check(game_ids: list[str] | None) -> int:
     return asyncio.run(run())
 
 
+def rotate_server_key() -> int:
+    """Retire the server's receipt-signing key and make a new one (restart the servers
+    so that every process signs with it)."""
+    from service.referee.receipts import rotate
+    from service.store.database import make_engine, make_sessionmaker
+    from service.store.uow import Transactions
+
+    async def run() -> str:
+        engine = make_engine(_migrate(), pool_size=1)
+        try:
+            async with Transactions(make_sessionmaker(engine))() as uow:
+                row = await rotate(uow)
+                return f"new server key {row.id}: {row.public_key}"
+        finally:
+            await engine.dispose()
+
+    print(asyncio.run(run()))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     from service.settings import get_settings
 
@@ -75,10 +95,14 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("migrate", help="upgrade the database to the newest schema")
     p_verify = sub.add_parser("verify", help="check an export offline (no database)")
     p_verify.add_argument("export", help="path of an export JSON file")
+    p_verify.add_argument("--receipts", metavar="FILE", help="the server's signed receipts a "
+                          "player kept (a JSON list): prove a dropped or altered order")
     p_check = sub.add_parser("replay-check", help="replay every game in play under this "
                              "code; report and flag the first diverging event per game")
     p_check.add_argument("--game", action="append", dest="games", metavar="ID",
                          help="only this game (repeatable)")
+    sub.add_parser("rotate-server-key", help="retire the key that signs receipts and make "
+                   "a new one (then restart the servers)")
     from service import simulate
 
     simulate.configure_parser(
@@ -93,11 +117,13 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "verify":
         from service.verify import verify_file
 
-        report = verify_file(args.export)
+        report = verify_file(args.export, args.receipts)
         print(report.text())
         return 0 if report.ok else 1
     elif args.command == "replay-check":
         return replay_check(args.games)
+    elif args.command == "rotate-server-key":
+        return rotate_server_key()
     elif args.command == "simulate":
         return simulate.run(args)
     return 0

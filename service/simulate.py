@@ -78,27 +78,15 @@ class RandomDice:
     def reveal(self, turn: int) -> str:
         return hashlib.sha256(f"simulation {self.seed} turn {turn}".encode()).hexdigest()
 
-    def commit(self, turn: int) -> str:
-        return hashlib.sha256(bytes.fromhex(self.reveal(turn))).hexdigest()
+    def commit(self, chain: int, from_turn: int) -> tuple[str, int]:
+        return hashlib.sha256(f"simulation {self.seed} chain {chain}".encode()).hexdigest(), 10**6
 
-    def recommit(self, turn: int, epoch: int) -> str:
-        return self.commit(turn)
-
-    def roll(
-        self,
-        *,
-        turn: int,
-        index: int,
-        purpose: str,
-        count: int,
-        faces: int,
-        script_position: int,
-        pending: Sequence[Event],
-    ) -> Roll:
+    def roll(self, *, turn: int, index: int, purpose: str, count: int, faces: int,
+             script_position: int, trigger: str) -> Roll:
         randrange = self.rng.randrange
         values = tuple(randrange(faces) + 1 for _ in range(count))
         return Roll(turn=turn, index=index, purpose=purpose, faces=faces, values=values,
-                    source="seeded", chain_hash="0" * 64)
+                    source="seeded", trigger=trigger)
 
 
 # --------------------------------------------------------------------------- scenario

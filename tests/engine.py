@@ -24,17 +24,14 @@ class ScriptDice:
         self.script = {k: list(v) for k, v in (script or {}).items()}
         self.counter = 0
 
-    def commit(self, turn: int) -> str:
-        return f"{turn:064x}"
+    def commit(self, chain: int, from_turn: int) -> tuple[str, int]:
+        return f"{chain:032x}{from_turn:032x}", 1000
 
     def reveal(self, turn: int) -> str:
         return f"{turn:064x}"
 
-    def recommit(self, turn: int, epoch: int) -> str:
-        return f"{turn:032x}{epoch:032x}"
-
     def roll(self, *, turn: int, index: int, purpose: str, count: int, faces: int,
-             script_position: int, pending: Sequence[Event]) -> Roll:
+             script_position: int, trigger: str) -> Roll:
         values = []
         for _ in range(count):
             if self.script.get(purpose):
@@ -42,7 +39,7 @@ class ScriptDice:
             else:
                 self.counter += 1
                 values.append((self.counter - 1) % faces + 1)
-        return Roll(turn, index, purpose, faces, tuple(values), "scripted", "0" * 64)
+        return Roll(turn, index, purpose, faces, tuple(values), "scripted", trigger)
 
 
 @dataclass

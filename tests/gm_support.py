@@ -7,6 +7,7 @@ from datetime import timedelta
 from typing import Any
 
 from support import Game, answer_done_steps
+from support import start_impulses as start_impulses  # the GM tests reach impulses with it
 
 from service.clock import utc_now
 from service.referee.games import sweep_deadlines
@@ -17,25 +18,6 @@ async def summary(game: Game, token_headers: dict[str, str] | None = None) -> di
     assert r.status_code == 200, r.text
     body: dict[str, Any] = r.json()
     return body
-
-
-async def start_impulses(game: Game) -> dict[str, Any]:
-    """Answer the reroll window (no) and the choices (first, then before) until the
-    first impulse's declaration; the summary then."""
-    while True:
-        s = await summary(game)
-        waiting = s["awaiting"]
-        if not waiting or waiting[0]["step"] not in ("initiative.reroll", "initiative.choose"):
-            return s
-        side = waiting[0]["side"]
-        if waiting[0]["step"] == "initiative.reroll":
-            await game.players[side].ok("initiative.reroll", {"demand": False})
-        else:  # the winner takes the first place, the runner-up goes before the lowest
-            r = await game.players[side].order("initiative.choose", {"position": "first"})
-            if r.status_code == 422:
-                await game.players[side].ok("initiative.choose", {"position": "before"})
-            else:
-                assert r.status_code == 201, r.text
 
 
 async def pass_impulse(game: Game) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from service.api.schemas import (
 )
 from service.referee import games as referee
 from service.referee import gm as gm_cases
-from service.referee import orders, reads
+from service.referee import orders, reads, receipts
 
 router = APIRouter(prefix="/v1")
 GameId = Annotated[str, Path(max_length=64, description="the game's id")]
@@ -46,6 +46,14 @@ async def create_game(body: CreateGame, request: Request) -> dict[str, Any]:
     require_operator(request, "creating games")
     async with work(request) as uow:
         return await referee.create_game(uow, body.model_dump())
+
+
+@router.get("/server-key", summary="The keys this server signs receipts with")
+async def server_key(request: Request) -> dict[str, Any]:
+    async with work(request) as uow:
+        keys = await receipts.keys(uow)
+    current = next((k for k in reversed(keys) if k["retired_at"] is None), None)
+    return {"current": current, "keys": keys}
 
 
 @router.get("/games", summary="List the games the caller belongs to")
@@ -132,7 +140,7 @@ async def export(game_id: GameId, request: Request) -> dict[str, Any]:
 async def _admin(request: Request, game_id: str, kind: str, body: dict[str, Any]) -> Any:
     token = bearer(request)
     async with work(request) as uow:
-        return await referee.gm_command(uow, game_id, token, kind, body)
+        return await gm_cases.command(uow, game_id, token, kind, body)
 
 
 @router.post("/games/{game_id}/admin/pause",

@@ -22,6 +22,9 @@ class CreateGame(BaseModel):
     scenario: str | dict[str, Any] = Field(description="a built-in id or an inline scenario")
     options: dict[str, Any] = Field(default_factory=dict)
     dice: dict[str, Any] = Field(default_factory=lambda: {"mode": "fair"})
+    gm_public_key: str | None = Field(default=None, max_length=200, description=(
+        "the GM's Ed25519 key (base64url): the GM then signs every act as an order of "
+        "player \"gm\" and exports prove them (docs/security.md)"))
 
 
 class JoinSeat(BaseModel):
@@ -30,19 +33,28 @@ class JoinSeat(BaseModel):
         json_schema_extra={"examples": [{
             "join_code": "k3J9...", "name": "Dave",
             "public_key": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo", "powers": ["cw", "usa"],
+            "signature": "<base64url Ed25519 by that key over the RFC 8785 bytes of "
+                         "{type: wif-join/1, game, side, name, public_key, powers}>",
         }]},
     )
     join_code: str = Field(min_length=1, max_length=200)
     name: str = Name
     public_key: str = Field(min_length=1, max_length=200)
     powers: list[str] | None = Field(default=None, max_length=20)
+    signature: str = Field(min_length=1, max_length=200, description=(
+        "Ed25519 by `public_key` over the RFC 8785 bytes of {type: 'wif-join/1', game, "
+        "side, name, public_key, powers} (docs/api.md): proves the key is held, and is the "
+        "join's contribution to the dice"))
 
 
 class Order(BaseModel):
     model_config = ConfigDict(extra="forbid")
     game: str = Field(max_length=100)
-    player: str = Field(max_length=100)
+    player: str = Field(max_length=100, description="the signer: a player's id, or \"gm\"")
     seq: int = Field(ge=0, le=2**53 - 1)
+    prev: str = Field(pattern="^[0-9a-f]{64}$", description=(
+        "the hash of the newest event the signer saw (the game's `head`): an order over a "
+        "history the server did not show is refused, and `verify` checks every one"))
     turn: int = Field(ge=0, le=1_000_000)
     impulse: int = Field(ge=0, le=1_000_000)
     step: str = Field(max_length=40)
@@ -85,7 +97,8 @@ class SignedOrder(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={"examples": [
-            {"order": {"game": "<game id>", "player": "<player id>", "seq": i + 1, "turn": 1,
+            {"order": {"game": "<game id>", "player": "<player id>", "seq": i + 1,
+                       "prev": "<hash of the newest event seen>", "turn": 1,
                        "impulse": 1, "step": STEP_OF[kind],
                        "kind": kind, "body": body},
              "signature": "<base64url Ed25519 over the RFC 8785 bytes of order>"}
@@ -198,6 +211,10 @@ class AdminKey(BaseModel):
     reason: str = Reason
     new_token: bool = Field(default=False, description="also issue a new token (the old "
                             "one stops working); returned to the GM")
+    consent: str | None = Field(default=None, max_length=200, description=(
+        "the player's consent: its current key's Ed25519 signature over the RFC 8785 bytes "
+        "of {type: 'wif-key-consent/1', game, player, public_key}. Without it the new key "
+        "may order only after options.game.key_wait_hours, and the old key no more"))
 
 
 class AdminDropout(BaseModel):
@@ -237,7 +254,9 @@ class ImportGame(BaseModel):
     dice: dict[str, Any]
     players: list[dict[str, Any]] = Field(max_length=1000)
     orders: list[dict[str, Any]]
+    commands: list[dict[str, Any]]
     events: list[dict[str, Any]] = Field(min_length=1)
     revealed_seeds: dict[str, str] = Field(default_factory=dict)
+    server_keys: list[dict[str, Any]] = Field(default_factory=list)
     state: dict[str, Any]
     complete: bool

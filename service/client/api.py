@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from service.crypto import signing
+from service.crypto import identity, signing
 
 __all__ = ["Client", "ProblemError", "ServerEvent", "envelope"]
 
@@ -62,10 +62,12 @@ class ServerEvent:
 
 
 def envelope(game: str, player: str, key: Ed25519PrivateKey, kind: str,
-             body: Mapping[str, Any], seq: int, position: Mapping[str, Any]) -> dict[str, Any]:
-    """The signed order envelope of DESIGN.md 4.1 for the position the player saw."""
+             body: Mapping[str, Any], seq: int, position: Mapping[str, Any],
+             prev: str) -> dict[str, Any]:
+    """The signed order envelope (docs/api.md) for the position and the chain head
+    (`prev`, the newest event's hash) the player saw."""
     order = {
-        "game": game, "player": player, "seq": seq,
+        "game": game, "player": player, "seq": seq, "prev": prev,
         "turn": int(position["turn"]), "impulse": int(position["impulse"]),
         "step": str(position["step"]), "kind": kind, "body": dict(body),
     }
@@ -145,12 +147,20 @@ class Client:
             "dice": dict(dice or {"mode": "fair"}),
         })
 
-    def join(self, game: str, side: str, join_code: str, name: str, public_key: str,
+    def join(self, game: str, side: str, join_code: str, name: str, key: Ed25519PrivateKey,
              powers: list[str] | None = None) -> dict[str, Any]:
-        """POST /v1/games/{id}/seats/{side}: `{player_id, token}`."""
+        """POST /v1/games/{id}/seats/{side}, signed by the key it registers:
+        `{player_id, token, side, powers, head}`."""
+        public_key = signing.public_key_text(key)
+        signed = identity.join_object(game, side, name, public_key, powers)
         return self._post(f"/v1/games/{game}/seats/{side}", {
             "join_code": join_code, "name": name, "public_key": public_key, "powers": powers,
+            "signature": signing.sign(key, identity.signing_bytes(signed)),
         })
+
+    def server_keys(self) -> dict[str, Any]:
+        """GET /v1/server-key: the keys the server signs receipts with."""
+        return self._get("/v1/server-key")
 
     def games(self, limit: int = 100) -> Iterator[dict[str, Any]]:
         """Every game the token belongs to (all pages)."""
@@ -220,13 +230,17 @@ class Client:
     # ------------------------------------------------------------------ writes
 
     def order(self, game: str, player: str, key: Ed25519PrivateKey, kind: str,
-              body: Mapping[str, Any], seq: int,
-              position: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Sign and send one order. Without `position`, pins the game's current one."""
-        if position is None:
-            position = self.position(game)
+              body: Mapping[str, Any], seq: int, position: Mapping[str, Any] | None = None,
+              prev: str | None = None) -> dict[str, Any]:
+        """Sign and send one order. Without `position` and `prev`, pins the game's current
+        position and chain head. The answer carries the server's signed `receipt` (a
+        refusal's problem too: `ProblemError.body["receipt"]`)."""
+        if position is None or prev is None:
+            summary = self.summary(game)
+            position = position or summary["position"]
+            prev = prev or summary["head"]["hash"]
         return self._post(f"/v1/games/{game}/orders",
-                          envelope(game, player, key, kind, body, seq, position))
+                          envelope(game, player, key, kind, body, seq, position, prev))
 
     def admin(self, game: str, action: str, reason: str = "",
               **body: Any) -> dict[str, Any]:

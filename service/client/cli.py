@@ -190,10 +190,17 @@ def _send(c: Ctx, kind: str, body: Mapping[str, Any], *, as_json: bool = False,
     entry = _seat(c)
     key = load_key(entry["key"])
     with _client(c, entry) as client:
-        if position is None:
-            position = client.position(entry["game"])
+        summary = client.summary(entry["game"])
         seq = c.profile.take_seq(entry["game"])
-        result = client.order(entry["game"], entry["player"], key, kind, body, seq, position)
+        try:
+            result = client.order(entry["game"], entry["player"], key, kind, body, seq,
+                                  position or summary["position"], summary["head"]["hash"])
+        except ProblemError as problem:
+            if isinstance(problem.body.get("receipt"), Mapping):
+                c.profile.keep_receipt(entry["game"], problem.body["receipt"])
+            raise
+    if isinstance(result.get("receipt"), Mapping):
+        c.profile.keep_receipt(entry["game"], result["receipt"])
     _print_result(result, entry.get("side"), as_json)
     return result
 
@@ -275,7 +282,7 @@ def join(
     private = load_key(key)
     wanted = [p.strip() for p in powers.split(",") if p.strip()] if powers else None
     with Client(c.url or known.get("base_url") or DEFAULT_URL) as client:
-        seat = client.join(game, side, join_code, name, public_key_of(private), wanted)
+        seat = client.join(game, side, join_code, name, private, wanted)
         base = client.base_url
         client.token = seat["token"]
         me = client.state(game).get("me", {})
@@ -442,14 +449,39 @@ def export(
 
 
 @app.command()
-def verify(path: Annotated[Path, typer.Argument(help="an export JSON file")]) -> None:
-    """Check an export offline: signatures, hash chain, dice, replay. Exit 1 on failure."""
+def verify(
+    path: Annotated[Path, typer.Argument(help="an export JSON file")],
+    receipts: Annotated[Path | None, typer.Option(
+        help="the server's receipts this profile kept (`wif receipts --out FILE`)")] = None,
+) -> None:
+    """Check an export offline: signatures, hash chain, dice, the replay of every command,
+    and with --receipts that no order the server accepted is missing or altered. Exit 1
+    on failure."""
     from service.verify import verify_file
 
-    report = verify_file(str(path))
+    report = verify_file(str(path), str(receipts) if receipts else None)
     typer.echo(report.text())
     if not report.ok:
         raise typer.Exit(1)
+
+
+@app.command()
+@handled
+def receipts(
+    ctx: typer.Context,
+    out: Annotated[Path | None, typer.Option(help="write them to this file")] = None,
+) -> None:
+    """The server's signed receipts this profile kept for the game (a JSON list): give
+    them to `verify --receipts` with an export."""
+    c = _ctx(ctx)
+    entry = c.profile.game(c.game)
+    kept = c.profile.receipts(entry["game"])
+    text = json.dumps(kept, indent=2)
+    if out is None:
+        typer.echo(text)
+    else:
+        out.write_text(text + "\n")
+        typer.echo(f"{len(kept)} receipts written to {out}")
 
 
 class AdminAction(StrEnum):

@@ -19,7 +19,7 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +129,25 @@ class Profile:
             if game_id not in data["games"]:
                 raise ProfileError(f"game {game_id} is not in profile {self.path}")
             data["current"] = game_id
+
+    def receipts_file(self, game_id: str) -> Path:
+        """Where the server's receipts for `game_id` are kept: one JSON per line, beside
+        the profile (`<profile>.receipts/<game>.jsonl`)."""
+        return self.path.with_name(self.path.stem + ".receipts") / f"{game_id}.jsonl"
+
+    def keep_receipt(self, game_id: str, receipt: Mapping[str, Any]) -> None:
+        """Keep a signed receipt: with an export, it proves an order the server took or
+        refused (`wif verify --receipts`)."""
+        path = self.receipts_file(game_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as out:
+            out.write(json.dumps(dict(receipt), separators=(",", ":")) + "\n")
+
+    def receipts(self, game_id: str) -> list[dict[str, Any]]:
+        path = self.receipts_file(game_id)
+        if not path.exists():
+            return []
+        return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
 
     def take_seq(self, game_id: str) -> int:
         """The next order seq for `game_id`, counted up and saved before it is used, so no

@@ -1,9 +1,17 @@
-"""Verifiable dice (DESIGN 4.2): turn seeds, their commitments, and die values.
+"""Verifiable dice (docs/dice.md): a hash chain of turn seeds fixed when the game is
+created, and die values that no server-chosen input can steer.
 
-A die is HMAC-SHA256 of a message naming the game, turn, roll, die, purpose and the
-chain hash before the roll, keyed by the turn's secret seed; its value comes from the
-digest by rejection sampling, so every face is exactly equally likely. Once the seed
-is revealed anyone can recompute every roll from the log with hashlib and hmac alone.
+A chain is a secret root `x` and a length `n`: the seed of its k-th turn (k = 0 for the
+turn it starts at) is `H^(n-1-k)(x)` and its anchor, logged when the chain is made, is
+`H^n(x)`, with H = SHA-256 over raw bytes. Revealing a turn's seed at its end therefore
+proves it was fixed from the start: it hashes to the anchor or to the seed revealed the
+turn before, and nobody, the server included, can make another seed that does.
+
+Die j of roll i of turn T is HMAC-SHA256(key=seed_T, msg="{game}|{T}|{i}|{j}|{purpose}|
+{trigger}"), where `trigger` is the SHA-256 (hex) of the Ed25519 signature of the signed
+command that made the roll: a value the server cannot compute before the player or GM
+signs. Its value comes from the digest by rejection sampling, so every face is exactly
+equally likely. Anyone can recompute every roll with hashlib and hmac alone.
 """
 
 from __future__ import annotations
@@ -12,56 +20,79 @@ import hashlib
 import hmac
 import secrets
 
+from service.crypto.signing import b64url_decode
+
 __all__ = [
+    "ALGORITHM",
+    "CHAIN_LENGTH",
     "MAX_FACES",
     "MIN_FACES",
-    "commitment",
+    "anchor",
+    "chain_seed",
     "die_value",
-    "new_seed",
+    "links",
+    "new_root",
     "roll_dice",
     "roll_message",
-    "seeded_recommit_seed",
-    "seeded_turn_seed",
+    "seeded_root",
+    "trigger_of",
 ]
 
-_SEED_BYTES = 32
+ALGORITHM = "wif-dice/2"
+"""The name of this scheme, logged with every game's dice."""
+CHAIN_LENGTH = 1000
+"""Turns one chain covers; a game that outlives it starts a new chain."""
+_ROOT_BYTES = 32
 MIN_FACES = 2
 """Fewest faces a die may have."""
 MAX_FACES = 100
 """Most faces a die may have (a d100 still wastes few bytes to rejection)."""
 
 
-def new_seed() -> bytes:
-    """A fresh secret 32-byte turn seed (fair mode)."""
-    return secrets.token_bytes(_SEED_BYTES)
+def _h(data: bytes, times: int = 1) -> bytes:
+    for _ in range(times):
+        data = hashlib.sha256(data).digest()
+    return data
 
 
-def commitment(seed: bytes) -> str:
-    """The commitment logged before a turn's first roll: sha256(seed), lowercase hex."""
-    return hashlib.sha256(seed).hexdigest()
+def new_root() -> bytes:
+    """A fresh secret 32-byte chain root (fair and scripted games)."""
+    return secrets.token_bytes(_ROOT_BYTES)
 
 
-def seeded_turn_seed(master_seed: bytes, turn: int) -> bytes:
-    """Seeded mode's seed for `turn`: HMAC-SHA256(key=master_seed, msg="turn|{turn}")."""
-    return _hmac(master_seed, f"turn|{turn}".encode())
+def seeded_root(master_seed: bytes, chain: int) -> bytes:
+    """Seeded games' root of chain `chain`: HMAC-SHA256(key=master_seed, msg="chain|{chain}")."""
+    return _hmac(master_seed, f"chain|{chain}".encode())
 
 
-def seeded_recommit_seed(master_seed: bytes, turn: int, epoch: int) -> bytes:
-    """Seeded mode's seed for the rest of `turn` after its `epoch`-th new commitment
-    (a rollback past the turn's reveal): HMAC-SHA256(master_seed, "turn|{turn}|{epoch}")."""
-    return _hmac(master_seed, f"turn|{turn}|{epoch}".encode())
+def anchor(root: bytes, length: int = CHAIN_LENGTH) -> str:
+    """The chain's commitment, logged when it is made: H^length(root), lowercase hex."""
+    return _h(root, length).hex()
 
 
-def roll_message(
-    game_id: str,
-    turn: int,
-    roll_index: int,
-    die_index: int,
-    purpose: str,
-    chain_hash: str,
-) -> str:
+def chain_seed(root: bytes, offset: int, length: int = CHAIN_LENGTH) -> bytes:
+    """The seed of the chain's `offset`-th turn (0: the turn it starts at)."""
+    if not 0 <= offset < length:
+        raise ValueError(f"offset {offset} is outside a chain of {length} turns")
+    return _h(root, length - 1 - offset)
+
+
+def links(seed: bytes, link: str) -> bool:
+    """Whether a revealed seed hashes to `link` (the anchor, or the seed of the turn
+    before in the same chain)."""
+    return hmac.compare_digest(hashlib.sha256(seed).hexdigest(), link)
+
+
+def trigger_of(signature: str) -> str:
+    """A signed command's contribution to its rolls: SHA-256 (hex) of the raw bytes of
+    its base64url Ed25519 signature."""
+    return hashlib.sha256(b64url_decode(signature)).hexdigest()
+
+
+def roll_message(game_id: str, turn: int, roll_index: int, die_index: int, purpose: str,
+                 trigger: str) -> str:
     """The HMAC message of die `die_index` of roll `roll_index` of `turn`."""
-    return f"{game_id}|{turn}|{roll_index}|{die_index}|{purpose}|{chain_hash}"
+    return f"{game_id}|{turn}|{roll_index}|{die_index}|{purpose}|{trigger}"
 
 
 def die_value(seed: bytes, message: str, faces: int = 10) -> int:
@@ -77,28 +108,13 @@ def die_value(seed: bytes, message: str, faces: int = 10) -> int:
     return _value_from_digest(seed, _hmac(seed, message.encode()), faces)
 
 
-def roll_dice(
-    seed: bytes,
-    *,
-    game_id: str,
-    turn: int,
-    roll_index: int,
-    purpose: str,
-    chain_hash: str,
-    count: int,
-    faces: int = 10,
-) -> list[int]:
+def roll_dice(seed: bytes, *, game_id: str, turn: int, roll_index: int, purpose: str,
+              trigger: str, count: int, faces: int = 10) -> list[int]:
     """The values of the `count` dice of one roll, die j from roll_message(..., j, ...)."""
     if count < 0:
         raise ValueError(f"count must not be negative, got {count}")
-    return [
-        die_value(
-            seed,
-            roll_message(game_id, turn, roll_index, die_index, purpose, chain_hash),
-            faces,
-        )
-        for die_index in range(count)
-    ]
+    return [die_value(seed, roll_message(game_id, turn, roll_index, j, purpose, trigger),
+                      faces) for j in range(count)]
 
 
 def _hmac(key: bytes, msg: bytes) -> bytes:

@@ -7,23 +7,24 @@ from collections.abc import Mapping
 from typing import Any
 
 from service.clock import rfc3339, utc_now
-from service.crypto import chain, signing, tokens
+from service.crypto import chain, identity, signing, tokens
+from service.crypto import dice as crypto_dice
 from service.crypto.canonical import canonical_bytes, sha256_hex
 from service.referee import members
+from service.referee.dice import new_dice
 from service.referee.errors import Unauthorized
-from service.referee.ledger import Applied, append, apply
+from service.referee.ledger import Applied, append, apply, record_of
 from service.rules import (
     RULES_VERSION,
     Actor,
     Command,
-    Decision,
-    Event,
     Setup,
     awaiting,
+    decide,
     initial_state,
     position,
 )
-from service.rules.errors import Malformed, RulesError
+from service.rules.errors import Malformed, Refused, RulesError
 from service.rules.options import resolve_options
 from service.rules.scenario import (
     Scenario,
@@ -109,24 +110,29 @@ async def create_game(uow: UnitOfWork, request: Mapping[str, Any]) -> dict[str, 
     scenario_json = scenario_to_json(scenario)
     setup = Setup(game_id=game_id, scenario=scenario, options=options, dice_mode=dice["mode"])
     state = initial_state(setup)
+    gm_key = request.get("gm_public_key")
+    if gm_key is not None:
+        check_public_key(str(gm_key), "/gm_public_key")
     row = GameRow(
         id=game_id, name=request["name"], status="open", version=0, scenario=scenario_json,
         options=options, dice=dice, gm_token_hash=tokens.hash_token(gm_token),
+        gm_public_key=gm_key,
         join_codes={s: tokens.hash_token(c) for s, c in codes.items()}, state={},
         head_seq=0, head_hash=chain.genesis_hash(game_id), rules_version=RULES_VERSION,
     )
     uow.games.add(row)
     await uow.games.flush()
-    created = Event(
-        kind="game.created",
-        text=f"Game {request['name']!r} created from scenario {scenario.id} "
-             f"({dice['mode']} dice).",
-        data={"name": request["name"], "scenario": scenario.id, "title": scenario.title,
-              "scenario_hash": sha256_hex(canonical_bytes(scenario_json)), "options": options,
-              "dice_mode": dice["mode"], "sides": sides},
-        actor="gm", at=rfc3339(utc_now()),
-    )
-    await append(uow, Game(row, state, 0), Decision([created], state, [state]))
+    command = Command(
+        kind="game.create", actor=Actor(id="gm", role="gm"), at=rfc3339(utc_now()),
+        body={"name": request["name"], "scenario": scenario.id, "title": scenario.title,
+              "scenario_hash": sha256_hex(canonical_bytes(scenario_json)),
+              "options": options, "dice_mode": dice["mode"],
+              "dice_algorithm": crypto_dice.ALGORITHM, "sides": sides,
+              "gm_public_key": gm_key})
+    server_dice = new_dice(game_id, dice)
+    applied = await append(uow, Game(row, state, 0), decide(state, command, server_dice),
+                           server_dice)
+    await uow.commands.add(game_id, record_of(command, applied.events[0]["seq"], None))
     return {"id": game_id, "gm_token": gm_token, "join_codes": codes}
 
 
@@ -152,19 +158,30 @@ async def join_seat(uow: UnitOfWork, game_id: str, side: str, body: Mapping[str,
     if code != expected and vacated is None:
         raise Unauthorized("seat/bad_join_code", f"that is not the join code of {side}")
     check_public_key(body["public_key"])
-    player_id = uuid.uuid4().hex
+    join = identity.join_object(game_id, side, body["name"], body["public_key"],
+                                body.get("powers"))
+    if not signing.verify(body["public_key"], identity.signing_bytes(join),
+                          str(body["signature"])):
+        raise Unauthorized("seat/bad_signature", "the join's signature does not verify with "
+                           "the key it registers (docs/api.md: what a join signs)")
+    player_id = identity.player_id_of(body["public_key"])
+    if player_id in game.state.seats:
+        raise Refused("seat/key_in_use", "a seat of this game already has that key: each "
+                      "player joins with a key of its own", errors=[("/public_key", "in use")])
     token = tokens.new_token()
     actor = Actor(id=player_id, role="player", side=side)
     substitute = vacated is not None and code != expected
+    trigger = crypto_dice.trigger_of(str(body["signature"]))
     if substitute:
         command = Command(kind="seat.substitute", actor=actor, at=rfc3339(utc_now()),
                           body={"side": side, "old_player_id": vacated, "name": body["name"],
-                                "player_id": player_id})
+                                "player_id": player_id}, trigger=trigger)
     else:
         command = Command(kind="seat.take", actor=actor, at=rfc3339(utc_now()),
                           body={"side": side, "powers": body.get("powers"),
-                                "name": body["name"], "player_id": player_id})
-    applied = await apply(uow, game, command)
+                                "name": body["name"], "player_id": player_id}, trigger=trigger)
+    applied = await apply(uow, game, command,
+                          signed={"join": join, "signature": str(body["signature"])})
     seat = applied.state.seats[player_id]
     await uow.players.add(
         game_id=game_id, id=player_id, side=side, name=body["name"], powers=list(seat.powers),
@@ -173,7 +190,8 @@ async def join_seat(uow: UnitOfWork, game_id: str, side: str, body: Mapping[str,
     if substitute:
         await uow.games.update(game_id, substitute_codes={
             k: v for k, v in substitutes.items() if k != vacated})
-    return {"player_id": player_id, "token": token, "side": side, "powers": list(seat.powers)}
+    return {"player_id": player_id, "token": token, "side": side, "powers": list(seat.powers),
+            "head": applied.head}
 
 
 def summary(game: Game) -> dict[str, Any]:
@@ -193,6 +211,7 @@ def summary(game: Game) -> dict[str, Any]:
         "phasing_side": state.turn.phasing_side,
         "awaiting": awaiting(state),
         "position": position(state),
+        "head": {"seq": game.head_seq, "hash": game.head_hash},
     }
 
 
@@ -223,15 +242,6 @@ def gm_actor_command(kind: str, body: Mapping[str, Any],
                    at=rfc3339(utc_now()), extra=extra or {})
 
 
-async def gm_command(uow: UnitOfWork, game_id: str, token: str, kind: str,
-                     body: Mapping[str, Any]) -> dict[str, Any]:
-    """A GM command on the game (pause, resume, end, deadlines, force, weather, edit,
-    dropout, withdraw a rollback): the caller must be its GM."""
-    (await members.member(uow, game_id, token)).require_gm()
-    game = await uow.games.lock(game_id)
-    return (await apply(uow, game, gm_actor_command(kind, body))).outcome()
-
-
 async def sweep_deadlines(uow: UnitOfWork, now: Any = None, limit: int = 20) -> int:
     """Apply the default action wherever a step's deadline has passed, and resume the
     games whose pause reached its maximum length. Safe with several processes: each
@@ -249,5 +259,5 @@ async def sweep_deadlines(uow: UnitOfWork, now: Any = None, limit: int = 20) -> 
     return applied
 
 
-__all__ = ["Applied", "Unauthorized", "create_game", "game_summary", "gm_command",
+__all__ = ["Applied", "Unauthorized", "create_game", "game_summary",
            "join_seat", "list_games", "summary", "sweep_deadlines"]

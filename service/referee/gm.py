@@ -10,15 +10,17 @@ does and what every side sees of it.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from service.crypto import tokens
+from service.crypto import identity, signing, tokens
 from service.crypto.canonical import canonical_bytes, sha256_hex
 from service.referee import members
 from service.referee.abandoned import rollbacks, rolled_back
+from service.referee.errors import Unauthorized
 from service.referee.games import check_public_key, gm_actor_command
-from service.referee.ledger import apply
+from service.referee.ledger import Applied, apply
 from service.rules import RULES_VERSION, Event, Setup, State, evolve, initial_state, next_due
 from service.rules.codec import to_data
 from service.rules.errors import Malformed, Refused
@@ -33,10 +35,15 @@ from service.store.uow import UnitOfWork
 RULE = "docs/game-master.md"
 
 
-async def _as_gm(uow: UnitOfWork, game_id: str, token: str) -> Game:
-    """The game, locked, after checking that the caller is its GM."""
+async def as_gm(uow: UnitOfWork, game_id: str, token: str) -> Game:
+    """The game, locked, after checking that the caller is its GM and that its acts are
+    not signed (a game created with a GM key takes its GM's acts only as signed orders)."""
     (await members.member(uow, game_id, token)).require_gm()
-    return await uow.games.lock(game_id)
+    game = await uow.games.lock(game_id)
+    if game.row.gm_public_key:
+        raise Refused("admin/sign_your_acts", "this game's GM signs its acts: POST them to "
+                      "/orders as signed orders of player \"gm\" (docs/api.md)", rule=RULE)
+    return game
 
 
 async def state_after(uow: UnitOfWork, game: Game, seq: int) -> dict[str, Any]:
@@ -65,12 +72,39 @@ async def _impulse_start(uow: UnitOfWork, game: Game, turn: int, impulse: int) -
     return start if await uow.log.kind_at(game.id, start) == "step.began" else None
 
 
-async def rollback(uow: UnitOfWork, game_id: str, token: str, body: Mapping[str, Any]
-                   ) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class Act:
+    """A GM act as it reaches the referee: its kind and body, the hash of its signature
+    (its contribution to the dice) and the signed envelope, when the GM signed it."""
+
+    kind: str
+    body: Mapping[str, Any]
+    trigger: str = ""
+    signed: Mapping[str, Any] | None = None
+
+
+async def perform(uow: UnitOfWork, game: Game, act: Act) -> dict[str, Any]:
+    """A GM act on the locked `game`: what it does to the game (the rules decide), and
+    what it changes beside the game (keys, tokens, join codes)."""
+    if act.kind == "admin.rollback":
+        return await _rollback(uow, game, act)
+    if act.kind == "admin.replace_key":
+        return await _replace_key(uow, game, act)
+    if act.kind == "admin.reopen_seat":
+        return await _reopen_seat(uow, game, act)
+    return (await _apply(uow, game, act)).outcome()
+
+
+async def _apply(uow: UnitOfWork, game: Game, act: Act,
+                 extra: Mapping[str, Any] | None = None) -> Applied:
+    command = replace(gm_actor_command(act.kind, act.body, extra), trigger=act.trigger)
+    return await apply(uow, game, command, signed=act.signed)
+
+
+async def _rollback(uow: UnitOfWork, game: Game, act: Act) -> dict[str, Any]:
     """Roll the game back to the start of an impulse; past revealed dice, propose it to
     the other sides instead."""
-    game = await _as_gm(uow, game_id, token)
-    turn, impulse = body.get("turn"), body.get("impulse")
+    turn, impulse = act.body.get("turn"), act.body.get("impulse")
     extra: dict[str, Any] = {}
     if isinstance(turn, int) and isinstance(impulse, int):
         start = await _impulse_start(uow, game, turn, impulse)
@@ -90,62 +124,92 @@ async def rollback(uow: UnitOfWork, game_id: str, token: str, body: Mapping[str,
             "kept": sorted(seq for seq, kind in rows if kind in KEPT_KINDS),
             "rolls": rolls, "restore": await state_after(uow, game, start),
         }
-    return (await apply(uow, game, gm_actor_command("admin.rollback", body, extra))).outcome()
+    return (await _apply(uow, game, act, extra)).outcome()
 
 
-async def act(uow: UnitOfWork, game_id: str, token: str, body: Mapping[str, Any]
-              ) -> dict[str, Any]:
-    """The GM plays a side that dropped out (or whose seat awaits a substitute)."""
-    game = await _as_gm(uow, game_id, token)
-    return (await apply(uow, game, gm_actor_command("admin.act", body))).outcome()
-
-
-async def _player(uow: UnitOfWork, game_id: str, player_id: str) -> PlayerRow:
-    found = await uow.players.get(game_id, player_id)
+async def _player(uow: UnitOfWork, game_id: str, player_id: object) -> PlayerRow:
+    found = await uow.players.get(game_id, str(player_id))
     if found is None:
         raise Malformed("admin/unknown_player", f"no player {player_id!r} in this game",
                         errors=[("/player_id", "unknown player")])
     return found
 
 
-async def replace_key(uow: UnitOfWork, game_id: str, token: str, player_id: str,
-                      body: Mapping[str, Any]) -> dict[str, Any]:
-    """Bind a new Ed25519 key to a player; the player's orders after the key's event
-    verify with it (the export keeps every key with the event it applies after)."""
-    game = await _as_gm(uow, game_id, token)
-    key = str(body["public_key"])
+async def _replace_key(uow: UnitOfWork, game: Game, act: Act) -> dict[str, Any]:
+    """Bind a new Ed25519 key to a player. With the player's consent (signed by its
+    current key) the new key orders at once; without it (a lost key), every side sees the
+    replacement and the new key may order only after the game's waiting period, while
+    the old key orders no more (docs/game-master.md)."""
+    player_id, key = act.body.get("player_id"), str(act.body.get("public_key"))
     check_public_key(key)
-    player = await _player(uow, game_id, player_id)
-    applied = await apply(uow, game, gm_actor_command(
-        "admin.replace_key", {"player_id": player_id, "public_key": key,
-                              "reason": body.get("reason", "")}))
+    player = await _player(uow, game.id, player_id)
+    consent = act.body.get("consent")
+    consented = isinstance(consent, str) and signing.verify(
+        player.public_key, identity.signing_bytes(identity.consent_object(
+            game.id, player.id, key)), consent)
+    if consent is not None and not consented:
+        raise Unauthorized("admin/bad_consent", "the consent does not verify with the "
+                           "player's current key", errors=[("/consent", "bad signature")])
+    body = {"player_id": player.id, "public_key": key, "reason": act.body.get("reason", ""),
+            "consented": consented}
+    applied = await _apply(uow, game, replace(act, body={**act.body, **body}))
     keys = list(player.keys or [{"public_key": player.public_key, "from_seq": 0}])
-    keys.append({"public_key": key, "from_seq": applied.events[0]["seq"]})
+    replaced = next(e for e in applied.events if e["kind"] == "player.key_replaced")
+    keys.append({"public_key": key, "from_seq": replaced["seq"],
+                 "effective_at": replaced["data"].get("effective_at"),
+                 "consent": consent if consented else None})
     values: dict[str, Any] = {"public_key": key, "keys": keys}
     new_token = None
-    if body.get("new_token"):
+    if act.body.get("new_token"):
         new_token = tokens.new_token()
         values["token_hash"] = tokens.hash_token(new_token)
-    await uow.players.update(game_id, player_id, **values)
-    return {**applied.outcome(), "player_id": player_id, "token": new_token}
+    await uow.players.update(game.id, player.id, **values)
+    return {**applied.outcome(), "player_id": player.id, "token": new_token}
+
+
+async def _reopen_seat(uow: UnitOfWork, game: Game, act: Act) -> dict[str, Any]:
+    """Reassign a seat: revoke its player's token and issue a join code with which a
+    substitute takes the seat (POST /seats/{side})."""
+    player = await _player(uow, game.id, act.body.get("player_id"))
+    applied = await _apply(uow, game, act)
+    code = tokens.new_join_code()
+    codes = {**(game.row.substitute_codes or {}), player.id: tokens.hash_token(code)}
+    await uow.games.update(game.id, substitute_codes=codes)
+    await uow.players.update(game.id, player.id, active=False)
+    await uow.webhooks.delete(game.id, player.id)
+    seat = applied.state.seats[player.id]
+    return {**applied.outcome(), "side": seat.side, "powers": list(seat.powers),
+            "join_code": code}
+
+
+async def rollback(uow: UnitOfWork, game_id: str, token: str, body: Mapping[str, Any]
+                   ) -> dict[str, Any]:
+    return await perform(uow, await as_gm(uow, game_id, token), Act("admin.rollback", body))
+
+
+async def act(uow: UnitOfWork, game_id: str, token: str, body: Mapping[str, Any]
+              ) -> dict[str, Any]:
+    """The GM plays a side that dropped out (or whose seat awaits a substitute)."""
+    return await perform(uow, await as_gm(uow, game_id, token), Act("admin.act", body))
+
+
+async def replace_key(uow: UnitOfWork, game_id: str, token: str, player_id: str,
+                      body: Mapping[str, Any]) -> dict[str, Any]:
+    return await perform(uow, await as_gm(uow, game_id, token),
+                         Act("admin.replace_key", {**body, "player_id": player_id}))
 
 
 async def reopen_seat(uow: UnitOfWork, game_id: str, token: str, player_id: str,
                       body: Mapping[str, Any]) -> dict[str, Any]:
-    """Reassign a seat: revoke its player's token and issue a join code with which a
-    substitute takes the seat (POST /seats/{side})."""
-    game = await _as_gm(uow, game_id, token)
-    await _player(uow, game_id, player_id)
-    applied = await apply(uow, game, gm_actor_command(
-        "admin.reopen_seat", {"player_id": player_id, "reason": body.get("reason", "")}))
-    code = tokens.new_join_code()
-    codes = {**(game.row.substitute_codes or {}), player_id: tokens.hash_token(code)}
-    await uow.games.update(game_id, substitute_codes=codes)
-    await uow.players.update(game_id, player_id, active=False)
-    await uow.webhooks.delete(game_id, player_id)
-    seat = applied.state.seats[player_id]
-    return {**applied.outcome(), "side": seat.side, "powers": list(seat.powers),
-            "join_code": code}
+    return await perform(uow, await as_gm(uow, game_id, token),
+                         Act("admin.reopen_seat", {**body, "player_id": player_id}))
+
+
+async def command(uow: UnitOfWork, game_id: str, token: str, kind: str,
+                  body: Mapping[str, Any]) -> dict[str, Any]:
+    """A GM command without more (pause, resume, end, deadlines, force, weather, edit,
+    dropout, withdraw a rollback)."""
+    return await perform(uow, await as_gm(uow, game_id, token), Act(kind, body))
 
 
 # --------------------------------------------------------------------------- import
@@ -200,6 +264,7 @@ async def import_game(uow: UnitOfWork, export: Mapping[str, Any]) -> dict[str, A
         options=options, dice=dice, gm_token_hash=tokens.hash_token(gm_token),
         join_codes={s: tokens.hash_token(c) for s, c in codes.items()}, state={},
         head_seq=int(head["seq"]), head_hash=str(head["hash"]), rules_version=RULES_VERSION,
+        gm_public_key=export["game"].get("gm_public_key"),
         next_deadline=_moment(next_due(state)),
         step_started_at=_moment(state.turn.step_started_at), substitute_codes={},
     ))
@@ -211,11 +276,12 @@ async def import_game(uow: UnitOfWork, export: Mapping[str, Any]) -> dict[str, A
         {"game_id": game_id, "seq": seq, "turn": data["turn"]["number"],
          "impulse": data["turn"]["impulse"], "state": data} for seq, data in snapshots])
     player_tokens = await _import_members(uow, game_id, export)
+    await uow.commands.add_many(game_id, [dict(c) for c in export["commands"]])
     game = await uow.games.lock(game_id)
     source = {"rules_version": export["game"].get("rules_version"),
               "version": export["game"].get("version"), "events": len(events),
               "dice_mode": export["dice"].get("mode")}
-    applied = await apply(uow, game, gm_actor_command("game.import", {"source": source}))
+    applied = await _apply(uow, game, Act("game.import", {"source": source}))
     return {"id": game_id, "gm_token": gm_token, "join_codes": codes,
             "players": player_tokens, "version": applied.version,
             "events": applied.events}
@@ -225,8 +291,8 @@ def _verified(export: Mapping[str, Any]) -> None:
     """A complete export that `verify` accepts, or a 422 naming what fails."""
     from service.verify import verify_export
 
-    if export.get("format") != "wif-referee-export/1":
-        raise _problem("/format", "expected wif-referee-export/1")
+    if export.get("format") != "wif-referee-export/2":
+        raise _problem("/format", "expected wif-referee-export/2")
     if export.get("complete") is not True:
         raise _problem("/complete", "the export withholds sealed decisions: export it as "
                        "the GM")

@@ -5,6 +5,7 @@ notifications they cause to the outbox, all in the unit of work's transaction.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -29,8 +30,31 @@ class Applied:
 
     def outcome(self) -> dict[str, Any]:
         """The answer to every command that changes a game (orders and GM acts alike)."""
-        return {"version": self.version, "events": self.events,
+        return {"version": self.version, "events": self.events, "head": self.head,
                 "position": position(self.state), "awaiting": awaiting(self.state)}
+
+    @property
+    def head(self) -> dict[str, Any]:
+        """The chain head after the command: what the next order names as `prev`."""
+        last = self.events[-1] if self.events else None
+        return {"seq": last["seq"], "hash": last["hash"]} if last else {}
+
+
+def record_of(command: Command, first_event: int,
+              signed: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A command as the verifier replays it (docs/security.md). A rollback's state to
+    restore is left out: the verifier folds it from the log itself."""
+    extra = dict(command.extra)
+    if isinstance(extra.get("rollback"), Mapping):
+        extra["rollback"] = {k: v for k, v in extra["rollback"].items() if k != "restore"}
+    actor = command.actor
+    return {"first_event": first_event, "kind": command.kind,
+            "actor": {"id": actor.id, "role": actor.role, "side": actor.side,
+                      "powers": list(actor.powers)},
+            "body": dict(command.body), "at": command.at,
+            "position": list(command.position) if command.position else None,
+            "trigger": command.trigger, "extra": extra,
+            "signed": dict(signed) if signed is not None else None}
 
 
 def _moment(value: str | None) -> datetime | None:
@@ -58,7 +82,7 @@ async def append(uow: UnitOfWork, game: Game, decision: Decision,
     after = decision.state
     await uow.log.append(game.id, records)
     await uow.log.add_snapshots(snapshots)
-    if dice is not None and dice.new_seeds:
+    if dice is not None and dice.new_roots:
         await uow.dice.add(dice.seed_rows(game.id))
     version = await uow.games.advance(
         game, head_seq=seq, head_hash=digest, state=after, snapshot_seq=snapshot_seq,
@@ -71,7 +95,12 @@ async def append(uow: UnitOfWork, game: Game, decision: Decision,
     return Applied(records, after, version)
 
 
-async def apply(uow: UnitOfWork, game: Game, command: Command) -> Applied:
-    """Decide `command` on the locked `game` and append what it causes."""
-    dice = await load_dice(uow, game, game.state.turn.number)
-    return await append(uow, game, decide(game.state, command, dice), dice)
+async def apply(uow: UnitOfWork, game: Game, command: Command,
+                signed: Mapping[str, Any] | None = None) -> Applied:
+    """Decide `command` on the locked `game`, append what it causes, and keep the
+    command (with `signed`, its signed envelope, if it has one) for the replay."""
+    dice = await load_dice(uow, game)
+    applied = await append(uow, game, decide(game.state, command, dice), dice)
+    if applied.events:
+        await uow.commands.add(game.id, record_of(command, applied.events[0]["seq"], signed))
+    return applied

@@ -1,24 +1,41 @@
-"""Signed orders (DESIGN.md 4.1), on one straight path: find the player by token, check
+"""Signed orders (docs/api.md), on one straight path: find the signer by token, check
 the envelope and the signature over the order's canonical bytes (computed once, before
-the game is locked), lock the game, answer a seq already used, decide and append.
+the game is locked), lock the game, answer a seq already used, check that `prev` names
+an event of the game's chain, decide and append. Every order the server takes or
+refuses gets a signed receipt (`referee.receipts`).
+
+The GM's acts arrive the same way when the game has a GM key: signed orders of player
+"gm" whose kinds are the GM's (`admin.pause`, ...).
 """
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from service.clock import rfc3339, utc_now
-from service.crypto import signing
+from service.crypto import dice as crypto_dice
+from service.crypto import identity, signing
 from service.crypto.canonical import sha256_hex
-from service.referee import members
-from service.referee.errors import Unauthorized
+from service.referee import gm, members, receipts
+from service.referee.errors import Denied, RefereeError, Unauthorized
 from service.referee.ledger import apply
-from service.rules import Actor, Command, awaiting, decide, position
+from service.rules import Actor, Command, RulesError, awaiting, decide, position
 from service.rules.errors import Forbidden, Malformed, Refused
-from service.store.models import PlayerRow
+from service.store.games import Game, Signer, StoredOrder
 from service.store.uow import UnitOfWork
+
+# Orders whose answers stay sealed from other sides until their window closes.
+SEALED_ORDERS = ("initiative.reroll",)
+# What a GM may sign (the same acts as the /admin routes).
+GM_ACTS = ("admin.pause", "admin.resume", "admin.end", "admin.deadlines", "admin.force",
+           "admin.weather", "admin.edit", "admin.dropout", "admin.act", "admin.rollback",
+           "admin.rollback_withdraw", "admin.replace_key", "admin.reopen_seat")
+# Secrets an answer carries that a stored, replayable result must not keep.
+_SECRETS = ("join_code", "token")
 
 
 @dataclass
@@ -29,12 +46,13 @@ class OrderResult:
 
 @dataclass(frozen=True, slots=True)
 class Order:
-    """What a player signs (DESIGN 4.1): the game, the player and its seq, the position
-    the player saw, the order's kind and body."""
+    """What a player (or the GM) signs: the game, the signer and its seq, the chain head
+    it last saw (`prev`), the position it saw, the order's kind and body."""
 
     game: str
     player: str
     seq: int
+    prev: str
     turn: int
     impulse: int
     step: str
@@ -43,9 +61,9 @@ class Order:
 
     def signed(self) -> dict[str, Any]:
         """The object the signature covers (its RFC 8785 bytes)."""
-        return {"game": self.game, "player": self.player, "seq": self.seq, "turn": self.turn,
-                "impulse": self.impulse, "step": self.step, "kind": self.kind,
-                "body": dict(self.body)}
+        return {"game": self.game, "player": self.player, "seq": self.seq, "prev": self.prev,
+                "turn": self.turn, "impulse": self.impulse, "step": self.step,
+                "kind": self.kind, "body": dict(self.body)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,16 +94,12 @@ class Checked:
 
 class _NoDice:
     """Dice for a dry run: any roll stops the preview. Showing a die before the order is
-    committed would let a player preview (and grind) the real roll, which chains to the
-    same hash."""
+    committed would let a player preview (and grind) the real roll."""
 
-    def commit(self, turn: int) -> str:
+    def commit(self, chain: int, from_turn: int) -> tuple[str, int]:
         raise _WouldRoll
 
     def reveal(self, turn: int) -> str:
-        raise _WouldRoll
-
-    def recommit(self, turn: int, epoch: int) -> str:
         raise _WouldRoll
 
     def roll(self, **_: Any) -> Any:
@@ -96,41 +110,51 @@ class _WouldRoll(Exception):
     pass
 
 
-def check(game_id: str, player: PlayerRow, envelope: Envelope) -> Checked:
-    """The envelope names this game and the token's player, and the signature verifies
-    with the player's key over the order's RFC 8785 bytes (canonicalised once: the same
-    bytes give the order's hash)."""
+def check(game_id: str, signer: str, key: str, actor: Actor, envelope: Envelope) -> Checked:
+    """The envelope names this game and the token's signer, and the signature verifies
+    with `key` over the order's RFC 8785 bytes (canonicalised once: the same bytes give
+    the order's hash)."""
     order = envelope.order
     if order.game != game_id:
         raise Malformed("order/wrong_game", "the order names another game",
                         errors=[("/order/game", f"expected {game_id}")])
-    if order.player != player.id:
+    if order.player != signer:
         raise Forbidden("order/signer_mismatch",
-                        "the bearer token belongs to another player than the order's",
+                        "the bearer token belongs to another signer than the order's",
                         errors=[("/order/player", "not the token's player")])
     try:
         signed = signing.order_signing_bytes(order.signed())
     except ValueError as error:
         raise Malformed("order/not_canonical", f"the order has no RFC 8785 canonical form "
-                        f"(so it cannot be signed): {error}", rule="DESIGN 4.1",
+                        f"(so it cannot be signed): {error}", rule="docs/api.md",
                         errors=[("/order", str(error))]) from None
-    if not signing.verify(player.public_key, signed, envelope.signature):
+    if not signing.verify(key, signed, envelope.signature):
         raise Unauthorized("order/bad_signature",
-                           "the signature does not verify with the player's registered key")
-    command = Command(
-        kind=order.kind, body=order.body,
-        actor=Actor(id=player.id, role="player", side=player.side,
-                    powers=tuple(player.powers)),
-        at=rfc3339(utc_now()), position=(order.turn, order.impulse, order.step))
+                           "the signature does not verify with the signer's registered key")
+    extra = {"salt": secrets.token_hex(32)} if order.kind in SEALED_ORDERS else {}
+    command = Command(kind=order.kind, body=order.body, actor=actor, at=rfc3339(utc_now()),
+                      position=(order.turn, order.impulse, order.step), extra=extra,
+                      trigger=crypto_dice.trigger_of(envelope.signature))
     return Checked(order, sha256_hex(signed), command)
 
 
 async def dry_run(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
                   ) -> dict[str, Any]:
-    """Validate an order and say what it would do, changing nothing."""
+    """Validate a player's order and say what it would do, changing nothing."""
     player = await members.player_for_order(uow, game_id, token)
-    checked = check(game_id, player, envelope)
+    actor = Actor(id=player.id, role="player", side=player.side, powers=tuple(player.powers))
+    checked = check(game_id, player.id, player.public_key, actor, envelope)
     game = await uow.games.lock(game_id)
+    if checked.command.kind in SEALED_ORDERS:
+        # What a sealed answer would cause (who answered, whether a reroll follows)
+        # tells other sides' sealed answers: a dry run only says it would be taken.
+        try:
+            decide(game.state, checked.command, _NoDice())
+        except _WouldRoll:
+            pass
+        return {"valid": True, "dry_run": True, "sealed": True, "rolls_dice": False,
+                "events": [], "note": "a sealed answer's effects are shown only once the "
+                                      "window closes"}
     try:
         decision = decide(game.state, checked.command, _NoDice())
     except _WouldRoll:
@@ -145,23 +169,94 @@ async def dry_run(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
 
 async def submit(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
                  ) -> OrderResult:
+    """Take a signed order: a player's, or the GM's act when the game has a GM key."""
+    if envelope.order.player == identity.GM:
+        return await _submit_gm(uow, game_id, token, envelope)
     player = await members.player_for_order(uow, game_id, token)
-    checked = check(game_id, player, envelope)
+    actor = Actor(id=player.id, role="player", side=player.side, powers=tuple(player.powers))
+    checked = check(game_id, player.id, player.public_key, actor, envelope)
     order = checked.order
-    game, stored, signer = await uow.games.lock_for_order(game_id, player.id, order.seq)
-    if signer.public_key != player.public_key or not signer.active:
-        # The GM replaced the key or reassigned the seat while this order waited.
-        raise Unauthorized("order/key_changed", "the player's key or seat changed while "
-                           "the order waited for the game: sign it again")
+    try:
+        game, stored, signer = await uow.games.lock_for_order(
+            game_id, player.id, order.seq, order.prev)
+        if signer.public_key != player.public_key or not signer.active:
+            # The GM replaced the key or reassigned the seat while this order waited.
+            raise Unauthorized("order/key_changed", "the player's key or seat changed while "
+                               "the order waited for the game: sign it again")
+        _key_in_force(signer, checked.command.at)
+        return await _take(uow, game, stored, signer.prev_known, checked, envelope)
+    except (RulesError, RefereeError) as refusal:
+        await _refusal_receipt(uow, refusal, game_id, checked)
+        raise
+
+
+async def _submit_gm(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
+                     ) -> OrderResult:
+    (await members.member(uow, game_id, token)).require_gm()
+    game, stored, signer = await uow.games.lock_for_order(
+        game_id, identity.GM, envelope.order.seq, envelope.order.prev)
+    key = game.row.gm_public_key
+    if not key:
+        raise Denied("order/gm_unsigned", "this game's GM has no key: its acts go to /admin")
+    checked = check(game_id, identity.GM, key, Actor(id="gm", role="gm"), envelope)
+    try:
+        if checked.order.kind not in GM_ACTS:
+            raise Malformed("order/unknown_kind", f"a GM signs acts, not {checked.order.kind!r}",
+                            errors=[("/order/kind", f"expected one of {GM_ACTS}")])
+        return await _take(uow, game, stored, signer.prev_known, checked, envelope)
+    except (RulesError, RefereeError) as refusal:
+        await _refusal_receipt(uow, refusal, game_id, checked)
+        raise
+
+
+def _key_in_force(signer: Signer, at: str) -> None:
+    """A key the GM bound without the player's consent orders only after the game's
+    waiting period (docs/game-master.md)."""
+    newest = signer.keys[-1] if signer.keys else {}
+    effective = newest.get("effective_at") if isinstance(newest, Mapping) else None
+    if isinstance(effective, str) and datetime.fromisoformat(effective) > \
+            datetime.fromisoformat(at):
+        raise Refused("order/key_not_yet_effective", f"this key was bound without the "
+                      f"player's consent and may order from {effective}",
+                      rule="docs/game-master.md", extra={"effective_at": effective})
+
+
+async def _take(uow: UnitOfWork, game: Game, stored: StoredOrder | None, prev_known: bool,
+                checked: Checked, envelope: Envelope) -> OrderResult:
+    order = checked.order
     if stored is not None:
         if stored.order_hash == checked.order_hash:
             return OrderResult(stored.result, replayed=True)
         raise Refused("order/seq_reused", f"seq {order.seq} was already used for another "
-                      "order", rule="DESIGN 4.1", errors=[("/order/seq", "reused")])
-    applied = await apply(uow, game, checked.command)
-    result = {"accepted": True, "seq": order.seq, **applied.outcome()}
+                      "order", rule="docs/api.md", errors=[("/order/seq", "reused")])
+    if not prev_known and order.prev != game.head_hash:
+        raise Refused("order/unknown_prev", "`prev` names no event of this game's chain: "
+                      "read the state again and sign the order over its head",
+                      rule="docs/api.md", errors=[("/order/prev", "unknown chain head")],
+                      extra={"head": {"seq": game.head_seq, "hash": game.head_hash}})
+    if order.player == identity.GM:
+        outcome = await gm.perform(uow, game, gm.Act(
+            order.kind, order.body, checked.command.trigger, envelope.stored()))
+    else:
+        outcome = (await apply(uow, game, checked.command, envelope.stored())).outcome()
+    receipt = await receipts.receipt(
+        uow, game=game.id, player=order.player, seq=order.seq, order_hash=checked.order_hash,
+        result="accepted", head={"seq": game.head_seq, "hash": game.head_hash},
+        version=game.version)
+    result = {"accepted": True, "seq": order.seq, **outcome, "receipt": receipt}
+    kept = {k: v for k, v in result.items() if k not in _SECRETS}
     await uow.orders.add(
-        game_id=game_id, player_id=player.id, seq=order.seq, order_hash=checked.order_hash,
-        envelope=envelope.stored(), result=result,
-        first_event=applied.events[0]["seq"] if applied.events else None)
+        game_id=game.id, player_id=order.player, seq=order.seq, order_hash=checked.order_hash,
+        envelope=envelope.stored(), result=kept,
+        first_event=outcome["events"][0]["seq"] if outcome["events"] else None)
     return OrderResult(result, replayed=False)
+
+
+async def _refusal_receipt(uow: UnitOfWork, refusal: RulesError | RefereeError,
+                           game_id: str, checked: Checked) -> None:
+    """A signed receipt for a refused order, carried in the problem it answers with."""
+    code = refusal.code
+    receipt = await receipts.receipt(
+        uow, game=game_id, player=checked.order.player, seq=checked.order.seq,
+        order_hash=checked.order_hash, result="refused", head=None, version=None, code=code)
+    refusal.extra["receipt"] = receipt

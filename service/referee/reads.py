@@ -8,7 +8,8 @@ from typing import Any
 
 import orjson
 
-from service.referee import members
+from service.crypto import dice as crypto_dice
+from service.referee import members, receipts
 from service.referee.abandoned import annotate, rollbacks, rolled_back
 from service.rules import Event, State
 from service.rules.board import state_supply
@@ -23,6 +24,31 @@ def _redact(record: dict[str, Any]) -> dict[str, Any]:
     return {**record, "data": {"side": record["data"].get("side"), "sealed": True},
             "text": f"{record['data'].get('side')} answered (sealed until the window closes).",
             "sealed": True}
+
+
+def _sealed_order(envelope: dict[str, Any], state: State, viewer: Viewer) -> dict[str, Any]:
+    """An order whose body is a sealed answer of another side, while its window is
+    open: the body is withheld (its signature cannot be checked until it closes)."""
+    order = envelope["order"]
+    if order.get("kind") != "initiative.reroll" or order.get("turn") != state.turn.number \
+            or state.turn.step != "initiative.reroll" or viewer.role == "gm":
+        return envelope
+    if order.get("player") in state.seats and \
+            state.seats[order["player"]].side == viewer.side:
+        return envelope
+    return {**envelope, "order": {**order, "body": {"sealed": True}}, "sealed": True}
+
+
+def _sealed_command(command: dict[str, Any], state: State, viewer: Viewer) -> dict[str, Any]:
+    """A command carrying another side's sealed answer, while its window is open: its
+    body, salt and signed order are withheld."""
+    signed = command.get("signed") or {}
+    if "order" not in signed:
+        return command
+    envelope = _sealed_order(signed, state, viewer)
+    if not envelope.get("sealed"):
+        return command
+    return {**command, "body": {"sealed": True}, "extra": {}, "signed": envelope}
 
 
 def visible(records: list[dict[str, Any]], state: State, viewer: Viewer) -> list[dict[str, Any]]:
@@ -56,34 +82,40 @@ async def log(uow: UnitOfWork, game_id: str, token: str, *, after: int, limit: i
 
 
 async def dice(uow: UnitOfWork, game_id: str, token: str) -> dict[str, Any]:
-    """Per turn: the commitment, the seed once revealed, and every roll with its inputs."""
+    """The dice record (docs/dice.md): the seed chains with their anchors, and per turn
+    what its seed must hash to, the seed once revealed, and every roll with its inputs."""
     game = (await members.member(uow, game_id, token)).game
     abandoned = await rollbacks(uow, game.id)
+    chains: list[dict[str, Any]] = []
     turns: dict[int, dict[str, Any]] = {}
+
+    def turn_entry(t: int) -> dict[str, Any]:
+        return turns.setdefault(t, {"turn": t, "commitment": None, "seed": None, "rolls": []})
+
     for row in await uow.log.of_kinds(game.id, DICE_KINDS):
         data, kind = row["data"], row["kind"]
-        t = int(data["turn"])
-        entry = turns.setdefault(t, {"turn": t, "commitment": None, "seed": None, "rolls": []})
         if kind in ("dice.committed", "dice.recommitted"):
-            if kind == "dice.recommitted" or entry["commitment"] not in (
-                    None, data["commitment"]):
-                entry.setdefault("recommitments", []).append(
-                    {"seq": row["seq"], "epoch": data.get("epoch"),
-                     "commitment": data["commitment"]})
-            entry["commitment"] = data["commitment"]
+            chains.append({"seq": row["seq"], **data})
+            turn_entry(int(data["from_turn"]))["commitment"] = data["anchor"]
         elif kind == "dice.revealed":
+            t = int(data["turn"])
+            entry = turn_entry(t)
             if entry["seed"] is not None and entry["seed"] != data["seed"]:
                 entry.setdefault("earlier_seeds", []).append(entry["seed"])
             entry["seed"] = data["seed"]
-        elif rolled_back(row["seq"], abandoned):
-            entry["rolls"].append({"seq": row["seq"], **data, "rolled_back": True})
+            nxt = turn_entry(t + 1)
+            if nxt["commitment"] is None:
+                nxt["commitment"] = data["seed"]
         else:
-            entry["rolls"].append({"seq": row["seq"], **data})
+            roll = {"seq": row["seq"], **data}
+            if rolled_back(row["seq"], abandoned):
+                roll["rolled_back"] = True
+            turn_entry(int(data["turn"]))["rolls"].append(roll)
     mode = game.row.dice["mode"]
     return {"game": game.id, "mode": mode, "scripted": mode == "scripted",
-            "algorithm": "DESIGN.md 4.2: HMAC-SHA256(seed_T, "
-                         "'{game_id}|{T}|{i}|{j}|{purpose}|{chain_hash}')",
-            "turns": [turns[t] for t in sorted(turns)]}
+            "algorithm": crypto_dice.ALGORITHM + " (docs/dice.md): die j of roll i of turn T "
+                         "is HMAC-SHA256(seed_T, '{game}|{T}|{i}|{j}|{purpose}|{trigger}')",
+            "chains": chains, "turns": [turns[t] for t in sorted(turns)]}
 
 
 async def export(uow: UnitOfWork, game_id: str, token: str) -> dict[str, Any]:
@@ -94,10 +126,15 @@ async def export(uow: UnitOfWork, game_id: str, token: str) -> dict[str, Any]:
     abandoned = await rollbacks(uow, game.id)
     records = [annotate(r, abandoned) for r in await uow.log.since(game.id, 0)]
     sealed_hidden = any(is_sealed(Event.from_record(r), state, viewer) for r in records)
+    orders = [{**o.envelope, "first_event": o.first_event}
+              for o in await uow.orders.of_game(game.id)]
+    commands = await uow.commands.of_game(game.id)
     if sealed_hidden:
         records = visible(records, state, viewer)
+        orders = [_sealed_order(o, state, viewer) for o in orders]
+        commands = [_sealed_command(c, state, viewer) for c in commands]
     config = game.row.dice
-    dice_info: dict[str, Any] = {"mode": config["mode"]}
+    dice_info: dict[str, Any] = {"mode": config["mode"], "algorithm": crypto_dice.ALGORITHM}
     if config["mode"] == "scripted":
         dice_info["scripted"] = True
         if state.status == "finished":
@@ -105,9 +142,10 @@ async def export(uow: UnitOfWork, game_id: str, token: str) -> dict[str, Any]:
     if config["mode"] == "seeded" and state.status == "finished":
         dice_info["master_seed"] = config["seed"]
     return {
-        "format": "wif-referee-export/1",
+        "format": "wif-referee-export/2",
         "game": {"id": game.id, "name": game.row.name, "status": state.status,
-                 "version": game.version, "rules_version": game.row.rules_version},
+                 "version": game.version, "rules_version": game.row.rules_version,
+                 "gm_public_key": game.row.gm_public_key},
         "scenario": await uow.games.scenario(game.id),
         "options": game.row.options,
         "dice": dice_info,
@@ -115,11 +153,12 @@ async def export(uow: UnitOfWork, game_id: str, token: str) -> dict[str, Any]:
                      "public_key": p.public_key, "active": p.active,
                      "keys": p.keys or [{"public_key": p.public_key, "from_seq": 0}]}
                     for p in await uow.players.of_game(game.id)],
-        "orders": [{**o.envelope, "first_event": o.first_event}
-                   for o in await uow.orders.of_game(game.id)],
+        "orders": orders,
+        "commands": commands,
         "events": records,
+        "server_keys": await receipts.keys(uow),
         "revealed_seeds": {str(k): v for k, v in state.dice.revealed.items()},
-        "state": view(state, Viewer(role="gm")),
+        "state": view(state, viewer),
         "complete": not sealed_hidden,
     }
 
@@ -184,6 +223,8 @@ def rendered_view(game: Game, viewer: Viewer) -> bytes:
     body["supply"] = supply(game)
     body["game"]["version"] = game.version
     body["game"]["name"] = game.row.name
+    body["game"]["gm_signs"] = bool(game.row.gm_public_key)
+    body["head"] = {"seq": game.head_seq, "hash": game.head_hash}
     if viewer.role == "gm":
         body["game"]["divergence"] = flag  # `service replay-check` (docs/game-master.md)
     rendered = orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)

@@ -27,3 +27,6 @@ class Command:
     at: str
     position: tuple[int, int, str] | None = None  # turn, impulse, step the player saw
     extra: Mapping[str, Any] = field(default_factory=dict)
+    # What the command's signature contributes to its rolls (docs/dice.md): the SHA-256
+    # of the signature of a signed order, GM act or join; "" for the clock's commands.
+    trigger: str = ""

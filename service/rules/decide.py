@@ -71,6 +71,7 @@ ORDERS: Mapping[str, Handler] = {
 
 # Commands of the seats, the GM and the clock, by kind.
 COMMANDS: Mapping[str, Handler] = {
+    "game.create": gm.create,
     "seat.take": gm.take_seat,
     "seat.substitute": gm.substitute,
     "admin.pause": gm.pause,
@@ -139,7 +140,8 @@ def decide(state: State, command: Command, dice: Dice | None) -> Decision:
             raise Refused("admin/finished", "the game is over")
     if command.kind in ("admin.edit", "admin.weather"):
         gm.refuse_if_proposal(state, command.kind)  # the rollback would undo it silently
-    flow = Flow(state, dice, evolve=evolve, actor=command.actor.id, at=command.at)
+    flow = Flow(state, dice, evolve=evolve, actor=command.actor.id, at=command.at,
+                trigger=command.trigger)
     handler(flow, command)
     _side_returns(flow, command)
     gm.play_civil_disorder(flow)

@@ -21,8 +21,9 @@ class Flow:
     the packages that emit events need not import the table that imports them."""
 
     def __init__(self, state: State, dice: Dice | None, *, evolve: Evolver, actor: str,
-                 at: str) -> None:
+                 at: str, trigger: str = "") -> None:
         self.state = state
+        self.trigger = trigger
         self.evolve = evolve
         self.dice = dice
         self.actor = actor
@@ -48,6 +49,8 @@ class Flow:
         if self.dice is None:
             raise RuntimeError("this command may not roll dice")
         s = self.state
+        if s.turn.number in s.dice.revealed:  # nobody may roll with a known seed
+            raise RuntimeError(f"the seed of turn {s.turn.number} is revealed: no more rolls")
         roll = self.dice.roll(
             turn=s.turn.number,
             index=s.dice.rolls_this_turn,
@@ -55,7 +58,7 @@ class Flow:
             count=count,
             faces=faces,
             script_position=s.dice.script_used.get(purpose, 0),
-            pending=self.events,
+            trigger=self.trigger or s.dice.trigger,
         )
         data = to_data(roll)
         if label is not None:

@@ -47,8 +47,9 @@ DEFAULTS: dict[str, Any] = {
         "hq_needs_supply": True,  # 25
     },
     "supply": {"terrain_cost": {"mountain": 1, "swamp": 1, "jungle": 1, "forest": 1}},  # 26
-    # A pause ends by itself after this many hours (0: the GM may not pause).
-    "game": {"max_pause_hours": 168},
+    # A pause ends by itself after this many hours (0: the GM may not pause). A key the
+    # GM binds without the player's consent may order only this many hours later.
+    "game": {"max_pause_hours": 168, "key_wait_hours": 24},
     # What happens to a side whose players are gone (docs/game-master.md): "gm" (the GM
     # plays it), "substitute" (a substitute takes the seat by a new join code) or
     # "civil_disorder" (default orders at once until a substitute joins). The policy

@@ -234,13 +234,39 @@ class TurnState:
 
 
 @dataclass(frozen=True, slots=True)
+class Chain:
+    """A hash chain of turn seeds (docs/dice.md): chain `number` (0 from the game's
+    creation, then one per new commitment) covers `length` turns from `from_turn`;
+    `anchor` is the hash its first seed hashes to."""
+
+    number: int
+    from_turn: int
+    anchor: str
+    length: int
+
+    def covers(self, turn: int) -> bool:
+        return self.from_turn <= turn < self.from_turn + self.length
+
+
+@dataclass(frozen=True, slots=True)
 class DiceState:
+    """The dice record: the chains, what each turn's seed must hash to (`commitments`:
+    the chain's anchor, or the seed revealed the turn before), the seeds revealed, the
+    rolls of this turn, the GM's script used, and the `trigger` of the last roll (for a
+    roll no signed command makes: a deadline's default). `elsewhere`: turns whose seed
+    stayed on the server the game was imported from."""
+
     rolls_this_turn: int = 0
     script_used: dict[str, int] = field(default_factory=dict)
+    chains: tuple[Chain, ...] = ()
     commitments: dict[int, str] = field(default_factory=dict)
     revealed: dict[int, str] = field(default_factory=dict)
-    epochs: dict[int, int] = field(default_factory=dict)  # turn -> recommitments so far
-    elsewhere: tuple[int, ...] = ()  # committed turns whose seed stayed on another server
+    trigger: str = ""
+    elsewhere: tuple[int, ...] = ()
+
+    def chain_of(self, turn: int) -> Chain | None:
+        """The newest chain that covers `turn`."""
+        return next((c for c in reversed(self.chains) if c.covers(turn)), None)
 
 
 @dataclass(frozen=True, slots=True)

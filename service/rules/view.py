@@ -73,7 +73,8 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
             "commitments": {str(k): v for k, v in state.dice.commitments.items()},
             "revealed": {str(k): v for k, v in state.dice.revealed.items()},
             "rolls_this_turn": state.dice.rolls_this_turn,
-            "recommitments": {str(k): v for k, v in state.dice.epochs.items()},
+            "chains": [{"chain": c.number, "from_turn": c.from_turn, "anchor": c.anchor,
+                        "length": c.length} for c in state.dice.chains],
         },
         "me": {
             "role": viewer.role,

@@ -155,6 +155,8 @@ _READ_LOCKED = (
 )
 _READ_LOCKED_FOR_ORDER = _READ_LOCKED.add_columns(
     OrderRow.order_hash, OrderRow.result, PlayerRow.public_key, PlayerRow.active,
+    PlayerRow.keys, exists().where(EventRow.game_id == GameRow.id,
+                                   EventRow.hash == bindparam("prev")),
 ).outerjoin(
     OrderRow, (OrderRow.game_id == GameRow.id) & (OrderRow.player_id == bindparam("player"))
     & (OrderRow.seq == bindparam("seq"))
@@ -166,10 +168,13 @@ _UPDATE_HEAD = update(table(GameRow)).where(table(GameRow).c.id == bindparam("ga
 @dataclass(frozen=True, slots=True)
 class Signer:
     """The order's player as the locked read sees it: the key that must have signed,
-    and whether the seat is still theirs."""
+    whether the seat is still theirs, its key history, and whether the order's `prev`
+    names an event of the game's chain."""
 
     public_key: str | None
     active: bool
+    keys: tuple[dict[str, Any], ...] = ()
+    prev_known: bool = False
 
 
 class Games:
@@ -196,15 +201,16 @@ class Games:
         game, _, _ = await self._lock(game_id, None)
         return game
 
-    async def lock_for_order(self, game_id: str, player_id: str, seq: int
+    async def lock_for_order(self, game_id: str, player_id: str, seq: int, prev: str
                              ) -> tuple[Game, StoredOrder | None, Signer]:
-        """`lock`, plus what the player already stored under `seq` (None if nothing)
-        and the player's key as of the lock, in the same round trip."""
-        game, stored, signer = await self._lock(game_id, (player_id, seq))
+        """`lock`, plus what the player already stored under `seq` (None if nothing),
+        the player's key as of the lock and whether `prev` is an event of the game, in
+        the same round trip."""
+        game, stored, signer = await self._lock(game_id, (player_id, seq, prev))
         assert signer is not None
         return game, stored, signer
 
-    async def _lock(self, game_id: str, order: tuple[str, int] | None
+    async def _lock(self, game_id: str, order: tuple[str, int, str] | None
                     ) -> tuple[Game, StoredOrder | None, Signer | None]:
         if get_settings().game_lock == "row":
             return await self._lock_row(game_id, order)
@@ -216,7 +222,7 @@ class Games:
             found: Any = (await self.session.execute(_READ_LOCKED, {"game": game_id})).first()
         else:
             found = (await self.session.execute(_READ_LOCKED_FOR_ORDER, {
-                "game": game_id, "player": order[0], "seq": order[1]})).first()
+                "game": game_id, "player": order[0], "seq": order[1], "prev": order[2]})).first()
         if found is None:
             raise GameNotFound(game_id)
         game = await self._with_state(found[0])
@@ -224,9 +230,10 @@ class Games:
         if order is None:
             return game, None, None
         stored = StoredOrder(found[2], found[3]) if found[2] is not None else None
-        return game, stored, Signer(found[4], bool(found[5]))
+        return game, stored, Signer(found[4], bool(found[5]), tuple(found[6] or ()),
+                                    bool(found[7]))
 
-    async def _lock_row(self, game_id: str, order: tuple[str, int] | None
+    async def _lock_row(self, game_id: str, order: tuple[str, int, str] | None
                         ) -> tuple[Game, StoredOrder | None, Signer | None]:
         row = (await self.session.execute(
             select(GameRow).where(GameRow.id == game_id).with_for_update()
@@ -242,7 +249,10 @@ class Games:
                 OrderRow.seq == order[1]))).first()
         player = await self.session.get(PlayerRow, (game_id, order[0]))
         stored = StoredOrder(found[0], found[1]) if found is not None else None
-        signer = Signer(player.public_key if player else None, bool(player and player.active))
+        prev_known = bool(await self.session.scalar(select(exists().where(
+            EventRow.game_id == game_id, EventRow.hash == order[2]))))
+        signer = Signer(player.public_key if player else None, bool(player and player.active),
+                        tuple(player.keys or ()) if player else (), prev_known)
         return game, stored, signer
 
     async def _with_state(self, row: GameRow) -> Game:

@@ -79,6 +79,8 @@ class GameRow(Base):
     # Set by `service replay-check` when the replay of the log under the current rules
     # differs from the stored snapshots: {seq, after_seq, what, ...}; shown to the GM.
     divergence: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    # The GM's Ed25519 key (base64url) when the GM signs their acts (docs/security.md).
+    gm_public_key: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = _now()
     updated_at: Mapped[datetime] = _now()
 
@@ -167,6 +169,39 @@ class DiceSeedRow(Base):
 
 
 Index("ix_events_game_kind", EventRow.game_id, EventRow.kind)
+Index("ix_events_game_hash", EventRow.game_id, EventRow.hash)
+
+
+class CommandRow(Base):
+    """A command the referee applied, with everything `decide` was given: the verifier
+    replays the game from these (docs/security.md). `signed` is the signed envelope of a
+    player's order, a GM act or a join; `first_event` the seq of its first event."""
+
+    __tablename__ = "commands"
+
+    game_id: Mapped[str] = mapped_column(
+        Text, ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    first_event: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    kind: Mapped[str] = mapped_column(Text)
+    actor: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    body: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    position: Mapped[list[Any] | None] = mapped_column(JSONB)
+    trigger: Mapped[str] = mapped_column(Text)
+    extra: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    signed: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+
+
+class ServerKeyRow(Base):
+    """A key the server signs receipts with; the newest unretired one is current."""
+
+    __tablename__ = "server_keys"
+
+    id: Mapped[str] = mapped_column(Text, primary_key=True)
+    public_key: Mapped[str] = mapped_column(Text)
+    private_key: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = _now()
+    retired_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class WebhookRow(Base):

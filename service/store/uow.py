@@ -19,11 +19,13 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError, InterfaceError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from service.store.commands import Commands
 from service.store.dice import DiceSeeds
 from service.store.games import Games
 from service.store.log import EventLog
 from service.store.orders import Orders
 from service.store.players import Players
+from service.store.server_keys import ServerKeys
 from service.store.webhooks import Outbox, Webhooks
 
 Publish = Callable[[str, int], None]
@@ -45,6 +47,8 @@ class UnitOfWork:
         self.games = Games(session)
         self.log = EventLog(session)
         self.orders = Orders(session)
+        self.commands = Commands(session)
+        self.server_keys = ServerKeys(session)
         self.players = Players(session)
         self.dice = DiceSeeds(session)
         self.webhooks = Webhooks(session)

@@ -5,7 +5,9 @@ import { $, fill, formatTime, h, words } from "./dom.js";
 import { ORDER_FORMS } from "./forms.js";
 import { follow } from "./live.js";
 import { drawMap } from "./map.js";
-import { createKey, deleteKey, hasKey, signOrder, signingUnavailable } from "./signing.js";
+import {
+  createKey, deleteKey, hasKey, signObject, signOrder, signingUnavailable,
+} from "./signing.js";
 
 const SIDES = ["axis", "allies", "communists"];
 const PER_POWER_STEPS = ["declare", "production"];
@@ -153,8 +155,10 @@ async function onJoin(event) {
   try {
     key = await createKey(`${game}/${values.side}`);
     const body = { join_code: values.join_code.trim(), name: values.name.trim(),
-      public_key: key.publicKey };
-    if (powers.length) body.powers = powers;
+      public_key: key.publicKey, powers: powers.length ? powers : null };
+    // The join is signed by the key it registers (it proves the key is held).
+    body.signature = await signObject(key.keyId, { type: "wif-join/1", game,
+      side: values.side, name: body.name, public_key: key.publicKey, powers: body.powers });
     const { data } = await api(`/v1/games/${encodeURIComponent(game)}/seats/${values.side}`,
       { method: "POST", body });
     const seat = { game, role: "player", side: values.side, name: body.name,
@@ -755,7 +759,7 @@ async function previewOrder(kind, body) {
   const stored = loadSeats()[seatKey(seat)] || seat;
   const seq = Math.max(stored.seq || 0, seat.seq || 0) + 1;
   const envelope = await signOrder(seat.keyId, {
-    game: seat.game, player: seat.player, seq,
+    game: seat.game, player: seat.player, seq, prev: page.summary.head.hash,
     turn: position.turn, impulse: position.impulse, step: position.step, kind, body,
   });
   try {
@@ -774,23 +778,35 @@ async function sendOrder(kind, body) {
   for (let attempt = 0; ; attempt += 1) {
     const seq = nextSeq(seat);
     const envelope = await signOrder(seat.keyId, {
-      game: seat.game, player: seat.player, seq,
+      game: seat.game, player: seat.player, seq, prev: page.summary.head.hash,
       turn: position.turn, impulse: position.impulse, step: position.step, kind, body,
     });
     try {
       const { data } = await api(gamePath("/orders"), { method: "POST", token: seat.token,
         body: envelope });
+      keepReceipt(seat, data.receipt);
       notice(`✓ ${kind} accepted (seq ${seq}); ${data.events?.length ?? 0} event(s).`);
       if (page.liveMode !== "stream") addEvents(data.events || []);
       await refresh();
       return data;
     } catch (error) {
+      keepReceipt(seat, error.problem?.receipt);
       // Another tab of this seat used the seq: take the next one.
       if (error.problem?.code === "order/seq_reused" && attempt < 5) continue;
       if (error.status === 409) refresh().catch(() => {});
       throw error;
     }
   }
+}
+
+/** Keep the server's signed receipt of an order (accepted or refused): with an export,
+ *  `verify --receipts` proves an order the server took and then dropped. */
+function keepReceipt(seat, receipt) {
+  if (!receipt) return;
+  const key = `wif.play.receipts/${seat.game}/${seat.player}`;
+  const kept = JSON.parse(localStorage.getItem(key) || "[]");
+  kept.push(receipt);
+  localStorage.setItem(key, JSON.stringify(kept));
 }
 
 // ------------------------------------------------------------------ the GM's panel

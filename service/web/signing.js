@@ -99,14 +99,18 @@ export async function hasKey(keyId) {
   return Boolean(keyId && (await withStore("readonly", (store) => store.get(keyId))));
 }
 
-/** The signed envelope {order, signature} for `order`, signed with the stored key. */
-export async function signOrder(keyId, order) {
+/** The base64url Ed25519 signature of `value`'s RFC 8785 bytes with the stored key. */
+export async function signObject(keyId, value) {
   const pair = keyId && (await withStore("readonly", (store) => store.get(keyId)));
   if (!pair) {
     throw new Error("the signing key of this seat is not in this browser any more "
       + "(browser data cleared?); ask the GM to replace the seat's key");
   }
-  const bytes = new TextEncoder().encode(canonicalJSON(order));
-  const signature = await crypto.subtle.sign({ name: "Ed25519" }, pair.privateKey, bytes);
-  return { order, signature: base64url(signature) };
+  const bytes = new TextEncoder().encode(canonicalJSON(value));
+  return base64url(await crypto.subtle.sign({ name: "Ed25519" }, pair.privateKey, bytes));
+}
+
+/** The signed envelope {order, signature} for `order`, signed with the stored key. */
+export async function signOrder(keyId, order) {
+  return { order, signature: await signObject(keyId, order) };
 }

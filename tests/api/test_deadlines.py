@@ -7,7 +7,7 @@ import asyncio
 from datetime import timedelta
 
 import httpx
-from support import Game, full_game
+from support import Game, full_game, to_action
 
 from service.clock import utc_now
 from service.referee.games import sweep_deadlines
@@ -123,14 +123,23 @@ async def test_gm_sets_the_weather_table_for_a_coming_turn(client: httpx.AsyncCl
     assert log[-1]["kind"] == "weather.table_set" and "winter comes" in log[-1]["text"]
 
 
-async def test_dice_record_lists_commitments_and_rolls(client: httpx.AsyncClient) -> None:
-    game = await _reroll_game(client)
-    await game.players["axis"].ok("roll", {"dice": "3d6", "purpose": "listing"})
+async def test_dice_record_lists_the_chain_commitments_and_rolls(
+    client: httpx.AsyncClient,
+) -> None:
+    """docs/dice.md: the chain committed at creation, then per turn its commitment (the
+    chain's anchor for turn 1), its seed once revealed, every roll with its trigger."""
+    game = await full_game(client, dice={"mode": "scripted",
+                                         "script": {"initiative": [10, 1, 1]}})
+    axis = await to_action(game)
+    await axis.ok("roll", {"dice": "3d6", "purpose": "listing"})
     r = await client.get(f"/v1/games/{game.id}/dice", headers=game.players["allies"].headers)
     body = r.json()
-    assert body["mode"] == "fair" and body["scripted"] is False
+    assert body["mode"] == "scripted" and body["scripted"] is True
+    [chain] = body["chains"]
+    assert chain["from_turn"] == 1 and chain["length"] == 1000 and len(chain["anchor"]) == 64
     turn = body["turns"][0]
-    assert len(turn["commitment"]) == 64 and turn["seed"] is None  # not revealed yet
+    assert turn["commitment"] == chain["anchor"] and turn["seed"] is None  # not revealed yet
     purposes = [roll["purpose"] for roll in turn["rolls"]]
-    assert purposes == ["initiative", "roll"]
-    assert turn["rolls"][1]["faces"] == 6 and len(turn["rolls"][1]["values"]) == 3
+    assert purposes == ["initiative", "weather", "roll"]
+    assert turn["rolls"][2]["faces"] == 6 and len(turn["rolls"][2]["values"]) == 3
+    assert all(len(roll["trigger"]) == 64 for roll in turn["rolls"])

@@ -9,15 +9,14 @@ from typing import Any
 
 import httpx
 from gm_support import pass_impulse, start_impulses, summary, sweep
-from support import SIDES, Game, Player, full_game
-
-from service.crypto import signing
+from support import SIDES, Game, Player, full_game, join_body
 
 
 async def _reroll_deadline(client: httpx.AsyncClient, options: dict[str, Any]) -> Game:
     # Turn-end dice of 1 keep the turn going (seed 002: a last die of 1-3 never ends it),
     # so the impulses these tests walk through do not depend on luck.
-    dice = {"mode": "scripted", "script": {"turn_end": [1] * 200}}
+    # Initiative 1, 10, 1: the Allies win it and choose first.
+    dice = {"mode": "scripted", "script": {"turn_end": [1] * 200, "initiative": [1, 10, 1]}}
     game = await full_game(client, options=options, dice=dice)
     r = await game.admin("deadlines", {"deadlines": {"initiative.reroll": 3600},
                                        "reason": "one hour to answer"})
@@ -62,9 +61,8 @@ async def test_a_side_in_civil_disorder_plays_default_orders_until_a_substitute_
     r = await game.admin(f"players/{communists.id}/reassign", {"reason": "gone for good"})
     assert r.status_code == 200, r.text
     substitute = Player(client, game.id, "communists")
-    r = await client.post(f"/v1/games/{game.id}/seats/communists", json={
-        "join_code": r.json()["join_code"], "name": "Sub",
-        "public_key": signing.public_key_text(substitute.key)})
+    r = await client.post(f"/v1/games/{game.id}/seats/communists", json=join_body(
+        game.id, "communists", r.json()["join_code"], substitute.key, "Sub", None))
     assert r.status_code == 201, r.text
     substitute.id, substitute.token = r.json()["player_id"], r.json()["token"]
     game.players["communists"] = substitute
@@ -123,7 +121,8 @@ async def test_missed_deadlines_count_in_a_row_and_reset_when_the_side_plays(
     assert state["sides"]["axis"]["dropout"]["missed"] == 0
     assert state["sides"]["allies"]["dropout"]["dropped_out"] is False
     allies = game.players["allies"]
-    await allies.ok("roll", {"dice": "1d10", "purpose": "I am here"})
+    assert (await game.state())["awaiting"][0]["side"] == "allies"
+    await allies.ok("initiative.choose", {"position": "first"})  # allies won, they are here
     state = await game.state()
     assert state["sides"]["allies"]["dropout"]["missed"] == 0
     assert "side.returned" in [e["kind"] for e in await game.log()]

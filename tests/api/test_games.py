@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 
 import httpx
-from support import SIDES, create_game, full_game, join, scenario
+from support import SIDES, create_game, full_game, join, join_body, scenario
 
 from service.crypto import signing
 
@@ -102,18 +102,16 @@ async def test_joining_with_some_powers_leaves_the_rest_open(client: httpx.Async
 
 async def test_wrong_join_code_is_401(client: httpx.AsyncClient) -> None:
     game = await create_game(client)
-    r = await client.post(f"/v1/games/{game.id}/seats/axis", json={
-        "join_code": game.join_codes["allies"], "name": "Eve",
-        "public_key": signing.public_key_text(signing.new_private_key())})
+    r = await client.post(f"/v1/games/{game.id}/seats/axis", json=join_body(
+        game.id, "axis", game.join_codes["allies"], signing.new_private_key(), "Eve", None))
     _problem(r, 401, "seat/bad_join_code")
 
 
 async def test_a_taken_seat_is_409(client: httpx.AsyncClient) -> None:
     game = await create_game(client)
     await join(game, "axis")
-    r = await client.post(f"/v1/games/{game.id}/seats/axis", json={
-        "join_code": game.join_codes["axis"], "name": "Late",
-        "public_key": signing.public_key_text(signing.new_private_key())})
+    r = await client.post(f"/v1/games/{game.id}/seats/axis", json=join_body(
+        game.id, "axis", game.join_codes["axis"], signing.new_private_key(), "Late", None))
     _problem(r, 409, "seat/taken")
 
 
@@ -121,7 +119,8 @@ async def test_a_bad_key_is_422(client: httpx.AsyncClient) -> None:
     game = await create_game(client)
     for key in ("not base64!", "AAAA", signing.b64url_encode(b"x" * 31)):
         r = await client.post(f"/v1/games/{game.id}/seats/axis", json={
-            "join_code": game.join_codes["axis"], "name": "Bad", "public_key": key})
+            "join_code": game.join_codes["axis"], "name": "Bad", "public_key": key,
+            "signature": "AAAA"})
         _problem(r, 422, "seat/bad_public_key")
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import httpx
 from gm_support import start_impulses, summary, sweep
-from support import SIDES, Player, full_game
+from support import SIDES, Player, full_game, join_body, to_action
 
-from service.crypto import signing
+from service.crypto import identity, signing
 from service.crypto.chain import verify_chain
 from service.verify import verify_export
 
@@ -124,14 +124,22 @@ async def test_state_edits_are_checked_against_the_scenario_format(
 async def test_a_replaced_key_signs_later_orders_and_old_orders_still_verify(
     client: httpx.AsyncClient,
 ) -> None:
-    game = await full_game(client)
-    allies = game.players["allies"]
+    """With the player's consent, signed by its old key, the new key orders at once;
+    without it (a lost key), the old key orders no more and the new one only after the
+    game's waiting period, which every side sees in the log (docs/game-master.md)."""
+    game = await full_game(client, dice={"mode": "scripted",
+                                         "script": {"initiative": [1, 10, 1]}})
+    allies = await to_action(game)
+    assert allies.side == "allies"
     await allies.ok("roll", {"dice": "1d10", "purpose": "with the first key"})
     old_key = allies.key
     new_key = signing.new_private_key()
+    new_public = signing.public_key_text(new_key)
+    consent = signing.sign(old_key, identity.signing_bytes(identity.consent_object(
+        game.id, allies.id, new_public)))
     r = await game.admin(f"players/{allies.id}/key", {
-        "public_key": signing.public_key_text(new_key), "reason": "lost laptop",
-        "new_token": True})
+        "public_key": new_public, "reason": "new laptop", "new_token": True,
+        "consent": consent})
     assert r.status_code == 200, r.text
     new_token = r.json()["token"]
     where = (await summary(game))["position"]
@@ -144,13 +152,30 @@ async def test_a_replaced_key_signs_later_orders_and_old_orders_still_verify(
     await allies.ok("roll", {"dice": "1d10", "purpose": "with the new key"})
     r = await game.admin(f"players/{allies.id}/key", {"public_key": "not a key"})
     assert r.status_code == 422 and r.json()["errors"][0]["path"] == "/public_key"
+    r = await game.admin(f"players/{allies.id}/key", {
+        "public_key": signing.public_key_text(signing.new_private_key()), "consent": consent})
+    assert r.status_code == 401 and r.json()["code"] == "admin/bad_consent"
+
+    lost = signing.new_private_key()
+    r = await game.admin(f"players/{allies.id}/key", {
+        "public_key": signing.public_key_text(lost), "reason": "lost laptop"})
+    assert r.status_code == 200, r.text
+    replaced = [e for e in await game.log(game.players["axis"])
+                if e["kind"] == "player.key_replaced"][-1]
+    assert replaced["data"]["consented"] is False and replaced["data"]["effective_at"]
+    r = await allies.order("roll", {"dice": "1d10", "purpose": "the revoked key"})
+    assert r.status_code == 401
+    allies.key = lost
+    r = await allies.order("roll", {"dice": "1d10", "purpose": "too early"})
+    assert r.status_code == 409 and r.json()["code"] == "order/key_not_yet_effective"
     assert old_key is not new_key
     export = (await client.get(f"/v1/games/{game.id}/export", headers=game.gm)).json()
     report = verify_export(export)
     assert report.ok, report.text()
     mine = next(p for p in export["players"] if p["id"] == allies.id)
     assert [k["public_key"] for k in mine["keys"]] == [
-        signing.public_key_text(old_key), signing.public_key_text(new_key)]
+        signing.public_key_text(k) for k in (old_key, new_key, lost)]
+    assert mine["keys"][1]["consent"] == consent and mine["keys"][2]["consent"] is None
     swapped = {**export, "players": [
         {**p, "keys": [dict(k, public_key=mine["keys"][1]["public_key"]) for k in p["keys"]]}
         if p["id"] == allies.id else p for p in export["players"]]}
@@ -171,20 +196,18 @@ async def test_a_reassigned_seat_goes_to_a_substitute_with_a_new_join_code(
     state = await game.state()
     assert state["sides"]["axis"]["players"][0]["vacant"] is True
     substitute = Player(client, game.id, "axis")
-    r = await client.post(f"/v1/games/{game.id}/seats/axis", json={
-        "join_code": game.join_codes["allies"], "name": "Eve",
-        "public_key": signing.public_key_text(substitute.key)})
+    r = await client.post(f"/v1/games/{game.id}/seats/axis", json=join_body(
+        game.id, "axis", game.join_codes["allies"], substitute.key, "Eve", None))
     assert r.status_code == 401  # another side's code
-    r = await client.post(f"/v1/games/{game.id}/seats/axis", json={
-        "join_code": code, "name": "Eve", "public_key": signing.public_key_text(substitute.key)})
+    r = await client.post(f"/v1/games/{game.id}/seats/axis", json=join_body(
+        game.id, "axis", code, substitute.key, "Eve", None))
     assert r.status_code == 201, r.text
     assert r.json()["powers"] == ["germany", "italy"]
     substitute.id, substitute.token = r.json()["player_id"], r.json()["token"]
     game.players["axis"] = substitute
     await substitute.ok("initiative.reroll", {"demand": False})
-    r = await client.post(f"/v1/games/{game.id}/seats/axis", json={
-        "join_code": code, "name": "Mallory",
-        "public_key": signing.public_key_text(signing.new_private_key())})
+    r = await client.post(f"/v1/games/{game.id}/seats/axis", json=join_body(
+        game.id, "axis", code, signing.new_private_key(), "Mallory", None))
     assert r.status_code == 401  # the code was used
     state = await game.state(substitute)
     assert state["powers"]["germany"]["holder"] == substitute.id

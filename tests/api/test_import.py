@@ -11,11 +11,11 @@ from typing import Any
 
 import httpx
 import pytest
-from gm_support import pass_impulse, start_impulses, summary
+from gm_support import pass_impulse, summary
 from sqlalchemy import text
-from support import SIDES, Game, full_game
+from support import AXIS_FIRST, SIDES, Game, full_game, to_action
 
-from service.crypto import signing
+from service.crypto import identity, signing
 from service.crypto.chain import verify_chain
 from service.verify import verify_export
 
@@ -59,10 +59,8 @@ async def _export(game: Game) -> dict[str, Any]:
 async def test_an_exported_game_imports_into_an_empty_server_and_plays_on(
     client: httpx.AsyncClient, empty_server: httpx.AsyncClient,
 ) -> None:
-    game = await full_game(client)
-    await start_impulses(game)
-    await pass_impulse(game)
-    phasing = (await summary(game))["phasing_side"]
+    game = await full_game(client, dice=AXIS_FIRST)
+    phasing = (await to_action(game)).side
     await game.players[phasing].ok("roll", {"dice": "2d10", "purpose": "before the move"})
     export = await _export(game)  # the last thing done on the old server
     assert verify_export(export).ok
@@ -86,16 +84,19 @@ async def test_an_exported_game_imports_into_an_empty_server_and_plays_on(
     r = await empty_server.get(f"/v1/games/{game.id}", headers=game.players["axis"].headers)
     assert r.status_code == 200
     state = await moved.state()
-    assert state["dice"]["recommitments"] == {"1": 1}
+    assert [(c["chain"], c["from_turn"]) for c in state["dice"]["chains"]] == [(0, 1), (1, 1)]
 
-    await moved.players[phasing].ok("roll", {"dice": "2d10", "purpose": "on the new server"})
-    allies = moved.players["allies"]
-    allies_key = signing.new_private_key()
-    r = await moved.admin(f"players/{allies.id}/key", {
-        "public_key": signing.public_key_text(allies_key), "reason": "a key for the new server"})
+    mover = moved.players[phasing]
+    await mover.ok("roll", {"dice": "2d10", "purpose": "on the new server"})
+    new_key = signing.new_private_key()
+    new_public = signing.public_key_text(new_key)
+    consent = signing.sign(mover.key, identity.signing_bytes(identity.consent_object(
+        game.id, mover.id, new_public)))
+    r = await moved.admin(f"players/{mover.id}/key", {
+        "public_key": new_public, "reason": "a key for the new server", "consent": consent})
     assert r.status_code == 200, r.text
-    allies.key = allies_key
-    await allies.ok("roll", {"dice": "1d10", "purpose": "with the new key"})
+    mover.key = new_key
+    await mover.ok("roll", {"dice": "1d10", "purpose": "with the new key"})
     s = await summary(moved)
     if s["position"]["step"] == "declare":
         await pass_impulse(moved)
@@ -107,10 +108,11 @@ async def test_an_exported_game_imports_into_an_empty_server_and_plays_on(
     again = await _export(moved)
     report = verify_export(again)
     assert report.ok, report.text()
-    dice = next(c for c in report.checks if c.name == "dice")
+    replay = next(c for c in report.checks if c.name == "replay")
     after_import = [e for e in again["events"] if e["kind"] == "dice.rolled"
                     and e["seq"] > old_head["seq"]]
-    assert int(dice.detail.split()[0]) >= len(after_import) >= 2
+    recomputed = int(replay.detail.split("; ")[1].split()[0])
+    assert recomputed >= len(after_import) >= 2  # the new chain's seed is revealed
 
     r = await empty_server.post("/v1/games/import", json=export)
     assert r.status_code == 409 and r.json()["code"] == "import/exists"
@@ -119,8 +121,8 @@ async def test_an_exported_game_imports_into_an_empty_server_and_plays_on(
 async def test_an_export_that_does_not_verify_is_refused(
     client: httpx.AsyncClient, empty_server: httpx.AsyncClient,
 ) -> None:
-    game = await full_game(client)
-    await game.players["axis"].ok("roll", {"dice": "1d10", "purpose": "x"})
+    game = await full_game(client, dice=AXIS_FIRST)
+    await (await to_action(game)).ok("roll", {"dice": "1d10", "purpose": "x"})
     export = await _export(game)
     tampered = copy.deepcopy(export)
     tampered["events"][1]["text"] = "something else"

@@ -1,16 +1,18 @@
-"""Signed orders (DESIGN.md 4.1): each rejection has its status and problem type and
-changes nothing; replays are idempotent; concurrent orders land exactly once."""
+"""Signed orders (docs/api.md): each rejection has its status and problem type and
+changes nothing; replays are idempotent; concurrent orders land exactly once. Most run
+in the first impulse's action step, where the Axis (the phasing side) may roll."""
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
 import hmac
 from typing import Any
 
 import httpx
 import pytest
-from support import Game, Player, full_game
+from support import AXIS_FIRST, Game, Player, full_game, to_action
 
 from service.crypto import signing
 
@@ -36,7 +38,10 @@ async def _rejected(game: Game, r: httpx.Response, status: int, code: str,
 
 @pytest.fixture
 async def game(client: httpx.AsyncClient) -> Game:
-    return await full_game(client)
+    """The Axis's action step in the first impulse."""
+    game = await full_game(client, dice=AXIS_FIRST)
+    assert (await to_action(game)).side == "axis"
+    return game
 
 
 async def test_bad_signature_is_401_and_changes_nothing(game: Game) -> None:
@@ -119,7 +124,7 @@ async def test_reused_seq_with_other_content_is_409(game: Game) -> None:
 async def test_seqs_may_arrive_out_of_order(game: Game) -> None:
     axis = game.players["axis"]
     position = await axis.position()
-    for seq in (5, 2, 9):
+    for seq in (15, 12, 19):
         envelope = axis.envelope("roll", ROLL, position, seq=seq)
         r = await game.client.post(f"/v1/games/{game.id}/orders", json=envelope,
                                    headers=axis.headers)
@@ -156,13 +161,13 @@ async def test_fifty_concurrent_rolls_land_exactly_once(game: Game) -> None:
     """Separate connections, one game: every order lands once, seq contiguous, chain valid."""
     from service.crypto.chain import verify_chain
 
-    players = list(game.players.values())
-    position = await players[0].position()
+    axis = game.players["axis"]
+    position = await axis.position()
     before = len(await game.log())
     envelopes: list[tuple[Player, dict[str, Any]]] = []
     for i in range(50):
-        p = players[i % 3]
-        envelopes.append((p, p.envelope("roll", {"dice": "1d10", "purpose": f"r{i}"}, position)))
+        envelopes.append((axis, axis.envelope("roll", {"dice": "1d10", "purpose": f"r{i}"},
+                                              position)))
     results = await asyncio.gather(*[
         game.client.post(f"/v1/games/{game.id}/orders", json=e, headers=p.headers)
         for p, e in envelopes
@@ -178,20 +183,34 @@ async def test_fifty_concurrent_rolls_land_exactly_once(game: Game) -> None:
 async def test_seeded_rolls_match_an_independent_computation_from_the_spec(
     client: httpx.AsyncClient,
 ) -> None:
-    """DESIGN.md 4.2, recomputed here from the formula (not with the service's code)."""
+    """docs/dice.md, recomputed here from the formula (not with the service's code): the
+    chain's anchor, turn 1's seed, and every die from its trigger, the hash of the
+    signature of the order (or join) that made it."""
     master = "11" * 32
     game = await full_game(client, dice={"mode": "seeded", "seed": master})
-    axis = game.players["axis"]
+    axis = await to_action(game)
+    signatures = []
     for i in range(3):
-        await axis.ok("roll", {"dice": "3d6", "purpose": f"check {i}"})
+        envelope = axis.envelope("roll", {"dice": "3d6", "purpose": f"check {i}"},
+                                 await axis.position())
+        r = await client.post(f"/v1/games/{game.id}/orders", json=envelope,
+                              headers=axis.headers)
+        assert r.status_code == 201, r.text
+        signatures.append(envelope["signature"])
     r = await game.admin("end", {"reason": "verify the dice"})
     assert r.status_code == 200, r.text
     log = await game.log()
-    seed_hex = [e for e in log if e["kind"] == "dice.revealed"][0]["data"]["seed"]
-    seed = bytes.fromhex(seed_hex)
-    assert seed == hmac.new(bytes.fromhex(master), b"turn|1", hashlib.sha256).digest()
-    commitment = [e for e in log if e["kind"] == "dice.committed"][0]["data"]["commitment"]
-    assert hashlib.sha256(seed).hexdigest() == commitment
+
+    def hashed(data: bytes, times: int) -> bytes:
+        for _ in range(times):
+            data = hashlib.sha256(data).digest()
+        return data
+
+    root = hmac.new(bytes.fromhex(master), b"chain|0", hashlib.sha256).digest()
+    [committed] = [e["data"] for e in log if e["kind"] == "dice.committed"]
+    assert committed["anchor"] == hashed(root, 1000).hex() and committed["from_turn"] == 1
+    seed = bytes.fromhex([e for e in log if e["kind"] == "dice.revealed"][0]["data"]["seed"])
+    assert seed == hashed(root, 999) and hashlib.sha256(seed).hexdigest() == committed["anchor"]
 
     def die(message: str, faces: int) -> int:
         digest = hmac.new(seed, message.encode(), hashlib.sha256).digest()
@@ -201,13 +220,16 @@ async def test_seeded_rolls_match_an_independent_computation_from_the_spec(
                     return b % faces + 1
             digest = hmac.new(seed, digest, hashlib.sha256).digest()
 
-    rolls = [(i, e) for i, e in enumerate(log) if e["kind"] == "dice.rolled"]
-    assert len(rolls) == 4  # the initiative roll and our three
-    for i, e in rolls:
-        d = e["data"]
-        assert d["chain_hash"] == log[i - 1]["hash"]
+    def trigger(signature: str) -> str:
+        return hashlib.sha256(base64.urlsafe_b64decode(signature + "==")).hexdigest()
+
+    rolls = [e["data"] for e in log if e["kind"] == "dice.rolled"]
+    ours = [d for d in rolls if d["purpose"] == "roll"]
+    assert [d["trigger"] for d in ours] == [trigger(s) for s in signatures]
+    assert len(rolls) >= 4  # the initiative roll, the weather, and our three
+    for d in rolls:
         expected = [die(f"{game.id}|{d['turn']}|{d['index']}|{j}|{d['purpose']}|"
-                        f"{d['chain_hash']}", d["faces"]) for j in range(len(d["values"]))]
+                        f"{d['trigger']}", d["faces"]) for j in range(len(d["values"]))]
         assert d["values"] == expected
 
 
@@ -225,14 +247,14 @@ async def test_paused_game_refuses_orders(game: Game) -> None:
 async def test_dry_run_validates_and_previews_without_changing_anything(game: Game) -> None:
     axis = game.players["axis"]
     before = await _fingerprint(game)
-    envelope = axis.envelope("initiative.reroll", {"demand": False}, await axis.position())
+    envelope = axis.envelope("done", {}, await axis.position())
     r = await game.client.post(f"/v1/games/{game.id}/orders", params={"dry_run": "true"},
                                json=envelope, headers=axis.headers)
     assert r.status_code == 200, r.text
     assert r.json()["valid"] is True
-    assert [e["kind"] for e in r.json()["events"]] == ["initiative.reroll_answered"]
+    assert [e["kind"] for e in r.json()["events"]][0] == "side.done"
     assert await _fingerprint(game) == before
-    bad = axis.envelope("initiative.reroll", {"demand": "maybe"}, await axis.position())
+    bad = axis.envelope("roll", {"dice": "maybe"}, await axis.position())
     r = await game.client.post(f"/v1/games/{game.id}/orders", params={"dry_run": "true"},
                                json=bad, headers=axis.headers)
     assert r.status_code == 422

@@ -155,6 +155,13 @@ async def _play_to_turn_two(game: Game) -> list[dict[str, Any]]:
     return [e for e in await game.log() if e["kind"] == "dice.rolled"]
 
 
+def player_powers(state: dict[str, object], player: object) -> list[str]:
+    """The powers of the phasing side (the player declares for them all)."""
+    awaiting = state["awaiting"]
+    assert isinstance(awaiting, list)
+    return list(awaiting[0]["powers"])
+
+
 async def test_rollback_across_a_turn_end_with_every_consent_recommits_and_verifies(
     client: httpx.AsyncClient,
 ) -> None:
@@ -170,7 +177,8 @@ async def test_rollback_across_a_turn_end_with_every_consent_recommits_and_verif
     done = await _consent(game, SIDES[-1], True)
     assert done.status_code == 201, done.text
     kinds = [e["kind"] for e in done.json()["events"]]
-    assert kinds[:3] == ["rollback.consented", "game.rolled_back", "dice.recommitted"]
+    assert kinds[:4] == ["rollback.consented", "game.rolled_back", "dice.revealed",
+                         "dice.recommitted"]  # the abandoned chain's newest seed goes out
     rolled_back = done.json()["events"][1]
     assert rolled_back["data"]["consents"] == list(SIDES)
     after = await game.state()
@@ -178,26 +186,27 @@ async def test_rollback_across_a_turn_end_with_every_consent_recommits_and_verif
     assert after["dice"]["commitments"]["1"] != before["dice"]["commitments"]["1"]
     assert "1" not in after["dice"]["revealed"]
     record = (await client.get(f"/v1/games/{game.id}/dice", headers=game.gm)).json()
+    assert [(c["chain"], c["from_turn"]) for c in record["chains"]] == [(0, 1), (1, 1)]
     first_turn = record["turns"][0]
-    assert [c["epoch"] for c in first_turn["recommitments"]] == [1]
     marks = [(r["purpose"], r.get("rolled_back", False)) for r in first_turn["rolls"]]
     assert marks[0] == ("initiative", False)  # before the impulse: kept
     assert ("turn_end", True) in marks
     r = await game.admin("edit", {"powers": {"cw": {"chits": 1}}, "reason": "late"})
     assert r.status_code == 200  # no proposal pending any more
 
-    # New rolls chain to the new head: they differ from the abandoned ones.
+    # New rolls come from the new chain, triggered by new signatures.
     player = game.players[after["turn"]["phasing_side"]]
+    await player.ok("declare", {"actions": {p: "land" for p in player_powers(after, player)}})
     roll = (await player.ok("roll", {"dice": "3d10", "purpose": "after the rollback"}))
     new = [e for e in roll["events"] if e["kind"] == "dice.rolled"][0]
-    assert new["data"]["chain_hash"] not in {e["data"]["chain_hash"] for e in rolls}
+    assert new["data"]["trigger"] not in {e["data"]["trigger"] for e in rolls}
     assert (await game.admin("end", {"reason": "verify everything"})).status_code == 200
     export = await _export(game)
     report = verify_export(export)
     assert report.ok, report.text()
-    dice = next(c for c in report.checks if c.name == "dice")
-    assert dice.detail.startswith(f"{len(rolls) + 1} revealed rolls recomputed")
-    assert "rollbacks" in {c.name for c in report.checks}
+    replay = next(c for c in report.checks if c.name == "replay")
+    every_roll = sum(1 for e in export["events"] if e["kind"] == "dice.rolled")
+    assert f"{every_roll} rolls recomputed from revealed seeds, 0 await" in replay.detail
     tampered = {**export, "events": [
         e if e["kind"] != "game.rolled_back" else {**e, "data": {**e["data"], "state": {
             **e["data"]["state"], "units": {}}}} for e in export["events"]]}

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 from processes import Server
-from support import full_game
+from support import AXIS_FIRST, full_game, to_action
 
 
 async def _sse(client: httpx.AsyncClient, url: str, headers: dict[str, str],
@@ -47,8 +47,8 @@ async def test_stream_replays_then_follows_and_resumes_without_gaps(
 ) -> None:
     import asyncio
 
-    game = await full_game(live)
-    axis = game.players["axis"]
+    game = await full_game(live, dice=AXIS_FIRST)
+    axis = await to_action(game)
     url = f"/v1/games/{game.id}/stream"
     head = len(await game.log())
     backlog = await _sse(live, url, axis.headers, want=head)
@@ -89,9 +89,9 @@ async def test_stream_delivers_an_event_committed_by_another_process(
 ) -> None:
     import asyncio
 
-    game = await full_game(live)
+    game = await full_game(live, dice=AXIS_FIRST)
+    axis = await to_action(game)
     head = len(await game.log())
-    axis = game.players["axis"]
     follow = asyncio.create_task(_sse(live, f"/v1/games/{game.id}/stream",
                                       {**axis.headers, "Last-Event-ID": str(head)}, want=1))
     async with httpx.AsyncClient(base_url=other_process) as elsewhere:

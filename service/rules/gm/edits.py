@@ -39,7 +39,7 @@ def _edit_unit(state: State, uid: str, change: object, problems: list[tuple[str,
         problems.append((where, f"expected some of {', '.join(_UNIT_FIELDS)}"))
         return {}
     out: dict[str, Any] = {}
-    for key, value in change.items():
+    for key, value in sorted(change.items()):
         at = f"{where}/{key}"
         if key == "at":
             if not isinstance(value, str) or not (sc.map.is_hex(value) or sc.map.is_sea(value)):
@@ -86,7 +86,7 @@ def _edit_hex(state: State, hid: str, change: object, problems: list[tuple[str, 
         return {}
     h = sc.map.hex(hid)
     edit = {"controller": h.controller, "port_damaged": h.port_damaged}
-    for key, value in change.items():
+    for key, value in sorted(change.items()):
         at = f"{where}/{key}"
         if key == "controller":
             if value is not None and (not isinstance(value, str)
@@ -117,7 +117,7 @@ def _edit_power(state: State, pid: str, change: object, problems: list[tuple[str
         problems.append((where, f"expected some of {', '.join(_POWER_FIELDS)}"))
         return {}
     out: dict[str, Any] = {}
-    for key, value in change.items():
+    for key, value in sorted(change.items()):
         if key not in _POWER_FIELDS:
             problems.append((f"{where}/{key}",
                              f"unknown field {key!r}; editable: {', '.join(_POWER_FIELDS)}"))
@@ -162,7 +162,8 @@ def edit(f: Flow, c: Command) -> None:
         if not isinstance(given, Mapping):
             problems.append((f"/{key}", "expected an object keyed by id"))
             continue
-        sections[key] = {str(k): check(s, str(k), v, problems) for k, v in given.items()}
+        # Sorted: what an act causes never depends on the order of a JSON object's keys.
+        sections[key] = {str(k): check(s, str(k), given[k], problems) for k in sorted(given)}
     if problems:
         raise Malformed("edit/invalid", f"{len(problems)} problem(s): {problems[0][0]}: "
                         f"{problems[0][1]}", rule="DESIGN 6", errors=problems)

@@ -16,7 +16,19 @@ from service.rules.flow import Flow
 from service.rules.gm.dropouts import check_dropouts
 from service.rules.gm.rollback import refuse_if_proposal
 from service.rules.state import Evolver, Seat, State
-from service.rules.turn import apply_defaults, start_game
+from service.rules.turn import apply_defaults, new_chain, start_game
+
+
+def create(f: Flow, c: Command) -> None:
+    """`game.create`: the game as the referee made it (its name, scenario, options and
+    dice mode), then the chain of dice seeds every turn will use, committed before any
+    player joins (docs/dice.md)."""
+    if f.state.status != "open" or f.state.seats:
+        raise Refused("game/exists", "the game was created already")
+    body = dict(c.body)
+    f.emit("game.created", f"Game {body['name']!r} created from scenario {body['scenario']} "
+           f"({body['dice_mode']} dice).", body, by="gm")
+    new_chain(f, 1)
 
 
 def take_seat(f: Flow, c: Command) -> None:
@@ -90,17 +102,13 @@ def end(f: Flow, c: Command) -> None:
     f.emit("game.ended", f"The GM ends the game: {reason}", {"reason": reason}, by="gm")
     dice = f.state.dice
     current = f.state.turn.number
-    # The current turn's seed, and those of later turns a rollback abandoned, unless the
-    # seed stayed on the server the game was imported from.
-    turns = sorted(t for t in {current, *dice.commitments}
-                   if t >= current and t >= 1 and t not in dice.revealed
-                   and t not in dice.elsewhere)
-    for t in turns:
-        if f.dice is None:
-            break
-        seed = f.dice.reveal(t)
-        f.emit("dice.revealed", f"Dice seed of turn {t} revealed (game over).",
-               {"turn": t, "seed": seed}, by="gm")
+    # The current turn's seed, unless it is out or stayed on the server the game was
+    # imported from; with it, every earlier seed of its chain is known (docs/dice.md).
+    if current >= 1 and current not in dice.revealed and current not in dice.elsewhere \
+            and f.dice is not None:
+        seed = f.dice.reveal(current)
+        f.emit("dice.revealed", f"Dice seed of turn {current} revealed (game over).",
+               {"turn": current, "seed": seed}, by="gm")
 
 
 def set_deadlines(f: Flow, c: Command) -> None:

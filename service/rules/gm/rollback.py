@@ -28,6 +28,7 @@ from service.rules.state import (
     State,
     state_from_data,
 )
+from service.rules.turn import new_chain
 
 
 def refuse_if_proposal(state: State, kind: str) -> None:
@@ -130,18 +131,16 @@ def _roll_back(f: Flow, *, turn: int, impulse: int, to_seq: int, abandons: tuple
          "abandons": list(abandons), "kept": list(kept), "rolls": rolls,
          "consents": list(consents), "reason": reason, "state": to_data(restored)}, by="gm")
     number = f.state.turn.number
-    for t in sorted(x for x in current.dice.revealed if x >= number):
-        recommit(f, t, f"the seed of turn {t} was revealed before the rollback")
-
-
-def recommit(f: Flow, turn: int, why: str) -> None:
-    """A new secret seed for the rest of `turn`, committed before its next roll."""
-    assert f.dice is not None
-    epoch = f.state.dice.epochs.get(turn, 0) + 1
-    commitment = f.dice.recommit(turn, epoch)
-    f.emit("dice.recommitted", f"New dice commitment for the rest of turn {turn} ({why}): "
-           f"{commitment[:16]}...", {"turn": turn, "epoch": epoch, "commitment": commitment,
-                                     "reason": why})
+    if any(x >= number for x in current.dice.revealed):
+        # The chain is abandoned from `number` on: its newest seed goes out, so that every
+        # roll made with it, rolled back or not, can be checked; a new chain follows.
+        last = current.turn.number
+        if last not in current.dice.revealed and last not in current.dice.elsewhere \
+                and f.dice is not None:
+            f.emit("dice.revealed", f"Dice seed of turn {last} revealed (its chain is "
+                   "abandoned by the rollback).", {"turn": last, "seed": f.dice.reveal(last)},
+                   by="gm")
+        new_chain(f, number, f"the seed of turn {number} was revealed before the rollback")
 
 
 def withdraw(f: Flow, c: Command) -> None:
@@ -219,27 +218,19 @@ def _game_imported(state: State, e: Event) -> State:
     return replace(state, dice=replace(state.dice, elsewhere=elsewhere))
 
 
-def _recommitted(state: State, e: Event) -> State:
-    turn = int(e.data["turn"])
-    dice = state.dice
-    revealed = {t: s for t, s in dice.revealed.items() if t != turn}
-    return replace(state, dice=replace(
-        dice, commitments={**dice.commitments, turn: e.data["commitment"]},
-        epochs={**dice.epochs, turn: int(e.data["epoch"])}, revealed=revealed))
-
-
 def import_game(f: Flow, c: Command) -> None:
-    """The game arrived from another server: its current turn's seed stayed there, so
-    the rest of the turn gets a new commitment."""
+    """The game arrived from another server, whose seed chain stayed there: a new chain
+    from the first turn not yet revealed; the seed of a turn begun there stays there."""
     source = c.body.get("source") or {}
     s = f.state
     t = s.turn.number
-    elsewhere = sorted(x for x in s.dice.commitments if x != t and x not in s.dice.revealed)
+    elsewhere = [t] if t >= 1 and t not in s.dice.revealed else []
     f.emit("game.imported", "The game was imported from an export of another server "
            "(verified); play goes on from here.",
            {"source": dict(source), "seeds_elsewhere": elsewhere}, by="gm")
-    if s.status in ("active", "paused") and t >= 1 and t not in s.dice.revealed:
-        recommit(f, t, "imported: the seed stayed on the old server")
+    if s.status in ("active", "paused", "open"):
+        first = max(1, t if t not in s.dice.revealed else t + 1)
+        new_chain(f, first, "imported: the old chain's root stayed on the old server")
 
 
 EVOLVE: dict[EventKind, Evolver] = {
@@ -249,5 +240,4 @@ EVOLVE: dict[EventKind, Evolver] = {
     "rollback.withdrawn": _dropped,
     "game.rolled_back": _rolled_back,
     "game.imported": _game_imported,
-    "dice.recommitted": _recommitted,
 }

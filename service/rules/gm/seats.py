@@ -4,6 +4,7 @@ substitute taking it (docs/game-master.md)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime, timedelta
 
 from service.rules.command import Command
 from service.rules.errors import Refused
@@ -27,11 +28,19 @@ def replace_key(f: Flow, c: Command) -> None:
                       "substitute; the substitute brings a key", rule=RULE)
     key = c.body.get("public_key")
     reason = reason_of(c)
+    consented = c.body.get("consented") is True
+    if consented:
+        effective, when = c.at, "orders from now on verify with the new key"
+    else:
+        hours = int(f.state.setup.options.get("game", {}).get("key_wait_hours", 24))
+        effective = (datetime.fromisoformat(c.at) + timedelta(hours=hours)).isoformat()
+        effective = effective.replace("+00:00", "Z")
+        when = (f"without the player's consent: the old key orders no more, the new one "
+                f"may order from {effective} ({hours} h)")
     f.emit("player.key_replaced", with_reason(
-        f"The GM replaces the signing key of {seat.name} ({seat.side}); orders from now on "
-        "verify with the new key.", reason),
+        f"The GM replaces the signing key of {seat.name} ({seat.side}); {when}.", reason),
         {"player_id": seat.player_id, "side": seat.side, "public_key": key,
-         "reason": reason}, by="gm")
+         "consented": consented, "effective_at": effective, "reason": reason}, by="gm")
 
 
 def reopen_seat(f: Flow, c: Command) -> None:

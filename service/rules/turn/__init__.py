@@ -5,7 +5,7 @@ three-sided initiative, rounds and weather, the impulse's steps, the turn-end tr
 from service.rules.turn.defaults import apply_defaults
 from service.rules.turn.evolve import EVOLVE as _TURN_EVOLVE
 from service.rules.turn.orders import choose_slot, declare, done, produce, reroll, roll
-from service.rules.turn.sequence import start_game
+from service.rules.turn.sequence import new_chain, start_game
 from service.rules.turn.weather import EVOLVE as _WEATHER_EVOLVE
 from service.rules.turn.weather import set_weather_table
 
@@ -13,5 +13,5 @@ EVOLVE = {**_TURN_EVOLVE, **_WEATHER_EVOLVE}
 
 __all__ = [
     "EVOLVE", "apply_defaults", "choose_slot", "declare", "done", "produce", "reroll", "roll",
-    "set_weather_table", "start_game",
+    "new_chain", "set_weather_table", "start_game",
 ]

@@ -8,7 +8,7 @@ from typing import Any
 from service.rules import state as st
 from service.rules.events import Event, EventKind
 from service.rules.modes import impulse_marks_cleared
-from service.rules.state import Evolver, State
+from service.rules.state import Chain, Evolver, State
 
 
 def _turn(state: State, **changes: Any) -> State:
@@ -44,10 +44,18 @@ def _turn_began(state: State, e: Event) -> State:
 
 
 def _committed(state: State, e: Event) -> State:
-    turn = int(e.data["turn"])
-    commitments = {**state.dice.commitments, turn: e.data["commitment"]}
-    elsewhere = tuple(t for t in state.dice.elsewhere if t != turn)  # a seed of our own now
-    return replace(state, dice=replace(state.dice, commitments=commitments, elsewhere=elsewhere))
+    """A new chain of seeds (at creation, after a rollback past a reveal, on import):
+    from its first turn on, turns' seeds are its own (docs/dice.md)."""
+    d = e.data
+    chain = Chain(int(d["chain"]), int(d["from_turn"]), str(d["anchor"]), int(d["length"]))
+    first = chain.from_turn
+    dice = state.dice
+    return replace(state, dice=replace(
+        dice, chains=(*dice.chains, chain),
+        commitments={**{t: c for t, c in dice.commitments.items() if t < first},
+                     first: chain.anchor},
+        revealed={t: s for t, s in dice.revealed.items() if t < first},
+        elsewhere=tuple(t for t in dice.elsewhere if t < first)))
 
 
 def _rolled(state: State, e: Event) -> State:
@@ -55,12 +63,19 @@ def _rolled(state: State, e: Event) -> State:
     if e.data.get("scripted"):
         used[e.data["purpose"]] = used.get(e.data["purpose"], 0) + int(e.data["scripted"])
     return replace(state, dice=replace(state.dice, rolls_this_turn=state.dice.rolls_this_turn + 1,
-                                       script_used=used))
+                                       script_used=used, trigger=str(e.data["trigger"])))
 
 
 def _revealed(state: State, e: Event) -> State:
-    revealed = {**state.dice.revealed, int(e.data["turn"]): e.data["seed"]}
-    return replace(state, dice=replace(state.dice, revealed=revealed))
+    """The turn's seed; the next turn's seed, in the same chain, must hash to it."""
+    turn = int(e.data["turn"])
+    dice = state.dice
+    commitments = dict(dice.commitments)
+    chain = dice.chain_of(turn)
+    if chain is not None and chain.covers(turn + 1):
+        commitments[turn + 1] = str(e.data["seed"])
+    return replace(state, dice=replace(dice, revealed={**dice.revealed, turn: e.data["seed"]},
+                                       commitments=commitments))
 
 
 def _ini_rolled(state: State, e: Event) -> State:
@@ -183,6 +198,7 @@ EVOLVE: dict[EventKind, Evolver] = {
     "game.started": _started,
     "turn.began": _turn_began,
     "dice.committed": _committed,
+    "dice.recommitted": _committed,
     "dice.rolled": _rolled,
     "dice.revealed": _revealed,
     "initiative.rolled": _ini_rolled,

@@ -16,6 +16,13 @@ from service.rules.state import State
 from service.rules.turn.sequence import after_declare, after_production, after_side_step, choose
 
 
+def _in_order(s: State, powers: Mapping[str, Any]) -> list[str]:
+    """The powers a body names, in the scenario's order: what an order causes never
+    depends on the order of a JSON object's keys (its signature does not either)."""
+    rank = {p.id: i for i, p in enumerate(s.setup.scenario.powers)}
+    return sorted(powers, key=lambda p: (rank.get(p, len(rank)), p))
+
+
 def refuse_step(state: State, kind: str, why: str) -> Refused:
     return Refused("order/wrong_step", f"{kind} is not allowed now: {why}",
                    rule="DESIGN 4.3", extra={"current": position(state),
@@ -38,12 +45,15 @@ def reroll(f: Flow, c: Command) -> None:
     if not isinstance(demand, bool):
         raise Malformed("order/invalid_body", "demand must be true or false",
                         errors=[("/body/demand", "expected a boolean")])
-    answer_reroll(f, side, demand, c.actor.id)
+    salt = c.extra.get("salt", "")
+    answer_reroll(f, side, demand, c.actor.id, salt=str(salt))
 
 
-def answer_reroll(f: Flow, side: str, demand: bool, by: str) -> None:
+def answer_reroll(f: Flow, side: str, demand: bool, by: str, *, salt: str = "") -> None:
+    """A sealed answer (RULES-NOTES 16). The referee salts it with random bytes, so the
+    event's hash, which every side sees while the window is open, reveals nothing."""
     f.emit("initiative.reroll_answered", f"{side} answered the reroll window (sealed).",
-           {"side": side, "demand": demand}, by=by)
+           {"side": side, "demand": demand, "salt": salt}, by=by)
     if all(s in f.state.turn.sides_done for s in f.state.initiative.eligible):
         after_side_step(f)
 
@@ -74,7 +84,7 @@ def declare(f: Flow, c: Command) -> None:
         raise Refused("order/not_your_turn", f"it is {side}'s impulse, not {c.actor.side}'s",
                       rule="DESIGN 5.3")
     actions, chits = _declaration(s, c.body)
-    for power in actions:
+    for power in _in_order(s, actions):
         if power not in c.actor.powers:
             raise Forbidden("order/power_not_held", f"{c.actor.id} does not hold {power}",
                             errors=[(f"/body/actions/{power}", "power not held")])
@@ -85,11 +95,12 @@ def declare(f: Flow, c: Command) -> None:
         if ps.declared is not None:
             raise Refused("declare/already_declared", f"{power} already declared this impulse",
                           errors=[(f"/body/actions/{power}", "already declared")])
-    for power, chit in chits.items():
-        _check_chit(s, str(side), power, actions[power], chit)
-    for power, action in actions.items():
+    for power in _in_order(s, chits):
+        _check_chit(s, str(side), power, actions[power], chits[power])
+    for power in _in_order(s, actions):
         played = chits.get(power)
-        declare_power(f, power, str(action), dict(played) if played else None, c.actor.id)
+        declare_power(f, power, str(actions[power]), dict(played) if played else None,
+                      c.actor.id)
     after_declaring(f)
 
 
@@ -209,7 +220,8 @@ def produce(f: Flow, c: Command) -> None:
         raise Malformed("order/invalid_body", f"{problems[0][0]}: {problems[0][1]}",
                         errors=problems)
     sc = s.setup.scenario
-    for power, fig in figures.items():
+    for power in _in_order(s, figures):
+        fig = figures[power]
         where = f"/body/powers/{power}"
         if power not in c.actor.powers:
             raise Forbidden("order/power_not_held", f"{c.actor.id} does not hold {power}",
@@ -227,7 +239,8 @@ def produce(f: Flow, c: Command) -> None:
             raise Refused("production/gearing", f"{power} may spend at most {cap} BP on RPs "
                           "(gearing limit)", rule="11.18 Reorganization points",
                           errors=[(f"{where}/bp_on_rps", f"above the gearing cap {cap}")])
-    for power, fig in figures.items():
+    for power in _in_order(s, figures):
+        fig = figures[power]
         submit_production(f, power, int(fig["bp_spent"]), int(fig["bp_on_rps"]), c.actor.id)
     after_producing(f)
 
@@ -247,7 +260,22 @@ def after_producing(f: Flow) -> None:
 _DICE = re.compile(r"^([1-9][0-9]?)d([1-9][0-9]{0,2})$")
 
 
+# Steps in which the rules need dice rolled on the table (OCS 5.7b overruns and
+# barrage, combat, exploitation); nowhere else may a player roll.
+ROLL_STEPS = (st.ACTION, st.REACTION, st.COMBAT, st.EXPLOITATION)
+
+
 def roll(f: Flow, c: Command) -> None:
+    """A generic roll for the table (DESIGN 4.1), by a side acting in a step where the
+    rules need dice: never in a step whose dice are the server's own or after the
+    turn's seed is revealed."""
+    s = f.state
+    if s.step not in ROLL_STEPS:
+        raise refuse_step(s, c.kind, f"no dice are rolled in the {s.step} step (rolls are "
+                          f"for the {', '.join(ROLL_STEPS)} steps)")
+    if c.actor.side not in s.turn.step_sides or c.actor.side in s.turn.sides_done:
+        raise Refused("order/not_your_turn", f"{c.actor.side} does not act in this "
+                      f"{s.step} step", rule="DESIGN 4.3", extra={"awaiting": awaiting(s)})
     spec = c.body.get("dice")
     purpose = c.body.get("purpose", "")
     match = _DICE.match(spec) if isinstance(spec, str) else None

@@ -26,15 +26,26 @@ def start_game(f: Flow) -> None:
     start_turn(f, 1)
 
 
+def new_chain(f: Flow, from_turn: int, why: str | None = None) -> None:
+    """Commit a new chain of seeds from `from_turn` on (docs/dice.md): at creation
+    (`dice.committed`), and later (`dice.recommitted`, with the reason) when a rollback
+    abandons a revealed seed, on import, or when a game outlives its chain."""
+    assert f.dice is not None
+    number = len(f.state.dice.chains)
+    anchor, length = f.dice.commit(number, from_turn)
+    data = {"chain": number, "from_turn": from_turn, "anchor": anchor, "length": length}
+    if why is None:
+        f.emit("dice.committed", f"Dice: chain of {length} turn seeds from turn {from_turn} "
+               f"committed, anchor {anchor[:16]}...", data)
+    else:
+        f.emit("dice.recommitted", f"Dice: new chain of {length} turn seeds from turn "
+               f"{from_turn} ({why}), anchor {anchor[:16]}...", {**data, "reason": why})
+
+
 def start_turn(f: Flow, number: int) -> None:
     f.emit("turn.began", f"Turn {number} begins.", {"turn": number})
-    assert f.dice is not None
-    commitment = f.dice.commit(number)
-    f.emit(
-        "dice.committed",
-        f"Dice commitment for turn {number}: {commitment[:16]}...",
-        {"turn": number, "commitment": commitment},
-    )
+    if f.state.dice.chain_of(number) is None:
+        new_chain(f, number, "the game outlived its chain" if f.state.dice.chains else None)
     roll_initiative(f, reroll=False)
 
 
