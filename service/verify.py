@@ -150,6 +150,8 @@ def _signatures(export: dict[str, Any], report: Report) -> None:
     for c in export["commands"]:
         first, actor, envelope = int(c["first_event"]), c["actor"], c.get("signed")
         where = f"command at {first} ({c['kind']})"
+        if c["kind"] == "admin.replace_key" and c["body"].get("consented"):
+            problems += _consent_problems(where, export, players, c)
         if envelope is None:
             if actor["role"] == "player" or c["kind"].startswith("seat."):
                 problems.append(f"{where}: a player's command without a signature")
@@ -169,7 +171,11 @@ def _signatures(export: dict[str, Any], report: Report) -> None:
             problems += _join_problems(where, c, envelope)
             continue
         order = envelope["order"]
-        if order.get("kind") != c["kind"] or order.get("body") != c["body"] or (
+        body = order.get("body") or {}
+        # A GM act's command may add what the referee derived (a consent checked).
+        same = body == c["body"] if order["player"] != identity.GM else all(
+            c["body"].get(k) == v for k, v in body.items())
+        if order.get("kind") != c["kind"] or not same or (
                 [order.get("turn"), order.get("impulse"), order.get("step")] != c["position"]):
             problems.append(f"{where}: not what its signed order says")
         if order["player"] == identity.GM:
@@ -188,6 +194,21 @@ def _signatures(export: dict[str, Any], report: Report) -> None:
     _problems("signatures", problems, f"{signed} signed commands" + (
         f", {unsigned_gm} unsigned GM acts (this game has no GM key: they rest on the "
         "host's word)" if unsigned_gm else ""), report)
+
+
+def _consent_problems(where: str, export: Mapping[str, Any],
+                      players: Mapping[str, Any], c: Mapping[str, Any]) -> list[str]:
+    """A key bound "with the player's consent" has a consent its old key signed."""
+    body = c["body"]
+    player = players.get(body.get("player_id"))
+    if player is None:
+        return [f"{where}: no such player"]
+    old = _key_for(player, int(c["first_event"]), c["at"], [])
+    consent = body.get("consent")
+    ok = isinstance(consent, str) and old is not None and signing.verify(
+        old, identity.signing_bytes(identity.consent_object(
+            export["game"]["id"], player["id"], body.get("public_key", ""))), consent)
+    return [] if ok else [f"{where}: a key bound \"with consent\" that the old key never gave"]
 
 
 def _join_problems(where: str, c: Mapping[str, Any], envelope: Mapping[str, Any]) -> list[str]:

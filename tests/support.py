@@ -114,9 +114,14 @@ class Game:
         r = await self.client.get(f"/v1/games/{self.id}", headers=self.gm)
         summary = r.json()
         self.gm_seq += 1
+        kind, body = f"admin.{action.replace('/', '_')}", dict(body or {})
+        if action.startswith("players/"):  # players/{id}/key, players/{id}/reassign
+            _, player, what = action.split("/")
+            kind = {"key": "admin.replace_key", "reassign": "admin.reopen_seat"}[what]
+            body["player_id"] = player
         order = {"game": self.id, "player": "gm", "seq": self.gm_seq,
                  "prev": summary["head"]["hash"], **summary["position"],
-                 "kind": f"admin.{action.replace('/', '_')}", "body": body or {}}
+                 "kind": kind, "body": body}
         envelope = {"order": order, "signature": signing.sign(
             self.gm_key, signing.order_signing_bytes(order))}
         return await self.client.post(f"/v1/games/{self.id}/orders", json=envelope,

@@ -81,6 +81,7 @@ class Act:
     body: Mapping[str, Any]
     trigger: str = ""
     signed: Mapping[str, Any] | None = None
+    position: tuple[int, int, str] | None = None
 
 
 async def perform(uow: UnitOfWork, game: Game, act: Act) -> dict[str, Any]:
@@ -97,7 +98,8 @@ async def perform(uow: UnitOfWork, game: Game, act: Act) -> dict[str, Any]:
 
 async def _apply(uow: UnitOfWork, game: Game, act: Act,
                  extra: Mapping[str, Any] | None = None) -> Applied:
-    command = replace(gm_actor_command(act.kind, act.body, extra), trigger=act.trigger)
+    command = replace(gm_actor_command(act.kind, act.body, extra), trigger=act.trigger,
+                      position=act.position)
     return await apply(uow, game, command, signed=act.signed)
 
 

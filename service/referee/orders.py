@@ -236,7 +236,8 @@ async def _take(uow: UnitOfWork, game: Game, stored: StoredOrder | None, prev_kn
                       extra={"head": {"seq": game.head_seq, "hash": game.head_hash}})
     if order.player == identity.GM:
         outcome = await gm.perform(uow, game, gm.Act(
-            order.kind, order.body, checked.command.trigger, envelope.stored()))
+            order.kind, order.body, checked.command.trigger, envelope.stored(),
+            checked.command.position))
     else:
         outcome = (await apply(uow, game, checked.command, envelope.stored())).outcome()
     receipt = await receipts.receipt(

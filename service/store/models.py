@@ -18,7 +18,7 @@ from sqlalchemy import (
     func,
     text,
 )
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.dialects.postgresql import JSON, JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 NAMING = {
@@ -134,7 +134,8 @@ class EventRow(Base):
     kind: Mapped[str] = mapped_column(Text)
     actor: Mapped[str] = mapped_column(Text)
     text: Mapped[str] = mapped_column(Text)
-    data: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    # JSON, not JSONB: the replay must see an object's keys in the order they were written.
+    data: Mapped[dict[str, Any]] = mapped_column(JSON)
     rules_version: Mapped[str] = mapped_column(Text)
     hash: Mapped[str] = mapped_column(Text)
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
@@ -149,7 +150,7 @@ class SnapshotRow(Base):
     seq: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     turn: Mapped[int] = mapped_column(Integer)
     impulse: Mapped[int] = mapped_column(Integer)
-    state: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    state: Mapped[dict[str, Any]] = mapped_column(JSON)  # in the order it was written
     created_at: Mapped[datetime] = _now()
 
 
@@ -183,13 +184,13 @@ class CommandRow(Base):
         Text, ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
     first_event: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     kind: Mapped[str] = mapped_column(Text)
-    actor: Mapped[dict[str, Any]] = mapped_column(JSONB)
-    body: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    actor: Mapped[dict[str, Any]] = mapped_column(JSON)
+    body: Mapped[dict[str, Any]] = mapped_column(JSON)  # in the order it was sent
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    position: Mapped[list[Any] | None] = mapped_column(JSONB)
+    position: Mapped[list[Any] | None] = mapped_column(JSON)
     trigger: Mapped[str] = mapped_column(Text)
-    extra: Mapped[dict[str, Any]] = mapped_column(JSONB)
-    signed: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    extra: Mapped[dict[str, Any]] = mapped_column(JSON)
+    signed: Mapped[dict[str, Any] | None] = mapped_column(JSON)
 
 
 class ServerKeyRow(Base):

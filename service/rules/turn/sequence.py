@@ -260,10 +260,9 @@ def begin_reorganization(f: Flow) -> None:
 
 def grant_rps(f: Flow, sides: list[str]) -> None:
     """RULES-NOTES 8: RPs = BP spent last turn (with BP on RPs) + BP spent on RPs."""
-    rps = {
-        p: ps.bp_spent_last_turn + ps.bp_on_rps
-        for p, ps in f.state.powers.items() if ps.side in sides
-    }
+    powers = f.state.powers
+    rps = {p.id: powers[p.id].bp_spent_last_turn + powers[p.id].bp_on_rps
+           for p in f.state.setup.scenario.powers if powers[p.id].side in sides}
     f.emit("rps.granted", "RPs accrue: " + ", ".join(f"{p} {n}" for p, n in rps.items()) + ".",
            {"rps": rps})
 
