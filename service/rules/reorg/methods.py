@@ -29,7 +29,8 @@ Capacity keys, counted per reorganization step (`ReorgState.used`):
 Readings where the seeds are silent (beyond RULES-NOTES):
 
 - Cooperation: a power pays for its own units, its minors', and those of the other
-  non-neutral powers of its side; a neutral power only for its own (RULES-NOTES 21).
+  non-neutral major powers of its side; a neutral power only for its own (RULES-NOTES
+  21); a minor's units only its controlling major power (11.18).
   Providers (HQs, ATRs, TRSs, supply units, sources) serve the unit's friends.
 - Half costs round up. A shattered unit's first reorganization leaves it face down.
 - An ATR flies from the hex it stands on (its scenario base when it is not on a hex);
@@ -867,10 +868,14 @@ _METHODS = {
 
 def cooperates(state: State, payer: str, unit_power: str) -> bool:
     """11.18, RULES-NOTES 21: a power pays for its own and its minors' units, and for
-    those of the other non-neutral powers of its side."""
+    those of the other non-neutral major powers of its side; a minor's units only
+    with its controlling major's RPs ("Minor country units must use RPs available to
+    their controlling major power")."""
     major = state.setup.scenario.controller_of(unit_power)
     if major == payer:
         return True
+    if major != unit_power:
+        return False
     a, b = state.powers[payer], state.powers[major]
     return a.side == b.side and not a.neutral and not b.neutral
 
@@ -902,6 +907,11 @@ def check_item(ctx: Context, ledger: Ledger, index: int, item: Mapping[str, Any]
     if any(r.startswith("atr:") or r == "trs" for r in roles):
         it.refuse("unit", f"{uid} turned face down dispensing RPs this impulse",
                   "RULES-NOTES 11", "reorg/provider_flipped")
+    controller = s.setup.scenario.controller_of(unit.power)
+    if controller != unit.power and power != controller:
+        it.refuse("/body/power", f"{power} cannot pay for {uid} of {unit.power}: a minor "
+                  "country's units use the RPs of its controlling major power, "
+                  f"{controller}", PAYING, "reorg/payer")
     if not cooperates(s, power, unit.power):
         it.refuse("/body/power", f"{power} cannot pay for {uid} of "
                   f"{it.major(unit.power)}: only cooperating major powers pay for each "
