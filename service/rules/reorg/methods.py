@@ -479,15 +479,18 @@ def _atr(it: _Item) -> Claim:
 
 
 def _chit_benefit(it: _Item, hid: str, hq: UnitState) -> tuple[bool, bool, str | None]:
-    """11.18.11, RULES-NOTES 10: (half cost, counts half, note) for HQ reorganization."""
+    """11.18.11, RULES-NOTES 10: (half cost, counts half, note) for HQ reorganization.
+    A combined chit benefits any HQ of the side that played it, its own power's or a
+    cooperating power's (the chits in play are the phasing side's)."""
+    powers = it.ctx.state.powers
     for power, chit in it.ctx.chits.items():
         kind = chit.get("kind")
         if kind in ("air", "land") and chit.get("hq") == hid and it.s.unit_class == kind:
             return True, True, (f"{power}'s {kind} chit: HQ {hid} reorganizes {kind} units at "
                                 "half cost, each counting half (11.18.11)")
-        if kind == "combined" and it.major(hq.power) == power:
-            return True, False, (f"{power}'s combined chit: its HQs reorganize at half cost "
-                                 "(11.18.11)")
+        if kind == "combined" and powers[it.major(hq.power)].side == powers[power].side:
+            return True, False, (f"{power}'s combined chit: any HQ doing HQ reorganization "
+                                 "reorganizes at half cost (11.18.11)")
     return False, False, None
 
 

@@ -592,6 +592,22 @@ def test_combined_chit_any_hq_of_the_power_at_half_cost_counting_full_11_18_11()
     assert t.state.reorg.used["hq:cw-hq-2"] == 4
 
 
+def test_combined_chit_any_hq_doing_hq_reorganization_pays_half_11_18_11_rn10() -> None:
+    """11.18.11 Combined action: "Any HQ which uses HQ reorganization may reorganize any
+    units at half the usual RP cost that impulse": a cooperating French HQ too, under
+    the CW's combined chit."""
+    data = _chit_map()
+    data["units"] += [{**data["units"][0], "id": "fr-hq", "power": "france", "at": "0201"},
+                      {**data["units"][2], "id": "fr-inf", "power": "france",
+                       "face_up": False}]
+    t = at_step(data, chits={"cw": {"kind": "combined", "hq": "cw-hq"}})
+    events = act(t, [{"unit": "fr-inf", "method": "hq", "hq": "fr-hq"},
+                     {"unit": "cw-inf-0", "method": "hq", "hq": "fr-hq"}], power="france")
+    assert [e.data["cost"] for e in events] == [2, 2]
+    assert "combined chit" in events[0].text
+    assert t.state.powers["france"].rps == 8 - 4
+
+
 def test_naval_chit_reorganizes_naval_units_freely_11_18_11_rn10() -> None:
     t = at_step(_chit_map(), chits={"cw": {"kind": "naval", "hq": "cw-hq"}})
     events = act(t, [{"unit": "cw-dd", "method": "chit"}])
