@@ -104,10 +104,11 @@ FIELD_KINDS: Mapping[str, str] = {
     "unit": "unit", "atr": "unit", "hq": "unit", "supply_unit": "unit", "trs": "unit",
     "port": "hex", "source": "hex_or_unit",
 }
+SHORT_FORM = "11.18 short form"  # what only the short form (seed 001) says
 RULES: Mapping[str, str] = {
     "atr": "11.18.1", "hq": "11.18.2", "limited": "11.18.3", "overseas": "11.18.4",
     "primary": "11.18.5", "rail": "11.18.6", "secondary": "11.18.7",
-    "supply_unit": "11.18.8", "trs": "11.18.9", "at_sea": "11.18.10", "chit": "11.18.11",
+    "supply_unit": SHORT_FORM, "trs": "11.18.9", "at_sea": "11.18.10", "chit": "11.18.11",
     "port_repair": "RULES-NOTES 23",
 }
 PAYING = "11.18 Reorganization points"

@@ -146,13 +146,14 @@ def reorganize(f: Flow, c: Command) -> None:
     power, items = parse_order(s, c.body)
     if power not in c.actor.powers:
         raise Forbidden("order/power_not_held", f"{c.actor.id} does not hold {power}",
-                        errors=[("/body/power", "power not held")])
+                        rule="DESIGN 4", errors=[("/body/power", "power not held")])
     side = s.powers[power].side
     if side not in s.turn.step_sides:
         raise Refused("order/not_your_turn", f"{side} takes no part in this {s.step} step",
                       rule="RULES-NOTES 6", extra={"awaiting": awaiting(s)})
     if side in s.turn.sides_done:
-        raise Refused("order/already_done", f"{side} is already done with {s.step}")
+        raise Refused("order/already_done", f"{side} is already done with {s.step}",
+                      rule="DESIGN 4.3")
     ctx, claims = check_order(s, power, items)
     sc = s.setup.scenario
     left = s.powers[power].rps

@@ -467,6 +467,18 @@ def test_an_expended_supply_unit_reorganizes_three_units_free_short_form() -> No
     assert replayed(t)
 
 
+def test_expending_a_supply_unit_is_refused_citing_the_short_form() -> None:
+    """Expending supply units is a short-form-only method: its refusals cite "11.18 short
+    form", not the long form's 11.18.8 (an HQ acting as a primary source)."""
+    data = _supply_map()
+    data["units"][0]["face_up"] = False
+    t = at_step(data)
+    error = refuse(t, [{"unit": "cw-a", "method": "supply_unit", "supply_unit": "cw-sup"}])
+    assert reason(error) == "supply unit cw-sup is face down: only a face-up one is expended"
+    assert error.rule == "11.18 short form"
+    assert error.message.startswith("item 0 (supply_unit, 11.18 short form): ")
+
+
 def test_an_hq_with_a_supply_unit_acts_as_a_primary_source_11_18_8() -> None:
     units = [("cw-sup", "cw", "SUPPLY", "0401", None), ("cw-hq", "cw", "HQ", "0401", "combat"),
              ("cw-lnd", "cw", "LND", "0501", None), ("cw-a", "cw", "INF", "0601", "combat"),
