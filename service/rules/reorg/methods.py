@@ -433,6 +433,12 @@ class _Item:
                               "turn (11.18.5).")
         return uses, isolated
 
+    def hq_throws_supply(self, hid: str, field: str) -> None:
+        """OCS 5.8b: an HQ in Strat Mode gives no RPs, in any role (the board's answer)."""
+        problem = self.ctx.board.hq_source_problem(hid)
+        if problem is not None:
+            self.refuse(field, problem.reason, problem.rule, "reorg/hq_in_strat_mode")
+
     def hq_roles_allow(self, hid: str, role: str, field: str) -> None:
         """RULES-NOTES 9 and 11.18.2, 11.18.8: an HQ reorganizing as an HQ is no secondary
         source that step; one acting as a primary source is no secondary source."""
@@ -507,6 +513,7 @@ def _hq(it: _Item) -> Claim:
     b = it.ctx.board
     if not it.ctx.state.setup.scenario.map.is_hex(hq.at):
         it.refuse("hq", f"HQ {hid} is not on the map")
+    it.hq_throws_supply(hid, "hq")
     if it.ctx.options["hq_needs_supply"]:
         status = unit_supply(b, hid, it.ctx.limit)
         if not status.in_supply:
@@ -619,6 +626,7 @@ def _hq_primary(it: _Item, hid: str, hq: UnitState, hspec: UnitSpec, target: str
     sc = it.ctx.state.setup.scenario
     if not sc.map.is_hex(hq.at):
         it.refuse("source", f"HQ {hid} is not on the map")
+    it.hq_throws_supply(hid, "source")
     s = it.ctx.state
     stacked = [uid for uid in it.ctx.board.units_in(hq.at)
                if uid in s.units and sc.unit(uid).type == SUPPLY

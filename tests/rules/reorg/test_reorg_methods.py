@@ -438,6 +438,35 @@ def test_an_hq_is_a_secondary_source_or_an_hq_reorganizer_per_impulse_rn9() -> N
                              "also be a secondary source")
 
 
+def test_a_strat_mode_hq_is_no_supply_source_for_supply_or_reorganization_ocs_5_8b_11_18_7(
+) -> None:
+    """OCS 5.8b "An HQ in Strat Mode cannot throw supplies" against 11.18.7 (HQs are
+    secondary sources): one answer, the map engine's, for the supply view and for every
+    way an HQ gives RPs. cw-far is 7 hexes from London and 3 from the HQ."""
+    from service.rules.board import Board, state_supply
+
+    def position(hq_mode: str) -> dict:
+        units = [("cw-hq", "cw", "HQ", "0501", hq_mode), ("cw-sup", "cw", "SUPPLY", "0501", None),
+                 ("cw-far", "cw", "INFdiv", "0801", "combat"),
+                 ("cw-b", "cw", "INFdiv", "0801", "combat")]
+        return doc(ROW, sources=PRIMARY, units=units, down=["cw-far", "cw-b"])
+
+    moving = at_step(position("combat"))
+    assert state_supply(moving.state)["cw-far"].source == "cw-hq"
+    act(moving, [{"unit": "cw-far", "method": "secondary", "source": "cw-hq"}])
+
+    t = at_step(position("strat"))
+    assert not state_supply(t.state)["cw-far"].in_supply
+    for item in ({"unit": "cw-far", "method": "secondary", "source": "cw-hq"},
+                 {"unit": "cw-far", "method": "hq", "hq": "cw-hq"},
+                 {"unit": "cw-far", "method": "primary", "source": "cw-hq"}):
+        error = refuse(t, [item])
+        assert error.rule == "OCS 5.8b", (item, error.message)
+        assert reason(error).endswith("HQ cw-hq is in Strat Mode and throws no supply"), \
+            reason(error)
+    assert Board.from_state(t.state).hq_source_problem("cw-hq") is not None
+
+
 def test_a_supply_unit_makes_its_city_a_secondary_source_11_18_7_rn5() -> None:
     units = [("cw-sup", "cw", "SUPPLY", "0401", None), ("cw-a", "cw", "INFdiv", "0501", "combat")]
     t = at_step(doc(ROW, sources=PRIMARY, cities=["0401"], units=units, down=["cw-a"]))
