@@ -36,8 +36,12 @@ Readings where the seeds are silent (beyond RULES-NOTES):
 - An ATR flies from the hex it stands on (its scenario base when it is not on a hex);
   a large ATR's two units are in the one hex it flies to.
 - A provider that turned face down dispensing RPs (HQ, ATR, TRS) is not itself
-  reorganized in the same step (11.18.2; RULES-NOTES 11). An HQ that flipped keeps
-  the rest of its value for later orders of the step.
+  reorganized in the same step (11.18.2; RULES-NOTES 11), and an HQ reorganized in the
+  step does not flip to reorganize others (11.18.2, the other way round; it may still
+  serve as a secondary source or, with a supply unit, a primary one, which do not
+  flip it). An HQ that flipped keeps the rest of its value for later orders of the
+  step. Each item of an order is checked against the state its earlier items produce,
+  so the order of the items, or of the orders, does not change the verdict.
 - Primary source, long form: a corps counts against the 1-corps limit, a
   fuel-dependent land or air unit against the factories; other units do not count.
   Overseas and (option) rail reorganization count against the source as well.
@@ -194,11 +198,12 @@ class Context:
             want_paths=want_paths,
         )
 
-    def with_repaired(self, ports: tuple[str, ...]) -> Context:
-        """The same position once `ports` are repaired (RULES-NOTES 23: at once)."""
-        reorg = replace(self.state.reorg, repaired_ports=ports)
-        state = replace(self.state, reorg=reorg)
-        return replace(self, state=state, board=Board.from_state(state))
+    def moved_on(self, state: State, *, board_changed: bool) -> Context:
+        """The same step in `state`, the state the earlier items of an order produce
+        (units face up or down, providers flipped, supply units expended, ports repaired:
+        RULES-NOTES 23, at once); the board is built again when `board_changed`."""
+        board = Board.from_state(state) if board_changed else self.board
+        return replace(self, state=state, board=board)
 
 
 class Ledger:
@@ -508,6 +513,9 @@ def _hq(it: _Item) -> Claim:
     if hid == it.uid:
         it.refuse("hq", "an HQ does not reorganize itself")
     it.hq_roles_allow(hid, "hq", "hq")
+    if hid in it.ledger.reorganized:
+        it.refuse("hq", f"HQ {hid} was reorganized this impulse and may not flip to "
+                  "reorganize units", code="reorg/provider_reorganized")
     if not hq.face_up and "hq" not in it.ledger.roles(hid):
         it.refuse("hq", f"HQ {hid} is face down", code="reorg/provider_face_down")
     b = it.ctx.board

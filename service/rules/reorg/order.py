@@ -113,8 +113,9 @@ def refusal(e: ItemRefused, index: int, method: str) -> Refused:
 def check_order(
     state: State, power: str, items: list[dict[str, Any]]
 ) -> tuple[Context, list[Claim]]:
-    """Check every item in order against the step's counters and `power`'s RPs; the
-    position's context and the claims, or the first refusal."""
+    """Check every item in order against the step's counters and `power`'s RPs, each in
+    the state the items before it produce (11.18.2 both ways within one order); the
+    context after the last item and the claims, or the first refusal."""
     ctx = Context.of(state)
     ledger = Ledger.of(ctx)
     claims: list[Claim] = []
@@ -132,8 +133,9 @@ def check_order(
                           extra={"item": i, "method": item["method"]})
         ledger.apply(claim, ctx.period)
         claims.append(claim)
-        if claim.repairs is not None:
-            ctx = ctx.with_repaired(tuple(ledger.repaired))
+        after = _reorganized(ctx.state, Event("unit.reorganized", "",
+                                              claim_data(claim, ctx.period, item, 0)))
+        ctx = ctx.moved_on(after, board_changed=bool(claim.expends or claim.repairs))
     return ctx, claims
 
 

@@ -123,6 +123,46 @@ def test_an_hq_that_flipped_is_not_itself_reorganized_that_impulse_11_18_2() -> 
                              "itself be reorganized")
 
 
+def _chain_map() -> dict:
+    """cw-hq (face up) may reorganize cw-hq-2 (face down), which could then flip to
+    reorganize cw-b: the chain 11.18.2 forbids."""
+    data = _hq_map()
+    data["units"].append({**data["units"][0], "id": "cw-hq-2", "at": "0301",
+                          "face_up": False})
+    return data
+
+
+def test_an_hq_reorganized_this_impulse_may_not_flip_to_reorganize_units_11_18_2() -> None:
+    """11.18.2: an HQ that flips to reorganize units may not itself be reorganized that
+    impulse, so one reorganized may not flip: not in a later order of the step ..."""
+    t = at_step(_chain_map())
+    act(t, [{"unit": "cw-hq-2", "method": "hq", "hq": "cw-hq"}])
+    assert t.state.units["cw-hq-2"].face_up
+    error = refuse(t, [{"unit": "cw-b", "method": "hq", "hq": "cw-hq-2"}])
+    assert (error.rule, error.code) == ("11.18.2", "reorg/provider_reorganized")
+    assert reason(error) == ("HQ cw-hq-2 was reorganized this impulse and may not flip to "
+                             "reorganize units")
+    # ... nor later in the same order, checked against the state its earlier items produce
+    t = at_step(_chain_map())
+    error = refuse(t, [{"unit": "cw-hq-2", "method": "hq", "hq": "cw-hq"},
+                       {"unit": "cw-b", "method": "hq", "hq": "cw-hq-2"}])
+    assert (error.rule, error.errors[0][0]) == ("11.18.2", "/body/items/1/hq")
+    assert reason(error) == ("HQ cw-hq-2 was reorganized this impulse and may not flip to "
+                             "reorganize units")
+
+
+def test_an_hq_that_flipped_earlier_in_the_order_is_not_reorganized_later_in_it_11_18_2(
+) -> None:
+    data = _hq_map()
+    data["units"].append({**data["units"][0], "id": "cw-hq-2", "at": "0101"})
+    t = at_step(data)
+    error = refuse(t, [{"unit": "cw-a", "method": "hq", "hq": "cw-hq"},
+                       {"unit": "cw-hq", "method": "hq", "hq": "cw-hq-2"}])
+    assert (error.rule, error.errors[0][0]) == ("11.18.2", "/body/items/1/unit")
+    assert reason(error) == ("HQ cw-hq flipped to reorganize units this impulse and may not "
+                             "itself be reorganized")
+
+
 def test_an_hq_reorganizes_units_not_in_its_zoc_but_not_itself() -> None:
     t = at_step(_hq_map())
     error = refuse(t, [{"unit": "cw-a", "method": "hq", "hq": "cw-a"}], kind=Refused)
