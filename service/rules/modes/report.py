@@ -19,9 +19,11 @@ and full in Exploitation); a unit may report several moves in a step while MP la
 `path` (optional) lists the hexes entered, ending at `to`. `transport`: null, "rail",
 "air", "sea" (Move Mode only: OCS 5.5a, 5.6a, 5.7e, 5.8d, 5.10d; Rail Repair units by
 rail in Combat Mode, 13.3g) or "amphibious" (Combat or Move Mode, OCS 5.5d, OCS 5.6c), in the
-action step only. Strat units never enter an enemy ZOC (OCS 5.8a) and end where trace
-supply is possible, Strat HQs throwing none (OCS 5.8b); Reserve units do not end with a
-hedgehog (OCS 5.7g); the side's Reserve markers are counted after the moves (OCS 5.4a).
+action step only; a move by rail uses one of the rail moves of the unit's major power
+for the impulse, which railway reorganization uses too (11.18.6). Strat units never
+enter an enemy ZOC (OCS 5.8a) and end where trace supply is possible, Strat HQs
+throwing none (OCS 5.8b); Reserve units do not end with a hedgehog (OCS 5.7g); the
+side's Reserve markers are counted after the moves (OCS 5.4a).
 Who moves: the phasing side in the action step (not a power that passed, not face
 down, RULES-NOTES 27); released Reserves of the release in progress in the Reaction
 step (OCS 5.7b); Exploitation Mode units and the release in progress in Exploitation.
@@ -237,6 +239,13 @@ def _move(f: Flow, c: Command, side: str, item: object, path: str) -> bool:
                           rule="OCS 5.1", path=path)
     if transport is not None:
         _check_transport(f.state, spec, unit, str(transport), f"{path}/transport")
+    rail_power = sc.controller_of(unit.power) if transport == "rail" else None
+    if rail_power is not None and f.state.rail_left(rail_power) < 1:
+        moves = sc.power(rail_power).rail_moves
+        raise refuse_unit("report/no_rail_move", uid, f"cannot move by rail: {rail_power} has "
+                          f"no rail move left this impulse ({f.state.rail_used(rail_power)} "
+                          f"of {moves} used, by moves and railway reorganization)",
+                          rule="11.18.6", path=f"{path}/transport")
     step = f.state.step
     if uses:
         allowance = step_ma(f.state, uid)
@@ -276,7 +285,8 @@ def _move(f: Flow, c: Command, side: str, item: object, path: str) -> bool:
     how = f" by {transport}" if transport else ""
     f.emit("unit.moved", f"{uid} moves {unit.at} -> {to}{how} ({mp:g} MP).",
            {"unit": uid, "from": unit.at, "to": to, "mp": item.get("mp"),
-            "transport": transport, "path": hexes, "step": step}, by=c.actor.id)
+            "transport": transport, "path": hexes, "step": step,
+            **({"rail_power": rail_power} if rail_power else {})}, by=c.actor.id)
     return unit.mode == m.RESERVE
 
 
@@ -336,7 +346,9 @@ def _moved(state: State, e: Event) -> State:
     step = e.data["step"]
     used = (unit.mp_used if unit.mp_step == step else 0.0) + float(e.data["mp"])
     moved = replace(unit, at=e.data["to"], moved=True, mp_used=used, mp_step=step)
-    return replace(state, units={**state.units, uid: moved})
+    state = replace(state, units={**state.units, uid: moved})
+    rail_power = e.data.get("rail_power")
+    return state if rail_power is None else state.with_rail_move(rail_power)
 
 
 def _face_down(state: State, e: Event) -> State:

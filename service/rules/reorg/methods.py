@@ -21,7 +21,8 @@ Capacity keys, counted per reorganization step (`ReorgState.used`):
     oil:<hex>        fuel-dependent land and air units from a primary source (option
                      `factories`: its factories, 11.18.5)
     secondary:<src>  1 (11.18.7)
-    rail:<power>     rail moves used (11.18.6)
+    rail:<power>     rail moves used in the impulse, by moves reported with transport
+                     rail as well (11.18.6, `State.rail_used`)
     supply:<unit>    units an expended supply unit reorganized: 3 (short form)
     trs:<unit>       1 (11.18.9)
     at_sea:<hex>     counted, unlimited (RULES-NOTES 24)
@@ -221,8 +222,13 @@ class Ledger:
 
     @classmethod
     def of(cls, ctx: Context) -> Ledger:
+        """The counters of `ctx`'s step; "rail:<power>" counts the rail moves of the whole
+        impulse, moves by rail included (11.18.6)."""
         s = ctx.state
-        return cls(s.reorg, ctx.period, {p: ps.rps for p, ps in s.powers.items()})
+        ledger = cls(s.reorg, ctx.period, {p: ps.rps for p, ps in s.powers.items()})
+        for p in s.powers:
+            ledger.used[f"rail:{p}"] = s.rail_used(p)
+        return ledger
 
     def roles(self, unit: str) -> set[str]:
         return self.dispensed.get(unit, set())
@@ -655,14 +661,16 @@ def _hq_primary(it: _Item, hid: str, hq: UnitState, hspec: UnitSpec, target: str
 
 
 def _rail(it: _Item) -> Claim:
-    """11.18.6: one of the paying power's rail moves carries RPs along a railway path
+    """11.18.6: one of the paying power's unused rail moves of the impulse (moves by
+    rail use them too) carries RPs along a railway path
     from the source (or from a landing port, then overseas); it counts against the
     source per option `reorg.rail_counts_against_source`, and against the port."""
     s = it.ctx.state
     moves = s.setup.scenario.power(it.power).rail_moves
     used = it.ledger.used.get(f"rail:{it.power}", 0)
     rail_use = it.use(f"rail:{it.power}", moves, "",
-                      f"{it.power} has no rail move left this impulse ({used} of {moves} used)")
+                      f"{it.power} has no rail move left this impulse ({used} of {moves} used, "
+                      "by moves and railway reorganization)")
     hq = it.hq_source()
     if hq is not None:
         hid, unit, _ = hq

@@ -220,7 +220,10 @@ def _reorganized(state: State, e: Event) -> State:
                                              rps=state.powers[power].rps - int(d["cost"]))}
     reorg = replace(r, reorganized=reorganized, used=used, dispensed=dispensed,
                     isolated=isolated, repaired_ports=repaired)
-    return replace(state, units=units, powers=powers, reorg=reorg)
+    state = replace(state, units=units, powers=powers, reorg=reorg)
+    if f"rail:{power}" in d["uses"]:
+        state = state.with_rail_move(power)
+    return state
 
 
 EVOLVE: dict[EventKind, Evolver] = {

@@ -403,7 +403,8 @@ def test_rail_reorganization_needs_an_unused_rail_move_11_18_6() -> None:
     act(t, [{"unit": "cw-a", "method": "rail", "source": "0101"},
             {"unit": "cw-b", "method": "rail", "source": "0101"}])
     error = refuse(t, [{"unit": "cw-c", "method": "rail", "source": "0101"}])
-    assert reason(error) == "cw has no rail move left this impulse (2 of 2 used)"
+    assert reason(error) == ("cw has no rail move left this impulse (2 of 2 used, by moves "
+                             "and railway reorganization)")
     assert error.errors[0][0] == "/body/items/0"
 
 
