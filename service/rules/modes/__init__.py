@@ -4,7 +4,7 @@ reports of what was played on the table, combat results and effective values.
 
 from service.rules.modes import vocabulary
 from service.rules.modes.change import EVOLVE as _CHANGE_EVOLVE
-from service.rules.modes.change import change_modes
+from service.rules.modes.change import change_modes, movement_end_refusal
 from service.rules.modes.effective import effective, mode_view
 from service.rules.modes.release import EVOLVE as _RELEASE_EVOLVE
 from service.rules.modes.release import release_reserves
@@ -17,5 +17,6 @@ EVOLVE = {**_CHANGE_EVOLVE, **_RELEASE_EVOLVE, **_REPORT_EVOLVE, **_RESULTS_EVOL
 
 __all__ = [
     "EVOLVE", "MODES", "ORIENTATIONS", "change_modes", "effective", "file_report",
-    "impulse_marks_cleared", "mode_view", "release_reserves", "strat_supply", "vocabulary",
+    "impulse_marks_cleared", "mode_view", "movement_end_refusal", "release_reserves",
+    "strat_supply", "vocabulary",
 ]

@@ -23,7 +23,9 @@ action step only; a move by rail uses one of the rail moves of the unit's major 
 for the impulse, which railway reorganization uses too (11.18.6). Strat units never
 enter an enemy ZOC (OCS 5.8a) and end where trace supply is possible, Strat HQs
 throwing none (OCS 5.8b); Reserve units do not end with a hedgehog (OCS 5.7g); the
-side's Reserve markers are counted after the moves (OCS 5.4a).
+side's Reserve markers are counted after the moves, those of units that entered
+Reserve this step and have not moved yet left for later (OCS 5.4a: placed after the
+25% move; all are counted when the movement step ends).
 Who moves: the phasing side in the action step (not a power that passed, not face
 down, RULES-NOTES 27); released Reserves of the release in progress in the Reaction
 step (OCS 5.7b); Exploitation Mode units and the release in progress in Exploitation.
@@ -112,7 +114,7 @@ def file_report(f: Flow, c: Command) -> None:
     for i, item in enumerate(moves):
         if _move(f, c, side, item, f"/body/moves/{i}"):
             reserve_moves.append(i)
-    problem = reserve_limit_problem(f.state, side) if reserve_moves else None
+    problem = reserve_limit_problem(f.state, side, placed_only=True) if reserve_moves else None
     if problem is not None:
         last = reserve_moves[-1]
         uid = str(moves[last]["unit"])
