@@ -35,8 +35,11 @@ Works (action step): "engineering" (Engineer-Capable units, 13.8a), "gauge" and
 oriented to Combat (OCS 5.10e); "hedgehog" building by an engineer likewise, by any other
 unit Combat Mode only (OCS 5.10e).
 
+Missions (air units) and naval moves: see `service.rules.modes.missions`.
+
 Combats: see `service.rules.results`. Face down: units of the side that moved or
-attacked this impulse turn face down.
+attacked this impulse turn face down now (with option `reorg.face_down` "report" the
+only way they do; by default they turn at clean up anyway, `face_down`).
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ from service.rules.modes.items import (
     strings,
     unknown_keys,
 )
+from service.rules.modes.missions import naval_move, report_mission
 from service.rules.modes.results import CONSISTENCY, report_combat
 from service.rules.scenario import UnitSpec
 from service.rules.state import Evolver, State, UnitState
@@ -99,17 +103,20 @@ def _list(body: Mapping[str, Any], key: str) -> list[Any]:
 def file_report(f: Flow, c: Command) -> None:
     """The `report` order: moves, works, combats, face-down flips, in that order."""
     side = acting_side(f, c, _STEPS, CONSISTENCY)
-    unknown_keys(c.body, ("moves", "works", "combats", "face_down"), "/body")
+    unknown_keys(c.body, ("moves", "works", "missions", "combats", "face_down"), "/body")
     moves, works, combats = _list(c.body, "moves"), _list(c.body, "works"), _list(
         c.body, "combats")
+    missions = _list(c.body, "missions")
     face_down = strings(c.body.get("face_down", []), "/body/face_down", empty=True)
-    if not (moves or works or combats or face_down):
-        raise malformed("a report names at least one move, work, combat or face-down unit",
-                        path="/body")
+    if not (moves or works or missions or combats or face_down):
+        raise malformed("a report names at least one move, work, mission, combat or "
+                        "face-down unit", path="/body")
     f.emit("report.filed", f"{side} reports {len(moves)} move(s), {len(works)} work(s), "
-           f"{len(combats)} combat(s), {len(face_down)} unit(s) turning face down.",
+           f"{len(missions)} mission(s), {len(combats)} combat(s), {len(face_down)} unit(s) "
+           "turning face down.",
            {"side": side, "step": f.state.step, "moves": len(moves), "works": len(works),
-            "combats": len(combats), "face_down": len(face_down)}, by=c.actor.id)
+            "missions": len(missions), "combats": len(combats),
+            "face_down": len(face_down)}, by=c.actor.id)
     reserve_moves: list[int] = []
     for i, item in enumerate(moves):
         if _move(f, c, side, item, f"/body/moves/{i}"):
@@ -123,14 +130,14 @@ def file_report(f: Flow, c: Command) -> None:
                      path=f"/body/moves/{last}", unit=uid)
     for i, item in enumerate(works):
         _work(f, c, item, f"/body/works/{i}")
+    for i, item in enumerate(missions):
+        report_mission(f, c, item, f"/body/missions/{i}")
     for i, item in enumerate(combats):
         report_combat(f, c, side, item, f"/body/combats/{i}")
     turned: list[str] = []
     for i, name in enumerate(face_down):
         path = f"/body/face_down/{i}"
         spec, unit = held_unit(f.state, c, name, path)
-        if spec.unit_class != "land":
-            raise malformed(f"{name} is not a land unit", path=path, unit=name)
         if not unit.face_up:
             raise refuse_unit("report/already_face_down", name, "is already face down",
                               rule="RULES-NOTES 18", path=path)
@@ -213,9 +220,12 @@ def _move(f: Flow, c: Command, side: str, item: object, path: str) -> bool:
     spec, unit = held_unit(f.state, c, item.get("unit"), f"{path}/unit")
     uid = spec.id
     sc = f.state.setup.scenario
+    if spec.unit_class == "naval":
+        naval_move(f, c, spec, unit, item, path)
+        return False
     if spec.unit_class != "land":
-        raise malformed(f"{uid} is not a land unit: only land moves are reported",
-                        path=f"{path}/unit", unit=uid)
+        raise malformed(f"{uid} is an air unit: air units fly missions (report them in "
+                        "missions)", path=f"{path}/unit", unit=uid)
     to = item.get("to")
     if not isinstance(to, str) or not sc.map.is_hex(to):
         raise malformed(f"unknown hex {to!r}", path=f"{path}/to", code="order/unknown_hex")
@@ -353,14 +363,6 @@ def _moved(state: State, e: Event) -> State:
     return state if rail_power is None else state.with_rail_move(rail_power)
 
 
-def _face_down(state: State, e: Event) -> State:
-    units = dict(state.units)
-    for uid in e.data["units"]:
-        units[uid] = replace(units[uid], face_up=False)
-    return replace(state, units=units)
-
-
 EVOLVE: dict[EventKind, Evolver] = {
     "unit.moved": _moved,
-    "units.turned_face_down": _face_down,
 }
