@@ -11,9 +11,9 @@ at no MP cost (OCS 5.4). Reserve markers are not counted here: a marker is place
 after the unit's 25% move (OCS 5.4a), so they are counted after the moves of a report
 and when the movement step ends; until it has moved, a unit that entered Reserve may
 leave it again (no marker was placed for it), so a side short of markers is never
-stuck. Readings: a unit already in Reserve may stay in Reserve with the
-other side up in its own movement step even in an enemy ZOC (it does not switch into
-Reserve, OCS 5.7c; OCS 5.7a frees the orientation in that step); a unit cannot enter Reserve
+stuck. Readings: a unit already in Reserve may stay in Reserve with the other side up
+in its own movement step even in an enemy ZOC (it does not switch into Reserve, OCS
+5.7c; OCS 5.7a frees the orientation in that step); a unit cannot enter Reserve
 in a hedgehog's hex, because the change is made as it begins to move and the marker
 would sit with the hedgehog at the end of the segment unless it left, which the
 server cannot know in advance (OCS 5.7g; a Reserve unit's move cannot end there either).

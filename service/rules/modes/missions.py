@@ -46,7 +46,8 @@ def _may_act(state: State, uid: str, unit: UnitState, what: str, path: str) -> N
                           "passed this impulse", rule="DESIGN 5.3", path=path)
 
 
-def _friendly_hex(state: State, board: Board, hex_id: str, power: str) -> bool:
+def _friendly_hex(board: Board, hex_id: str, power: str) -> bool:
+    """A hex a friend controls, free of enemy land units."""
     stance = board.stance(power)
     return stance.territory[board.at(hex_id)] == FRIENDLY and \
         not board.enemy_occupied(hex_id, power)
@@ -95,7 +96,7 @@ def _check_base(state: State, spec: UnitSpec, unit: UnitState, base: str, path: 
     """An air unit lands in a friendly hex, or at sea with a naval unit of its side."""
     sc = state.setup.scenario
     if sc.map.is_hex(base):
-        if not _friendly_hex(state, Board.from_state(state), base, unit.power):
+        if not _friendly_hex(Board.from_state(state), base, unit.power):
             raise refuse_unit("report/base", spec.id, f"cannot land in {base}: it is not a "
                               "friendly hex free of enemy units", rule=CONSISTENCY, path=path)
         return
@@ -131,7 +132,7 @@ def naval_move(f: Flow, c: Command, spec: UnitSpec, unit: UnitState,
         if sc.map.hex(to).port is None:
             raise refuse_unit("report/no_port", uid, f"cannot enter {to}: naval units enter "
                               "ports, and it has none", rule=CONSISTENCY, path=f"{path}/to")
-        if not _friendly_hex(f.state, Board.from_state(f.state), to, unit.power):
+        if not _friendly_hex(Board.from_state(f.state), to, unit.power):
             raise refuse_unit("report/enemy_port", uid, f"cannot enter the port in {to}: it is "
                               "not a friendly one free of enemy units", rule=CONSISTENCY,
                               path=f"{path}/to")
