@@ -23,9 +23,16 @@ SCRIPT = {"initiative": [9, 5, 1], "weather": [7, 7, 7], "turn_end": [5] * 30}
 
 
 def game(units: Mapping[str, Mapping[str, Any]] | None = None, *, supply_path: int | None = None,
-         declare: Mapping[str, str] | None = None) -> Table:
+         declare: Mapping[str, str] | None = None,
+         chits: Mapping[str, Mapping[str, str]] | None = None,
+         powers: Mapping[str, Mapping[str, Any]] | None = None,
+         extra: list[dict[str, Any]] | None = None,
+         options: Mapping[str, Any] | None = None,
+         hexes: Mapping[str, Mapping[str, Any]] | None = None,
+         seas: list[dict[str, Any]] | None = None) -> Table:
     """The modes scenario with `units` patched (fields per unit id; a value of None for
-    the whole unit drops it), Germany in its action step."""
+    the whole unit drops it), `powers` and `hexes` patched likewise, `extra` units and
+    `seas` added and `options` given, Germany in its action step."""
     data = scenario("modes")
     patched = []
     for u in data["units"]:
@@ -36,14 +43,24 @@ def game(units: Mapping[str, Mapping[str, Any]] | None = None, *, supply_path: i
         if "ocs" in change:
             u["ocs"] = {**u["ocs"], **change["ocs"]}
         patched.append(u)
-    options = None
+    patched += extra or []
+    given = {**(options or {})}
     if supply_path is not None:
         rows = [{**row, "supply_path": supply_path} for row in DEFAULT_WEATHER_TABLE]
-        options = {"weather": {"table": rows}}
-    t = table(SCRIPT, name="modes", changes={"units": patched}, options=options)
+        given["weather"] = {"table": rows}
+    changes: dict[str, Any] = {"units": patched}
+    if powers:
+        changes["powers"] = [{**p, **powers.get(p["id"], {})} for p in data["powers"]]
+    if hexes or seas:
+        board = data["map"]
+        changes["map"] = {**board, "seas": board["seas"] + (seas or []),
+                          "hexes": [{**h, **(hexes or {}).get(h["id"], {})}
+                                    for h in board["hexes"]]}
+    t = table(SCRIPT, name="modes", changes=changes, options=given or None)
     skip_initiative(t)
     assert t.state.turn.phasing_side == "axis"
-    t.act("declare", {"actions": dict(declare or {"germany": "land"})}, side="axis")
+    t.act("declare", {"actions": dict(declare or {"germany": "land"}),
+                      "chits": {p: dict(c) for p, c in (chits or {}).items()}}, side="axis")
     return t
 
 

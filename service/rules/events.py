@@ -36,7 +36,7 @@ EventKind = Literal[
     "unit.mode_changed", "reserves.released", "report.filed", "unit.moved", "unit.worked",
     "combat.reported", "combat.result_ignored", "hex.disorganized", "reserve.removed",
     "units.retreated", "units.advanced", "unit.step_lost", "unit.eliminated",
-    "units.exploit_awarded", "units.turned_face_down",
+    "units.exploit_awarded", "units.turned_face_down", "units.shattered", "unit.flew_mission",
 ]
 EVENT_KINDS: frozenset[str] = frozenset(get_args(EventKind))
 

@@ -45,6 +45,9 @@ DEFAULTS: dict[str, Any] = {
         "reorganize_units_chit": False,  # 10
         "port_repair_cost": {"minor": 2, "major": 4},  # 23
         "hq_needs_supply": True,  # 25
+        # docs/rules-options.md: units that moved, attacked or are at sea turn face down
+        # at clean up (clean_up), or only when a report says so (report)
+        "face_down": "clean_up",
     },
     "supply": {"terrain_cost": {"mountain": 1, "swamp": 1, "jungle": 1, "forest": 1}},  # 26
     # A pause ends by itself after this many hours (0: the GM may not pause). A key the
@@ -63,6 +66,7 @@ DROPOUT_POLICIES = ("gm", "substitute", "civil_disorder")
 CHOICES: dict[str, tuple[str, ...]] = {
     "reorg.primary_limit": ("factories", "two_units"),
     "reorg.impulse_step": ("phasing", "all"),
+    "reorg.face_down": ("clean_up", "report"),
     "dropout.policy": DROPOUT_POLICIES,
 }
 

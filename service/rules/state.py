@@ -57,6 +57,17 @@ class ReorgState:
     repaired_ports: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class RailState:
+    """Rail moves used per major power in `period` (`rail_period`): by the moves
+    reported with transport "rail" and by railway reorganization (11.18.6, "any
+    unused rail moves"). Counters of another period are spent ones: `State.rail_used`
+    reads them as 0, so nothing needs resetting when an impulse begins."""
+
+    period: str = ""
+    used: dict[str, int] = field(default_factory=dict)
+
+
 # Step names in turn order (DESIGN.md 4.3).
 Step = Literal[
     "join", "initiative.reroll", "initiative.choose", "declare", "action", "reaction",
@@ -289,6 +300,7 @@ class State:
     dropouts: dict[str, SideControl] = field(default_factory=dict)
     proposal: Proposal | None = None
     proposals: int = 0
+    rail: RailState = field(default_factory=RailState)
     setup: Setup = field(default=None, metadata={"transient": True}, compare=False)  # type: ignore[assignment]
 
     @property
@@ -302,6 +314,33 @@ class State:
     def weather_table(self) -> list[dict[str, Any]]:
         table: list[dict[str, Any]] = self.setup.options["weather"]["table"]
         return self.weather_override or table
+
+    def rail_used(self, power: str) -> int:
+        """Rail moves major power `power` used in the current impulse (11.18.6)."""
+        if self.rail.period != rail_period(self.turn):
+            return 0
+        return self.rail.used.get(power, 0)
+
+    def rail_left(self, power: str) -> int:
+        """11.18.6: major power `power`'s rail moves for the impulse (the scenario's
+        `rail_moves`) less those used by moves and railway reorganization."""
+        return max(0, self.setup.scenario.power(power).rail_moves - self.rail_used(power))
+
+    def with_rail_move(self, power: str) -> State:
+        """The state once major power `power` used one more rail move (11.18.6)."""
+        period = rail_period(self.turn)
+        used = dict(self.rail.used) if self.rail.period == period else {}
+        used[power] = used.get(power, 0) + 1
+        return replace(self, rail=RailState(period, used))
+
+
+def rail_period(turn: TurnState) -> str:
+    """Whose rail moves count together: those of one impulse ("3/7": turn 3, impulse 7:
+    its movement and the reorganization step at its end); the final reorganization
+    step of a turn has its own ("3/final")."""
+    if turn.step == FINAL_REORGANIZATION:
+        return f"{turn.number}/final"
+    return f"{turn.number}/{turn.impulse}"
 
 
 def with_map_edits(setup: Setup, edits: Mapping[str, HexEdit]) -> Setup:

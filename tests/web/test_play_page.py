@@ -313,7 +313,9 @@ async def _axis_reorganizes(axis: Page, everyone: dict[str, Page]) -> None:
         await _expect_step(page, "reorganization")
         await expect(_rps(page, "germany")).to_have_text("35")  # accrued as the step began
     panel = axis.locator("[data-form=reorg]")
-    await expect(panel.locator(".unit-picks li")).to_have_count(1)
+    # ger-arm-1, and ita-inf-1, which moved and turned face down at clean up (11.18)
+    await expect(panel.locator(".unit-picks li")).to_have_count(2)
+    await expect(_unit_row(axis, "ita-inf-1").locator("td.face")).to_have_text("down")
     await expect(panel.locator(".rp-total")).to_contain_text("0 RPs in the basket of 35 left")
     await panel.locator("[name='reorg-unit-ger-arm-1']").click()
     primary = panel.locator(".option.legal[data-method=primary]")
@@ -343,8 +345,8 @@ async def _axis_reorganizes(axis: Page, everyone: dict[str, Page]) -> None:
         await expect(_rps(page, "germany")).to_have_text("30")
         await expect(page.locator("#log-list")).to_contain_text(
             "germany reorganizes ger-arm-1 from primary source Mitte (5 RPs): face up.")
-    await expect(panel.locator(".unit-picks li")).to_have_count(0)
-    await expect(panel).to_contain_text("No face-down units: nothing to reorganize.")
+    await expect(panel.locator(".unit-picks li")).to_have_count(1)
+    await expect(panel.locator(".unit-picks li[data-unit='ita-inf-1']")).to_have_count(1)
     await _shot(axis, "axis-reorganized")
     await axis.click("[data-form=done] [name=done]")
     for page in everyone.values():

@@ -11,6 +11,7 @@ from service.rules.board.grid import (
     exerts_zoc,
     grid_of,
     path_length,
+    throws_supply,
 )
 from service.rules.board.layout import Board, Stance
 from service.rules.board.paths import (
@@ -39,5 +40,5 @@ __all__ = [
     "basic_path", "basic_path_from", "coastal_ok", "exerts_zoc", "grid_of", "hex_in_supply",
     "home_ports", "in_communication", "overseas_path", "overseas_route", "path_length",
     "rail_path", "rail_supply_path", "reach_index", "reaches_unlimited", "source_in_supply",
-    "state_supply", "supply_report", "unit_supply",
+    "state_supply", "supply_report", "throws_supply", "unit_supply",
 ]

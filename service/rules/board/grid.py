@@ -11,6 +11,7 @@ from typing import Any, Final, TypeVar
 
 from service.rules.scenario import (
     HEDGEHOG,
+    HQ,
     MAR,
     REPL,
     ROUGH_TERRAINS,
@@ -160,6 +161,14 @@ def exerts_zoc(spec: UnitSpec, mode: str | None, orientation: str | None = None)
     if mode == "exploit":
         return orientation != "move"
     return mode is None or mode in ZOC_MODES
+
+
+def throws_supply(spec: UnitSpec, mode: str | None) -> bool:
+    """Whether `spec` is an HQ that is a supply source in `mode`: OCS 5.8b, "An HQ in
+    Strat Mode cannot throw supplies", so a Strat HQ is no secondary source (11.18.7),
+    no primary source with a supply unit (11.18.8), gives no RPs as an HQ (11.18.2) and
+    is no coastal port (RULES-NOTES 2), for supply and reorganization alike."""
+    return spec.unit_class == "land" and spec.type == HQ and mode != "strat"
 
 
 def coastal_ok(spec: UnitSpec, coastal_types: Collection[str] = DEFAULT_COASTAL_TYPES) -> bool:

@@ -20,6 +20,7 @@ from service.rules.board.grid import (
     NoPath,
     exerts_zoc,
     grid_of,
+    throws_supply,
 )
 from service.rules.scenario import (
     HQ,
@@ -79,6 +80,7 @@ class Board:
     supply_units_of: Mapping[str, frozenset[int]]
     unit_hex: Mapping[str, int]
     unit_power: Mapping[str, str]
+    strat_hqs: frozenset[str] = frozenset()
     repaired: frozenset[int] = frozenset()
     _stances: dict[tuple[str, frozenset[str], str | None], Stance] = field(
         default_factory=dict, repr=False
@@ -127,6 +129,7 @@ class Board:
         sups: dict[str, set[int]] = {}
         unit_hex: dict[str, int] = {}
         unit_power: dict[str, str] = {}
+        strat_hqs: set[str] = set()
         is_sea = scenario.map.is_sea
         for uid, u in units.items():
             spec = scenario.unit(uid)
@@ -146,8 +149,10 @@ class Board:
             land.setdefault(major, set()).add(i)
             if exerts_zoc(spec, u.mode, u.orientation):
                 zoc.setdefault(major, set()).add(i)
-            if spec.type == HQ and u.mode != "strat":  # a Strat HQ throws no supply (OCS 5.8b)
+            if throws_supply(spec, u.mode):
                 hqs.setdefault(major, []).append((i, uid))
+            elif spec.type == HQ:
+                strat_hqs.add(uid)
             elif spec.type == SUPPLY and i in grid.cities:
                 sups.setdefault(major, set()).add(i)
         if neutral is None:
@@ -170,6 +175,7 @@ class Board:
             supply_units_of={k: frozenset(v) for k, v in sups.items()},
             unit_hex=unit_hex,
             unit_power=unit_power,
+            strat_hqs=frozenset(strat_hqs),
             repaired=frozenset(index[h] for h in repaired_ports if h in index),
         )
 
@@ -225,6 +231,14 @@ class Board:
         """A friendly (same-side) land unit in `hex_id` negates enemy ZOC for supply
         (RULES-NOTES 28)."""
         return self.at(hex_id) in self.stance(power).friendly_land
+
+    def hq_source_problem(self, hq: str) -> NoPath | None:
+        """Why HQ `hq` is no supply source now, or None (`throws_supply`, OCS 5.8b: an HQ in
+        Strat Mode throws no supply). The supply view and every HQ method of
+        reorganization ask this one question."""
+        if hq in self.strat_hqs:
+            return NoPath(f"HQ {hq} is in Strat Mode and throws no supply", "OCS 5.8b", hq)
+        return None
 
     def port_damaged(self, hex_id: str) -> bool:
         """Whether the port in `hex_id` is damaged and not repaired since (RULES-NOTES 23);

@@ -349,6 +349,9 @@ def source_in_supply(
             return NoPath(f"unit {source} is not an HQ", "11.18.7", source)
         if board.majors[board.unit_power[source]] not in st.friends:
             return NoPath(f"HQ {source} is not a friend of {power}", "11.18.7", source)
+        strat = board.hq_source_problem(source)
+        if strat is not None:
+            return strat
     else:
         i = board.at(source)
         if i not in board.grid.source_at and _supply_unit_city(board, st, i):

@@ -4,8 +4,10 @@ reports of what was played on the table, combat results and effective values.
 
 from service.rules.modes import vocabulary
 from service.rules.modes.change import EVOLVE as _CHANGE_EVOLVE
-from service.rules.modes.change import change_modes
+from service.rules.modes.change import change_modes, movement_end_refusal
 from service.rules.modes.effective import effective, mode_view
+from service.rules.modes.face_down import EVOLVE as _FACE_DOWN_EVOLVE
+from service.rules.modes.face_down import face_down_at_clean_up
 from service.rules.modes.release import EVOLVE as _RELEASE_EVOLVE
 from service.rules.modes.release import release_reserves
 from service.rules.modes.report import EVOLVE as _REPORT_EVOLVE
@@ -13,9 +15,11 @@ from service.rules.modes.report import file_report, strat_supply
 from service.rules.modes.results import EVOLVE as _RESULTS_EVOLVE
 from service.rules.modes.vocabulary import MODES, ORIENTATIONS, impulse_marks_cleared
 
-EVOLVE = {**_CHANGE_EVOLVE, **_RELEASE_EVOLVE, **_REPORT_EVOLVE, **_RESULTS_EVOLVE}
+EVOLVE = {**_CHANGE_EVOLVE, **_RELEASE_EVOLVE, **_REPORT_EVOLVE, **_RESULTS_EVOLVE,
+          **_FACE_DOWN_EVOLVE}
 
 __all__ = [
-    "EVOLVE", "MODES", "ORIENTATIONS", "change_modes", "effective", "file_report",
-    "impulse_marks_cleared", "mode_view", "release_reserves", "strat_supply", "vocabulary",
+    "EVOLVE", "MODES", "ORIENTATIONS", "change_modes", "effective", "face_down_at_clean_up",
+    "file_report", "impulse_marks_cleared", "mode_view", "movement_end_refusal",
+    "release_reserves", "strat_supply", "vocabulary",
 ]

@@ -7,9 +7,13 @@ side, Strat the Move side (OCS 5.8), Reserve keeps the side showing (OCS 5.7a). 
 only flip its orientation (``"mode": "dg"``, OCS 5.4).
 
 Each unit changes once, as it begins to move (so before it has moved this impulse),
-at no MP cost (OCS 5.4). Readings: a unit already in Reserve may stay in Reserve with the
-other side up in its own movement step even in an enemy ZOC (it does not switch into
-Reserve, OCS 5.7c; OCS 5.7a frees the orientation in that step); a unit cannot enter Reserve
+at no MP cost (OCS 5.4). Reserve markers are not counted here: a marker is placed
+after the unit's 25% move (OCS 5.4a), so they are counted after the moves of a report
+and when the movement step ends; until it has moved, a unit that entered Reserve may
+leave it again (no marker was placed for it), so a side short of markers is never
+stuck. Readings: a unit already in Reserve may stay in Reserve with the other side up
+in its own movement step even in an enemy ZOC (it does not switch into Reserve, OCS
+5.7c; OCS 5.7a frees the orientation in that step); a unit cannot enter Reserve
 in a hedgehog's hex, because the change is made as it begins to move and the marker
 would sit with the hedgehog at the end of the segment unless it left, which the
 server cannot know in advance (OCS 5.7g; a Reserve unit's move cannot end there either).
@@ -23,6 +27,7 @@ from dataclasses import replace
 from service.rules import state as st
 from service.rules.board import Board
 from service.rules.command import Command
+from service.rules.errors import Refused
 from service.rules.events import Event, EventKind
 from service.rules.flow import Flow
 from service.rules.modes import vocabulary as m
@@ -38,7 +43,7 @@ from service.rules.modes.items import (
 from service.rules.scenario import HEDGEHOG, UnitSpec
 from service.rules.state import Evolver, State, UnitState
 
-__all__ = ["change_modes", "hedgehog_in", "reserve_limit_problem"]
+__all__ = ["change_modes", "hedgehog_in", "movement_end_refusal", "reserve_limit_problem"]
 _NAMES = {m.COMBAT: "Combat", m.MOVE: "Move", m.RESERVE: "Reserve", m.STRAT: "Strat",
           m.EXPLOIT: "Exploit", m.DG: "DG"}
 
@@ -52,9 +57,10 @@ def hedgehog_in(state: State, hex_id: str, side: str) -> str | None:
     return None
 
 
-def reserve_limit_problem(state: State, side: str) -> str | None:
-    """Why `side` has too many Reserve markers out (OCS 5.4a), or None."""
-    used = m.reserve_stacks(state, side)
+def reserve_limit_problem(state: State, side: str, *, placed_only: bool = False) -> str | None:
+    """Why `side` has too many Reserve markers out (OCS 5.4a), or None; with
+    `placed_only`, counting only the markers placed (`vocabulary.marker_placed`)."""
+    used = m.reserve_stacks(state, side, placed_only=placed_only)
     limit = state.setup.scenario.side(side).reserve_markers
     if len(used) <= limit:
         return None
@@ -99,7 +105,8 @@ def _check_change(f: Flow, board: Board, uid: str, spec: UnitSpec, unit: UnitSta
     if power_passed(f.state, unit.power):
         raise refuse_unit("mode/power_passed", uid, f"belongs to {unit.power}, which passed "
                           "this impulse", rule="DESIGN 5.3", path=path)
-    if unit.mode_changed:
+    unplaced = unit.mode == m.RESERVE and mode != m.RESERVE and not m.marker_placed(unit)
+    if unit.mode_changed and not unplaced:
         raise refuse_unit("mode/already_changed", uid, "already changed mode this movement "
                           "step: once per unit, as it begins to move", rule="OCS 5.4", path=path)
     if unit.moved or unit.attacked:
@@ -183,14 +190,18 @@ def change_modes(f: Flow, c: Command) -> None:
                {"unit": uid, "side": side, "hex": unit.at,
                 "from": {"mode": unit.mode, "orientation": unit.orientation},
                 "mode": mode, "orientation": orientation}, by=c.actor.id)
-    into_reserve = [i for i, item in enumerate(changes) if item.get("mode") == m.RESERVE]
-    problem = reserve_limit_problem(f.state, side) if into_reserve else None
-    if problem is not None:
-        last = into_reserve[-1]
-        uid = str(changes[last]["unit"])
-        raise refuse("mode/reserve_markers", f"{uid}: {problem}; a stack's Reserve units "
-                     "share one marker", rule="OCS 5.4a", path=f"/body/changes/{last}/mode",
-                     unit=uid)
+
+
+def movement_end_refusal(state: State, side: str) -> Refused | None:
+    """OCS 5.4a when `side`'s movement step ends: every unit has finished its 25% move, so
+    every Reserve stack needs its marker; the refusal of `done` if the side is short."""
+    problem = reserve_limit_problem(state, side)
+    if problem is None:
+        return None
+    return refuse("mode/reserve_markers", f"{problem} as its movement ends: move Reserve "
+                  "units together (a stack's Reserve units share one marker), or take units "
+                  "that entered Reserve this step and have not moved out of Reserve",
+                  rule="OCS 5.4a", path="/body")
 
 
 def _mode_changed(state: State, e: Event) -> State:

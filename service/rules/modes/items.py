@@ -8,7 +8,7 @@ says why in a sentence: "cw-inf-3 is in an enemy ZOC: no Reserve (OCS 5.7c)".
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from service.rules import state as st
 from service.rules.awaiting import awaiting, position
@@ -19,9 +19,11 @@ from service.rules.scenario import UnitSpec
 from service.rules.state import State, UnitState
 
 __all__ = [
-    "acting_side", "held_unit", "malformed", "number", "refuse", "refuse_unit", "strings",
-    "unknown_keys",
+    "HELD", "SHAPE", "acting_side", "held_unit", "malformed", "number", "refuse",
+    "refuse_unit", "strings", "unknown_keys",
 ]
+SHAPE: Final = "DESIGN 4.1"  # the order kinds and their bodies
+HELD: Final = "DESIGN 4"  # 403: acting for a side or power the player does not hold
 
 
 def refuse_unit(code: str, unit: str, reason: str, *, rule: str, path: str) -> Refused:
@@ -39,11 +41,13 @@ def refuse(code: str, message: str, *, rule: str, path: str,
 
 def malformed(message: str, *, path: str, rule: str | None = None,
               unit: str | None = None, code: str = "order/invalid_body") -> Malformed:
+    """A 422; without a rule of its own, the body's shape breaks DESIGN 4.1 (the order
+    kinds and their bodies)."""
     extra = {"unit": unit} if unit else {}
     shown = f"{message} ({rule})" if rule else message
     if unit and unit not in message:
         shown = f"{unit}: {shown}"
-    return Malformed(code, f"{path}: {shown}", rule=rule, errors=[(path, message)],
+    return Malformed(code, f"{path}: {shown}", rule=rule or SHAPE, errors=[(path, message)],
                      extra=extra)
 
 
@@ -118,6 +122,6 @@ def held_unit(state: State, c: Command, uid: object, path: str) -> tuple[UnitSpe
     if sc.controller_of(unit.power) not in c.actor.powers:
         raise Forbidden("order/power_not_held",
                         f"{c.actor.id} does not hold {sc.controller_of(unit.power)}, which "
-                        f"commands {uid}", errors=[(path, "power not held")],
+                        f"commands {uid}", rule=HELD, errors=[(path, "power not held")],
                         extra={"unit": uid})
     return sc.unit(uid), unit

@@ -19,9 +19,13 @@ and full in Exploitation); a unit may report several moves in a step while MP la
 `path` (optional) lists the hexes entered, ending at `to`. `transport`: null, "rail",
 "air", "sea" (Move Mode only: OCS 5.5a, 5.6a, 5.7e, 5.8d, 5.10d; Rail Repair units by
 rail in Combat Mode, 13.3g) or "amphibious" (Combat or Move Mode, OCS 5.5d, OCS 5.6c), in the
-action step only. Strat units never enter an enemy ZOC (OCS 5.8a) and end where trace
-supply is possible, Strat HQs throwing none (OCS 5.8b); Reserve units do not end with a
-hedgehog (OCS 5.7g); the side's Reserve markers are counted after the moves (OCS 5.4a).
+action step only; a move by rail uses one of the rail moves of the unit's major power
+for the impulse, which railway reorganization uses too (11.18.6). Strat units never
+enter an enemy ZOC (OCS 5.8a) and end where trace supply is possible, Strat HQs
+throwing none (OCS 5.8b); Reserve units do not end with a hedgehog (OCS 5.7g); the
+side's Reserve markers are counted after the moves, those of units that entered
+Reserve this step and have not moved yet left for later (OCS 5.4a: placed after the
+25% move; all are counted when the movement step ends).
 Who moves: the phasing side in the action step (not a power that passed, not face
 down, RULES-NOTES 27); released Reserves of the release in progress in the Reaction
 step (OCS 5.7b); Exploitation Mode units and the release in progress in Exploitation.
@@ -31,8 +35,11 @@ Works (action step): "engineering" (Engineer-Capable units, 13.8a), "gauge" and
 oriented to Combat (OCS 5.10e); "hedgehog" building by an engineer likewise, by any other
 unit Combat Mode only (OCS 5.10e).
 
+Missions (air units) and naval moves: see `service.rules.modes.missions`.
+
 Combats: see `service.rules.results`. Face down: units of the side that moved or
-attacked this impulse turn face down.
+attacked this impulse turn face down now (with option `reorg.face_down` "report" the
+only way they do; by default they turn at clean up anyway, `face_down`).
 """
 
 from __future__ import annotations
@@ -59,6 +66,7 @@ from service.rules.modes.items import (
     strings,
     unknown_keys,
 )
+from service.rules.modes.missions import naval_move, report_mission
 from service.rules.modes.results import CONSISTENCY, report_combat
 from service.rules.scenario import UnitSpec
 from service.rules.state import Evolver, State, UnitState
@@ -95,22 +103,25 @@ def _list(body: Mapping[str, Any], key: str) -> list[Any]:
 def file_report(f: Flow, c: Command) -> None:
     """The `report` order: moves, works, combats, face-down flips, in that order."""
     side = acting_side(f, c, _STEPS, CONSISTENCY)
-    unknown_keys(c.body, ("moves", "works", "combats", "face_down"), "/body")
+    unknown_keys(c.body, ("moves", "works", "missions", "combats", "face_down"), "/body")
     moves, works, combats = _list(c.body, "moves"), _list(c.body, "works"), _list(
         c.body, "combats")
+    missions = _list(c.body, "missions")
     face_down = strings(c.body.get("face_down", []), "/body/face_down", empty=True)
-    if not (moves or works or combats or face_down):
-        raise malformed("a report names at least one move, work, combat or face-down unit",
-                        path="/body")
+    if not (moves or works or missions or combats or face_down):
+        raise malformed("a report names at least one move, work, mission, combat or "
+                        "face-down unit", path="/body")
     f.emit("report.filed", f"{side} reports {len(moves)} move(s), {len(works)} work(s), "
-           f"{len(combats)} combat(s), {len(face_down)} unit(s) turning face down.",
+           f"{len(missions)} mission(s), {len(combats)} combat(s), {len(face_down)} unit(s) "
+           "turning face down.",
            {"side": side, "step": f.state.step, "moves": len(moves), "works": len(works),
-            "combats": len(combats), "face_down": len(face_down)}, by=c.actor.id)
+            "missions": len(missions), "combats": len(combats),
+            "face_down": len(face_down)}, by=c.actor.id)
     reserve_moves: list[int] = []
     for i, item in enumerate(moves):
         if _move(f, c, side, item, f"/body/moves/{i}"):
             reserve_moves.append(i)
-    problem = reserve_limit_problem(f.state, side) if reserve_moves else None
+    problem = reserve_limit_problem(f.state, side, placed_only=True) if reserve_moves else None
     if problem is not None:
         last = reserve_moves[-1]
         uid = str(moves[last]["unit"])
@@ -119,14 +130,14 @@ def file_report(f: Flow, c: Command) -> None:
                      path=f"/body/moves/{last}", unit=uid)
     for i, item in enumerate(works):
         _work(f, c, item, f"/body/works/{i}")
+    for i, item in enumerate(missions):
+        report_mission(f, c, item, f"/body/missions/{i}")
     for i, item in enumerate(combats):
         report_combat(f, c, side, item, f"/body/combats/{i}")
     turned: list[str] = []
     for i, name in enumerate(face_down):
         path = f"/body/face_down/{i}"
         spec, unit = held_unit(f.state, c, name, path)
-        if spec.unit_class != "land":
-            raise malformed(f"{name} is not a land unit", path=path, unit=name)
         if not unit.face_up:
             raise refuse_unit("report/already_face_down", name, "is already face down",
                               rule="RULES-NOTES 18", path=path)
@@ -209,9 +220,12 @@ def _move(f: Flow, c: Command, side: str, item: object, path: str) -> bool:
     spec, unit = held_unit(f.state, c, item.get("unit"), f"{path}/unit")
     uid = spec.id
     sc = f.state.setup.scenario
+    if spec.unit_class == "naval":
+        naval_move(f, c, spec, unit, item, path)
+        return False
     if spec.unit_class != "land":
-        raise malformed(f"{uid} is not a land unit: only land moves are reported",
-                        path=f"{path}/unit", unit=uid)
+        raise malformed(f"{uid} is an air unit: air units fly missions (report them in "
+                        "missions)", path=f"{path}/unit", unit=uid)
     to = item.get("to")
     if not isinstance(to, str) or not sc.map.is_hex(to):
         raise malformed(f"unknown hex {to!r}", path=f"{path}/to", code="order/unknown_hex")
@@ -237,6 +251,13 @@ def _move(f: Flow, c: Command, side: str, item: object, path: str) -> bool:
                           rule="OCS 5.1", path=path)
     if transport is not None:
         _check_transport(f.state, spec, unit, str(transport), f"{path}/transport")
+    rail_power = sc.controller_of(unit.power) if transport == "rail" else None
+    if rail_power is not None and f.state.rail_left(rail_power) < 1:
+        moves = sc.power(rail_power).rail_moves
+        raise refuse_unit("report/no_rail_move", uid, f"cannot move by rail: {rail_power} has "
+                          f"no rail move left this impulse ({f.state.rail_used(rail_power)} "
+                          f"of {moves} used, by moves and railway reorganization)",
+                          rule="11.18.6", path=f"{path}/transport")
     step = f.state.step
     if uses:
         allowance = step_ma(f.state, uid)
@@ -276,7 +297,8 @@ def _move(f: Flow, c: Command, side: str, item: object, path: str) -> bool:
     how = f" by {transport}" if transport else ""
     f.emit("unit.moved", f"{uid} moves {unit.at} -> {to}{how} ({mp:g} MP).",
            {"unit": uid, "from": unit.at, "to": to, "mp": item.get("mp"),
-            "transport": transport, "path": hexes, "step": step}, by=c.actor.id)
+            "transport": transport, "path": hexes, "step": step,
+            **({"rail_power": rail_power} if rail_power else {})}, by=c.actor.id)
     return unit.mode == m.RESERVE
 
 
@@ -336,17 +358,11 @@ def _moved(state: State, e: Event) -> State:
     step = e.data["step"]
     used = (unit.mp_used if unit.mp_step == step else 0.0) + float(e.data["mp"])
     moved = replace(unit, at=e.data["to"], moved=True, mp_used=used, mp_step=step)
-    return replace(state, units={**state.units, uid: moved})
-
-
-def _face_down(state: State, e: Event) -> State:
-    units = dict(state.units)
-    for uid in e.data["units"]:
-        units[uid] = replace(units[uid], face_up=False)
-    return replace(state, units=units)
+    state = replace(state, units={**state.units, uid: moved})
+    rail_power = e.data.get("rail_power")
+    return state if rail_power is None else state.with_rail_move(rail_power)
 
 
 EVOLVE: dict[EventKind, Evolver] = {
     "unit.moved": _moved,
-    "units.turned_face_down": _face_down,
 }

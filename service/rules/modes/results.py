@@ -20,6 +20,13 @@ A combat item: ``{"by": "combat", "hex": "h21", "attackers": ["ger-arm-1"],
   result for OCS 5.7d.
 - ``{"kind": "advance", "units": ["ger-arm-1"]}``: attackers enter the defender's hex
   once no enemy unit is left in it.
+- ``{"kind": "shattered", "units": ["cw-inf-1"]}``: units of the combat are shattered:
+  face down, they need two reorganizations (11.18; docs/rules-options.md).
+
+A naval combat, ``{"by": "naval", "hex": "west-sea", "attackers": ["ger-dd-1"],
+"results": [...]}``, in the action or combat step: the side's face-up naval units in
+the sea area against the enemy's naval units there, with shattered, eliminated and
+ignored results.
 
 Any result on the defending stack in an overrun or regular combat first removes its
 Reserve markers (OCS 5.7d). A DG trigger turns every combat unit in the hex DG and
@@ -56,11 +63,11 @@ from service.rules.state import Evolver, State
 
 __all__ = ["BY_STEP", "CONSISTENCY", "disorganize", "report_combat"]
 CONSISTENCY: Final = "DESIGN 4.1"  # a report must agree with the board
-BY: Final = ("overrun", "combat", "barrage")
+BY: Final = ("overrun", "combat", "barrage", "naval")
 BY_STEP: Final[Mapping[str, tuple[str, ...]]] = {
-    st.ACTION: ("overrun",),
+    st.ACTION: ("overrun", "naval"),
     st.REACTION: ("overrun", "barrage"),  # OCS 5.7b B
-    st.COMBAT: ("combat", "barrage"),
+    st.COMBAT: ("combat", "barrage", "naval"),
     st.EXPLOITATION: ("overrun", "combat", "barrage"),  # OCS 5.7b A, OCS 5.9
 }
 _RESULT_KEYS: Final[Mapping[str, tuple[str, ...]]] = {
@@ -71,8 +78,12 @@ _RESULT_KEYS: Final[Mapping[str, tuple[str, ...]]] = {
     "exploit": ("kind", "units", "rating"),
     "ignored": ("kind", "text"),
     "advance": ("kind", "units"),
+    "shattered": ("kind", "units"),
 }
 _BARRAGE_RESULTS: Final = ("dg", "loss", "eliminated", "ignored")
+_NAVAL_RESULTS: Final = ("shattered", "eliminated", "ignored")
+_ONLY: Final[Mapping[str, tuple[str, ...]]] = {"barrage": _BARRAGE_RESULTS,
+                                                "naval": _NAVAL_RESULTS}
 
 
 def disorganize(f: Flow, hex_id: str, cause: str, rule: str, by: str) -> None:
@@ -194,8 +205,10 @@ def report_combat(f: Flow, c: Command, side: str, item: object, path: str) -> No
     assert isinstance(by, str)
     hex_id = item.get("hex")
     sc = f.state.setup.scenario
-    if not isinstance(hex_id, str) or not sc.map.is_hex(hex_id):
-        raise malformed(f"unknown hex {hex_id!r}", path=f"{path}/hex",
+    where = sc.map.is_sea if by == "naval" else sc.map.is_hex
+    if not isinstance(hex_id, str) or not where(hex_id):
+        what = "sea area (a naval combat is fought at sea)" if by == "naval" else "hex"
+        raise malformed(f"unknown {what} {hex_id!r}", path=f"{path}/hex",
                         code="order/unknown_hex")
     step = f.state.step
     if by not in BY_STEP[step]:
@@ -206,6 +219,9 @@ def report_combat(f: Flow, c: Command, side: str, item: object, path: str) -> No
     results = item.get("results", [])
     if not isinstance(results, list):
         raise malformed("expected a list of results", path=f"{path}/results")
+    if by == "naval":
+        _naval_combat(f, c, side, hex_id, attackers, results, path)
+        return
     defenders = _enemies_in(f.state, hex_id, side)
     if not defenders:
         raise refuse("report/no_enemy", f"{hex_id} holds no enemy land unit of {side}",
@@ -232,6 +248,41 @@ def report_combat(f: Flow, c: Command, side: str, item: object, path: str) -> No
            {"side": side, "step": step, "by": by, "hex": hex_id, "attackers": attackers,
             "defenders": defenders}, by=c.actor.id)
     fight = _Fight(f, c, side, by, hex_id, attackers, defenders)
+    for k, result in enumerate(results):
+        fight.apply(result, f"{path}/results/{k}")
+
+
+def _naval_combat(f: Flow, c: Command, side: str, sea: str, attackers: list[str],
+                  results: list[Any], path: str) -> None:
+    """A naval combat in sea area `sea` (docs/rules-options.md): the side's face-up naval
+    units there against the enemy's naval units there; results shatter, eliminate or
+    are declined. The attackers have attacked: they turn face down at clean up."""
+    s = f.state
+    sc = s.setup.scenario
+    powers = s.side_powers(side)
+    for j, name in enumerate(attackers):
+        apath = f"{path}/attackers/{j}"
+        spec, unit = held_unit(s, c, name, apath)
+        if spec.unit_class != "naval" or unit.at != sea:
+            raise refuse_unit("report/not_at_sea", name, f"is not a naval unit in sea area "
+                              f"{sea}", rule=CONSISTENCY, path=apath)
+        if not unit.face_up:
+            raise refuse_unit("report/face_down", name, "is face down: it cannot fight",
+                              rule="RULES-NOTES 27", path=apath)
+        if power_passed(s, unit.power):
+            raise refuse_unit("report/power_passed", name, f"belongs to {unit.power}, which "
+                              "passed this impulse", rule="DESIGN 5.3", path=apath)
+    defenders = sorted(uid for uid, u in s.units.items()
+                       if u.at == sea and sc.unit(uid).unit_class == "naval"
+                       and any(sc.at_war(u.power, p) for p in powers))
+    if not defenders:
+        raise refuse("report/no_enemy", f"sea area {sea} holds no enemy naval unit of {side}",
+                     rule=CONSISTENCY, path=f"{path}/hex")
+    f.emit("combat.reported", f"{side}: naval combat in {sea} by {', '.join(attackers)} "
+           f"(defending: {', '.join(defenders)}).",
+           {"side": side, "step": s.step, "by": "naval", "hex": sea, "attackers": attackers,
+            "defenders": defenders}, by=c.actor.id)
+    fight = _Fight(f, c, side, "naval", sea, attackers, defenders)
     for k, result in enumerate(results):
         fight.apply(result, f"{path}/results/{k}")
 
@@ -285,9 +336,10 @@ class _Fight:
                             path=f"{path}/kind")
         assert isinstance(kind, str)
         unknown_keys(result, _RESULT_KEYS[kind], path)
-        if self.by == "barrage" and kind not in _BARRAGE_RESULTS:
-            raise refuse("report/barrage_result", f"a barrage has no {kind} result; its "
-                         f"results are {', '.join(_BARRAGE_RESULTS)}", rule=CONSISTENCY,
+        only = _ONLY.get(self.by)
+        if only is not None and kind not in only:
+            raise refuse(f"report/{self.by}_result", f"a {self.by} combat has no {kind} "
+                         f"result; its results are {', '.join(only)}", rule=CONSISTENCY,
                          path=f"{path}/kind")
         getattr(self, f"_{kind}")(result, path)
 
@@ -321,6 +373,19 @@ class _Fight:
             self._contact()
         for name in names:
             _eliminate(self.f, name, f"{self.by} result", CONSISTENCY, self.actor)
+
+    def _shattered(self, r: Mapping[str, Any], path: str) -> None:
+        """A result shatters units of the combat: face down and shattered, they need two
+        reorganizations (11.18; docs/rules-options.md)."""
+        names = strings(r.get("units"), f"{path}/units")
+        for i, name in enumerate(names):
+            self._member(name, f"{path}/units/{i}", self.attackers + self.defenders)
+        if any(u in self.defenders for u in names):
+            self._contact()
+        self.f.emit("units.shattered", f"{', '.join(names)} in the {self.by} on {self.hex} "
+                    "are shattered: face down, they need two reorganizations (11.18).",
+                    {"units": names, "hex": self.hex, "cause": f"{self.by} result",
+                     "rule": "11.18"}, by=self.actor)
 
     def _ignored(self, r: Mapping[str, Any], path: str) -> None:
         text = r.get("text", "")

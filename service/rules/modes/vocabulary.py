@@ -17,7 +17,7 @@ from typing import Final
 
 from service.rules.scenario import UnitSpec
 from service.rules.scenario import uses_modes as uses_modes  # OCS 5.1, with the vocabulary
-from service.rules.state import State
+from service.rules.state import State, UnitState
 
 COMBAT: Final = "combat"
 MOVE: Final = "move"
@@ -46,12 +46,21 @@ def side_of_unit(state: State, uid: str) -> str:
     return state.setup.scenario.side_of_power(state.units[uid].power)
 
 
-def reserve_stacks(state: State, side: str) -> frozenset[str]:
-    """Hexes where `side` has units in Reserve Mode: one Reserve marker each (OCS 5.4a)."""
+def marker_placed(unit: UnitState) -> bool:
+    """OCS 5.4a: "the marker need not be placed until after units have finished moving
+    their 25%": a unit that changed into Reserve in this movement step and has not moved
+    (nor overrun) yet has no marker placed."""
+    return unit.mode != RESERVE or not unit.mode_changed or unit.moved or unit.attacked
+
+
+def reserve_stacks(state: State, side: str, *, placed_only: bool = False) -> frozenset[str]:
+    """Hexes where `side` has units in Reserve Mode: one Reserve marker each (OCS 5.4a);
+    with `placed_only`, leaving out units whose marker is not placed yet."""
     sc = state.setup.scenario
     return frozenset(
         u.at for u in state.units.values()
         if u.mode == RESERVE and sc.side_of_power(u.power) == side
+        and (not placed_only or marker_placed(u))
     )
 
 

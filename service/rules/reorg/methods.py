@@ -21,7 +21,8 @@ Capacity keys, counted per reorganization step (`ReorgState.used`):
     oil:<hex>        fuel-dependent land and air units from a primary source (option
                      `factories`: its factories, 11.18.5)
     secondary:<src>  1 (11.18.7)
-    rail:<power>     rail moves used (11.18.6)
+    rail:<power>     rail moves used in the impulse, by moves reported with transport
+                     rail as well (11.18.6, `State.rail_used`)
     supply:<unit>    units an expended supply unit reorganized: 3 (short form)
     trs:<unit>       1 (11.18.9)
     at_sea:<hex>     counted, unlimited (RULES-NOTES 24)
@@ -29,14 +30,19 @@ Capacity keys, counted per reorganization step (`ReorgState.used`):
 Readings where the seeds are silent (beyond RULES-NOTES):
 
 - Cooperation: a power pays for its own units, its minors', and those of the other
-  non-neutral powers of its side; a neutral power only for its own (RULES-NOTES 21).
+  non-neutral major powers of its side; a neutral power only for its own (RULES-NOTES
+  21); a minor's units only its controlling major power (11.18).
   Providers (HQs, ATRs, TRSs, supply units, sources) serve the unit's friends.
 - Half costs round up. A shattered unit's first reorganization leaves it face down.
 - An ATR flies from the hex it stands on (its scenario base when it is not on a hex);
   a large ATR's two units are in the one hex it flies to.
 - A provider that turned face down dispensing RPs (HQ, ATR, TRS) is not itself
-  reorganized in the same step (11.18.2; RULES-NOTES 11). An HQ that flipped keeps
-  the rest of its value for later orders of the step.
+  reorganized in the same step (11.18.2; RULES-NOTES 11), and an HQ reorganized in the
+  step does not flip to reorganize others (11.18.2, the other way round; it may still
+  serve as a secondary source or, with a supply unit, a primary one, which do not
+  flip it). An HQ that flipped keeps the rest of its value for later orders of the
+  step. Each item of an order is checked against the state its earlier items produce,
+  so the order of the items, or of the orders, does not change the verdict.
 - Primary source, long form: a corps counts against the 1-corps limit, a
   fuel-dependent land or air unit against the factories; other units do not count.
   Overseas and (option) rail reorganization count against the source as well.
@@ -103,10 +109,11 @@ FIELD_KINDS: Mapping[str, str] = {
     "unit": "unit", "atr": "unit", "hq": "unit", "supply_unit": "unit", "trs": "unit",
     "port": "hex", "source": "hex_or_unit",
 }
+SHORT_FORM = "11.18 short form"  # what only the short form (seed 001) says
 RULES: Mapping[str, str] = {
     "atr": "11.18.1", "hq": "11.18.2", "limited": "11.18.3", "overseas": "11.18.4",
     "primary": "11.18.5", "rail": "11.18.6", "secondary": "11.18.7",
-    "supply_unit": "11.18.8", "trs": "11.18.9", "at_sea": "11.18.10", "chit": "11.18.11",
+    "supply_unit": SHORT_FORM, "trs": "11.18.9", "at_sea": "11.18.10", "chit": "11.18.11",
     "port_repair": "RULES-NOTES 23",
 }
 PAYING = "11.18 Reorganization points"
@@ -192,11 +199,12 @@ class Context:
             want_paths=want_paths,
         )
 
-    def with_repaired(self, ports: tuple[str, ...]) -> Context:
-        """The same position once `ports` are repaired (RULES-NOTES 23: at once)."""
-        reorg = replace(self.state.reorg, repaired_ports=ports)
-        state = replace(self.state, reorg=reorg)
-        return replace(self, state=state, board=Board.from_state(state))
+    def moved_on(self, state: State, *, board_changed: bool) -> Context:
+        """The same step in `state`, the state the earlier items of an order produce
+        (units face up or down, providers flipped, supply units expended, ports repaired:
+        RULES-NOTES 23, at once); the board is built again when `board_changed`."""
+        board = Board.from_state(state) if board_changed else self.board
+        return replace(self, state=state, board=board)
 
 
 class Ledger:
@@ -214,8 +222,13 @@ class Ledger:
 
     @classmethod
     def of(cls, ctx: Context) -> Ledger:
+        """The counters of `ctx`'s step; "rail:<power>" counts the rail moves of the whole
+        impulse, moves by rail included (11.18.6)."""
         s = ctx.state
-        return cls(s.reorg, ctx.period, {p: ps.rps for p, ps in s.powers.items()})
+        ledger = cls(s.reorg, ctx.period, {p: ps.rps for p, ps in s.powers.items()})
+        for p in s.powers:
+            ledger.used[f"rail:{p}"] = s.rail_used(p)
+        return ledger
 
     def roles(self, unit: str) -> set[str]:
         return self.dispensed.get(unit, set())
@@ -431,6 +444,12 @@ class _Item:
                               "turn (11.18.5).")
         return uses, isolated
 
+    def hq_throws_supply(self, hid: str, field: str) -> None:
+        """OCS 5.8b: an HQ in Strat Mode gives no RPs, in any role (the board's answer)."""
+        problem = self.ctx.board.hq_source_problem(hid)
+        if problem is not None:
+            self.refuse(field, problem.reason, problem.rule, "reorg/hq_in_strat_mode")
+
     def hq_roles_allow(self, hid: str, role: str, field: str) -> None:
         """RULES-NOTES 9 and 11.18.2, 11.18.8: an HQ reorganizing as an HQ is no secondary
         source that step; one acting as a primary source is no secondary source."""
@@ -478,15 +497,18 @@ def _atr(it: _Item) -> Claim:
 
 
 def _chit_benefit(it: _Item, hid: str, hq: UnitState) -> tuple[bool, bool, str | None]:
-    """11.18.11, RULES-NOTES 10: (half cost, counts half, note) for HQ reorganization."""
+    """11.18.11, RULES-NOTES 10: (half cost, counts half, note) for HQ reorganization.
+    A combined chit benefits any HQ of the side that played it, its own power's or a
+    cooperating power's (the chits in play are the phasing side's)."""
+    powers = it.ctx.state.powers
     for power, chit in it.ctx.chits.items():
         kind = chit.get("kind")
         if kind in ("air", "land") and chit.get("hq") == hid and it.s.unit_class == kind:
             return True, True, (f"{power}'s {kind} chit: HQ {hid} reorganizes {kind} units at "
                                 "half cost, each counting half (11.18.11)")
-        if kind == "combined" and it.major(hq.power) == power:
-            return True, False, (f"{power}'s combined chit: its HQs reorganize at half cost "
-                                 "(11.18.11)")
+        if kind == "combined" and powers[it.major(hq.power)].side == powers[power].side:
+            return True, False, (f"{power}'s combined chit: any HQ doing HQ reorganization "
+                                 "reorganizes at half cost (11.18.11)")
     return False, False, None
 
 
@@ -497,11 +519,15 @@ def _hq(it: _Item) -> Claim:
     if hid == it.uid:
         it.refuse("hq", "an HQ does not reorganize itself")
     it.hq_roles_allow(hid, "hq", "hq")
+    if hid in it.ledger.reorganized:
+        it.refuse("hq", f"HQ {hid} was reorganized this impulse and may not flip to "
+                  "reorganize units", code="reorg/provider_reorganized")
     if not hq.face_up and "hq" not in it.ledger.roles(hid):
         it.refuse("hq", f"HQ {hid} is face down", code="reorg/provider_face_down")
     b = it.ctx.board
     if not it.ctx.state.setup.scenario.map.is_hex(hq.at):
         it.refuse("hq", f"HQ {hid} is not on the map")
+    it.hq_throws_supply(hid, "hq")
     if it.ctx.options["hq_needs_supply"]:
         status = unit_supply(b, hid, it.ctx.limit)
         if not status.in_supply:
@@ -614,6 +640,7 @@ def _hq_primary(it: _Item, hid: str, hq: UnitState, hspec: UnitSpec, target: str
     sc = it.ctx.state.setup.scenario
     if not sc.map.is_hex(hq.at):
         it.refuse("source", f"HQ {hid} is not on the map")
+    it.hq_throws_supply(hid, "source")
     s = it.ctx.state
     stacked = [uid for uid in it.ctx.board.units_in(hq.at)
                if uid in s.units and sc.unit(uid).type == SUPPLY
@@ -634,14 +661,16 @@ def _hq_primary(it: _Item, hid: str, hq: UnitState, hspec: UnitSpec, target: str
 
 
 def _rail(it: _Item) -> Claim:
-    """11.18.6: one of the paying power's rail moves carries RPs along a railway path
+    """11.18.6: one of the paying power's unused rail moves of the impulse (moves by
+    rail use them too) carries RPs along a railway path
     from the source (or from a landing port, then overseas); it counts against the
     source per option `reorg.rail_counts_against_source`, and against the port."""
     s = it.ctx.state
     moves = s.setup.scenario.power(it.power).rail_moves
     used = it.ledger.used.get(f"rail:{it.power}", 0)
     rail_use = it.use(f"rail:{it.power}", moves, "",
-                      f"{it.power} has no rail move left this impulse ({used} of {moves} used)")
+                      f"{it.power} has no rail move left this impulse ({used} of {moves} used, "
+                      "by moves and railway reorganization)")
     hq = it.hq_source()
     if hq is not None:
         hid, unit, _ = hq
@@ -867,10 +896,14 @@ _METHODS = {
 
 def cooperates(state: State, payer: str, unit_power: str) -> bool:
     """11.18, RULES-NOTES 21: a power pays for its own and its minors' units, and for
-    those of the other non-neutral powers of its side."""
+    those of the other non-neutral major powers of its side; a minor's units only
+    with its controlling major's RPs ("Minor country units must use RPs available to
+    their controlling major power")."""
     major = state.setup.scenario.controller_of(unit_power)
     if major == payer:
         return True
+    if major != unit_power:
+        return False
     a, b = state.powers[payer], state.powers[major]
     return a.side == b.side and not a.neutral and not b.neutral
 
@@ -902,6 +935,11 @@ def check_item(ctx: Context, ledger: Ledger, index: int, item: Mapping[str, Any]
     if any(r.startswith("atr:") or r == "trs" for r in roles):
         it.refuse("unit", f"{uid} turned face down dispensing RPs this impulse",
                   "RULES-NOTES 11", "reorg/provider_flipped")
+    controller = s.setup.scenario.controller_of(unit.power)
+    if controller != unit.power and power != controller:
+        it.refuse("/body/power", f"{power} cannot pay for {uid} of {unit.power}: a minor "
+                  "country's units use the RPs of its controlling major power, "
+                  f"{controller}", PAYING, "reorg/payer")
     if not cooperates(s, power, unit.power):
         it.refuse("/body/power", f"{power} cannot pay for {uid} of "
                   f"{it.major(unit.power)}: only cooperating major powers pay for each "

@@ -113,8 +113,9 @@ def refusal(e: ItemRefused, index: int, method: str) -> Refused:
 def check_order(
     state: State, power: str, items: list[dict[str, Any]]
 ) -> tuple[Context, list[Claim]]:
-    """Check every item in order against the step's counters and `power`'s RPs; the
-    position's context and the claims, or the first refusal."""
+    """Check every item in order against the step's counters and `power`'s RPs, each in
+    the state the items before it produce (11.18.2 both ways within one order); the
+    context after the last item and the claims, or the first refusal."""
     ctx = Context.of(state)
     ledger = Ledger.of(ctx)
     claims: list[Claim] = []
@@ -132,8 +133,9 @@ def check_order(
                           extra={"item": i, "method": item["method"]})
         ledger.apply(claim, ctx.period)
         claims.append(claim)
-        if claim.repairs is not None:
-            ctx = ctx.with_repaired(tuple(ledger.repaired))
+        after = _reorganized(ctx.state, Event("unit.reorganized", "",
+                                              claim_data(claim, ctx.period, item, 0)))
+        ctx = ctx.moved_on(after, board_changed=bool(claim.expends or claim.repairs))
     return ctx, claims
 
 
@@ -146,13 +148,14 @@ def reorganize(f: Flow, c: Command) -> None:
     power, items = parse_order(s, c.body)
     if power not in c.actor.powers:
         raise Forbidden("order/power_not_held", f"{c.actor.id} does not hold {power}",
-                        errors=[("/body/power", "power not held")])
+                        rule="DESIGN 4", errors=[("/body/power", "power not held")])
     side = s.powers[power].side
     if side not in s.turn.step_sides:
         raise Refused("order/not_your_turn", f"{side} takes no part in this {s.step} step",
                       rule="RULES-NOTES 6", extra={"awaiting": awaiting(s)})
     if side in s.turn.sides_done:
-        raise Refused("order/already_done", f"{side} is already done with {s.step}")
+        raise Refused("order/already_done", f"{side} is already done with {s.step}",
+                      rule="DESIGN 4.3")
     ctx, claims = check_order(s, power, items)
     sc = s.setup.scenario
     left = s.powers[power].rps
@@ -217,7 +220,10 @@ def _reorganized(state: State, e: Event) -> State:
                                              rps=state.powers[power].rps - int(d["cost"]))}
     reorg = replace(r, reorganized=reorganized, used=used, dispensed=dispensed,
                     isolated=isolated, repaired_ports=repaired)
-    return replace(state, units=units, powers=powers, reorg=reorg)
+    state = replace(state, units=units, powers=powers, reorg=reorg)
+    if f"rail:{power}" in d["uses"]:
+        state = state.with_rail_move(power)
+    return state
 
 
 EVOLVE: dict[EventKind, Evolver] = {

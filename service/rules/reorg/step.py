@@ -1,20 +1,17 @@
 """Whether a side takes part in a reorganization step (DESIGN 4.3, RULES-NOTES 6, 7):
 it has a face-down unit and RPs to spend, or a free means of reorganizing; and the
-rail moves a power has left in the step (11.18.6)."""
+rail moves a power has left in the impulse (11.18.6)."""
 
 from __future__ import annotations
 
-from service.rules.reorg.counters import counters, period_key
 from service.rules.scenario import SUPPLY
 from service.rules.state import State
 
 
 def rail_moves_left(state: State, power: str) -> int:
     """11.18.6: the power's rail moves for the impulse (the scenario's `rail_moves`) less
-    those used this step (counter "rail:<power>" of `ReorgState.used`)."""
-    t = state.turn
-    used = counters(state.reorg, period_key(t.number, t.impulse, t.step)).used
-    return state.setup.scenario.power(power).rail_moves - used.get(f"rail:{power}", 0)
+    those its moves by rail and its railway reorganization used (`State.rail_left`)."""
+    return state.rail_left(power)
 
 
 def could_reorganize(state: State, side: str) -> bool:

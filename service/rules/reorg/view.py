@@ -1,7 +1,8 @@
 """Reorganization in a side's view (11.18; DESIGN 4.3): what every source, port and
 provider of the side can still do in the current reorganization step, and the rail
-moves left. RPs left are `powers[p].rps` in the view itself. The GM sees every side.
-No path is traced here: capacities are counters and the scenario's numbers.
+moves left in the impulse (moves by rail and railway reorganization, 11.18.6). RPs
+left are `powers[p].rps` in the view itself. The GM sees every side. No path is
+traced here: capacities are counters and the scenario's numbers.
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ def reorg_view(state: State, side: str | None) -> dict[str, Any]:
         "period": period if in_step else None,
         "basic_path": None if t.weather is None else t.weather.get("supply_path"),
         "rail_moves": {
-            p.id: _entry({"moves": p.rail_moves}, {"moves": used.get(f"rail:{p.id}", 0)})
+            p.id: _entry({"moves": p.rail_moves}, {"moves": state.rail_used(p.id)})
             for p in sc.powers if mine(p.id)
         },
         "sources": sources,

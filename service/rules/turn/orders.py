@@ -12,6 +12,7 @@ from service.rules.awaiting import awaiting, position
 from service.rules.command import Command
 from service.rules.errors import Forbidden, Malformed, Refused
 from service.rules.flow import Flow
+from service.rules.modes import movement_end_refusal
 from service.rules.state import State
 from service.rules.turn.sequence import after_declare, after_production, after_side_step, choose
 
@@ -185,6 +186,9 @@ def done(f: Flow, c: Command) -> None:
                       rule="DESIGN 5.3", extra={"awaiting": awaiting(s)})
     if side in s.turn.sides_done:
         raise Refused("order/already_done", f"{side} is already done with {s.step}")
+    short = movement_end_refusal(s, str(side)) if s.step == st.ACTION else None
+    if short is not None:
+        raise short
     side_done(f, str(side), c.actor.id)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from service.rules import state as st
 from service.rules.flow import Flow
+from service.rules.modes import face_down_at_clean_up
 from service.rules.options import weather_row
 from service.rules.turn.initiative import bonus, rank, shifted_boxes
 from service.rules.turn.participants import at_war, has_face_down, has_mode
@@ -227,10 +228,16 @@ def begin_exploitation(f: Flow) -> None:
 
 
 def clean_up(f: Flow) -> None:
-    """OCS clean up at the end of the phasing side's impulse: DG and Exploit markers of
-    the phasing side's units are removed (OCS 5.9, OCS 5.10; RULES-NOTES 31)."""
+    """OCS clean up at the end of the phasing side's impulse: units that moved, attacked
+    or are at sea turn face down (11.18, option `reorg.face_down`); DG and Exploit
+    markers of the phasing side's units are removed (OCS 5.9, OCS 5.10; RULES-NOTES 31)."""
     side = f.state.turn.phasing_side
     sc = f.state.setup.scenario
+    down = face_down_at_clean_up(f.state)
+    if down:
+        f.emit("units.turned_face_down", f"Clean up: {', '.join(down)} moved, attacked or are "
+               "at sea this impulse and turn face down (11.18).",
+               {"units": down, "cause": "clean up", "rule": "11.18"})
     cleared = sorted(
         uid for uid, u in f.state.units.items()
         if u.mode in ("dg", "exploit") and sc.side_of_power(u.power) == side

@@ -126,20 +126,44 @@ def test_5_4_involuntary_markers_go_only_in_the_phasing_sides_clean_up() -> None
     assert units["cw-inf-1"].mode == "dg"  # not the phasing side's
 
 
+def test_5_4a_reserve_markers_are_counted_after_the_25_percent_move_not_at_the_mode_change(
+) -> None:
+    """OCS 5.4a: "the marker need not be placed until after units have finished moving
+    their 25%". Axis has 2 markers, both out (h40, h41): ger-inf-1 may still enter
+    Reserve in h42 and join the h41 stack, sharing its marker; ger-art-1 entering
+    Reserve alone in h43 leaves the side short when its movement ends, until it leaves
+    Reserve again (it has not moved: no marker was placed for it)."""
+    t = game({"ger-inf-1": {"at": "h42"}, "ger-art-1": {"at": "h43"}})
+    mode(t, ("ger-inf-2", "reserve"), ("ger-arm-1", "reserve"))
+    mode(t, ("ger-inf-1", "reserve"))
+    report(t, moves=[move("ger-inf-1", "h41", 1)])
+    assert t.state.units["ger-inf-1"].at == "h41"
+    mode(t, ("ger-art-1", "reserve"))
+    error = refused(lambda: done(t, "axis"), "OCS 5.4a")
+    assert "axis would need 3 Reserve markers (stacks in Reserve: h40, h41, h43)" in \
+        error.message
+    mode(t, ("ger-art-1", "combat"))
+    done(t, "axis")
+    assert t.state.step != "action"
+
+
 def test_5_4a_a_sides_reserve_markers_are_limited_and_a_stack_shares_one() -> None:
     """Axis has 2 markers: h40 (two units, one marker) and h41 use both; a third stack
-    is refused, naming the unit that needed it."""
+    leaves the side short when its movement ends, the stacks named."""
     t = game({"ger-inf-1": {"at": "h42"}})
     mode(t, ("ger-inf-2", "reserve"), ("ger-art-1", "reserve"), ("ger-arm-1", "reserve"))
-    error = refused(lambda: mode(t, ("ger-inf-1", "reserve")), "OCS 5.4a", "ger-inf-1",
-                    "/body/changes/0/mode")
-    assert "has 2" in error.message
     mode(t, ("ger-hq-1", "reserve"))  # joins the h41 stack: no new marker
+    mode(t, ("ger-inf-1", "reserve"))
+    error = refused(lambda: done(t, "axis"), "OCS 5.4a", path="/body")
+    assert "axis would need 3 Reserve markers (stacks in Reserve: h40, h41, h42) but has 2" \
+        in error.message
 
 
 def test_5_4a_a_reserve_move_that_splits_a_stack_needs_a_marker() -> None:
-    t = game()
-    mode(t, ("ger-inf-2", "reserve"), ("ger-art-1", "reserve"), ("ger-arm-1", "reserve"))
+    """Units in Reserve since an earlier impulse have their markers placed: one moving
+    off on its own needs a third marker."""
+    reserve = {"ocs": {"mode": "reserve"}}
+    t = game({"ger-inf-2": reserve, "ger-art-1": reserve, "ger-arm-1": reserve})
     refused(lambda: report(t, moves=[move("ger-inf-2", "h50", 1)]), "OCS 5.4a", "ger-inf-2",
             "/body/moves/0")
     report(t, moves=[move("ger-inf-2", "h41", 1)])  # joins the h41 stack

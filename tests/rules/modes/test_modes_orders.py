@@ -8,7 +8,7 @@ from modes_kit import done, effective, game, last, mode, move, refused, report, 
 
 from service.rules import fold
 from service.rules.codec import to_data
-from service.rules.errors import Forbidden, Malformed, Refused
+from service.rules.errors import Forbidden, Malformed, Refused, RulesError
 from service.rules.view import Viewer, view
 
 
@@ -171,3 +171,30 @@ def test_a_mode_impulse_replays_to_the_same_state() -> None:
     done(t, "axis")
     assert t.initial is not None
     assert to_data(fold(t.initial, t.events)) == to_data(t.state)
+
+
+@pytest.mark.parametrize("body", [
+    {},
+    {"moves": "h31"},
+    {"moves": [{"unit": "ger-arm-1", "to": "nowhere", "mp": 1}]},
+    {"moves": [{"unit": "ger-arm-1", "to": "h41", "mp": 1}]},
+    {"moves": [{"unit": "ger-arm-1", "to": "h31", "mp": -1}]},
+    {"moves": [{"unit": "ger-arm-1", "to": "h31", "mp": 1, "transport": "balloon"}]},
+    {"moves": [{"unit": "ger-arm-1", "to": "h31", "mp": 1, "path": ["h42"]}]},
+    {"moves": [{"unit": "cw-inf-1", "to": "h20", "mp": 1}]},
+    {"works": [{"unit": "ger-arm-1", "work": "knitting"}]},
+    {"works": [{"unit": "ger-sp-1", "work": "engineering"}]},
+    {"combats": [{"by": "duel", "hex": "h21", "attackers": ["ger-arm-1"]}]},
+    {"combats": [{"by": "overrun", "hex": "h21", "attackers": ["ger-arm-1"],
+                  "results": [{"kind": "dg", "weather": "fine"}]}]},
+    {"combats": [{"by": "overrun", "hex": "h21", "attackers": ["ger-inf-1"],
+                  "results": "all"}]},
+    {"face_down": ["ger-arm-1"]},
+    {"face_down": ["ger-arm-1", "ger-arm-1"]},
+])
+def test_no_refusal_of_a_report_without_a_rule(body: dict[str, object]) -> None:
+    """Every refusal names the rule it enforces, a shape problem included (DESIGN 4.1)."""
+    t = game()
+    with pytest.raises(RulesError) as caught:
+        t.act("report", body, side="axis")
+    assert caught.value.rule, (caught.value.code, caught.value.message)

@@ -1,8 +1,8 @@
 """Properties of OCS modes (hypothesis), over random sequences of mode, release, report,
 declare and done orders, refused ones included: a unit is always in exactly one mode
 (OCS 5.2); an involuntary mode ends only in the phasing side's clean up or when DG replaces
-it (OCS 5.4, 5.10); Reserve markers never exceed a side's limit (OCS 5.4a); replay equals
-state."""
+it (OCS 5.4, 5.10); Reserve markers never exceed a side's limit once placed (OCS 5.4a);
+replay equals state."""
 
 from __future__ import annotations
 
@@ -43,8 +43,12 @@ def exactly_one_mode(state: State) -> None:
 
 
 def markers_within_limits(state: State) -> None:
+    """OCS 5.4a: in the movement (action) step the markers placed so far, once it is over
+    every one (a marker is placed after the unit's 25% move)."""
+    moving = state.step == "action"
     for side in state.setup.scenario.sides:
-        assert len(m.reserve_stacks(state, side.id)) <= side.reserve_markers, side.id
+        placed = m.reserve_stacks(state, side.id, placed_only=moving)
+        assert len(placed) <= side.reserve_markers, side.id
 
 
 def involuntary_modes_end_properly(before: State, event: Event, after: State) -> None:

@@ -123,6 +123,46 @@ def test_an_hq_that_flipped_is_not_itself_reorganized_that_impulse_11_18_2() -> 
                              "itself be reorganized")
 
 
+def _chain_map() -> dict:
+    """cw-hq (face up) may reorganize cw-hq-2 (face down), which could then flip to
+    reorganize cw-b: the chain 11.18.2 forbids."""
+    data = _hq_map()
+    data["units"].append({**data["units"][0], "id": "cw-hq-2", "at": "0301",
+                          "face_up": False})
+    return data
+
+
+def test_an_hq_reorganized_this_impulse_may_not_flip_to_reorganize_units_11_18_2() -> None:
+    """11.18.2: an HQ that flips to reorganize units may not itself be reorganized that
+    impulse, so one reorganized may not flip: not in a later order of the step ..."""
+    t = at_step(_chain_map())
+    act(t, [{"unit": "cw-hq-2", "method": "hq", "hq": "cw-hq"}])
+    assert t.state.units["cw-hq-2"].face_up
+    error = refuse(t, [{"unit": "cw-b", "method": "hq", "hq": "cw-hq-2"}])
+    assert (error.rule, error.code) == ("11.18.2", "reorg/provider_reorganized")
+    assert reason(error) == ("HQ cw-hq-2 was reorganized this impulse and may not flip to "
+                             "reorganize units")
+    # ... nor later in the same order, checked against the state its earlier items produce
+    t = at_step(_chain_map())
+    error = refuse(t, [{"unit": "cw-hq-2", "method": "hq", "hq": "cw-hq"},
+                       {"unit": "cw-b", "method": "hq", "hq": "cw-hq-2"}])
+    assert (error.rule, error.errors[0][0]) == ("11.18.2", "/body/items/1/hq")
+    assert reason(error) == ("HQ cw-hq-2 was reorganized this impulse and may not flip to "
+                             "reorganize units")
+
+
+def test_an_hq_that_flipped_earlier_in_the_order_is_not_reorganized_later_in_it_11_18_2(
+) -> None:
+    data = _hq_map()
+    data["units"].append({**data["units"][0], "id": "cw-hq-2", "at": "0101"})
+    t = at_step(data)
+    error = refuse(t, [{"unit": "cw-a", "method": "hq", "hq": "cw-hq"},
+                       {"unit": "cw-hq", "method": "hq", "hq": "cw-hq-2"}])
+    assert (error.rule, error.errors[0][0]) == ("11.18.2", "/body/items/1/unit")
+    assert reason(error) == ("HQ cw-hq flipped to reorganize units this impulse and may not "
+                             "itself be reorganized")
+
+
 def test_an_hq_reorganizes_units_not_in_its_zoc_but_not_itself() -> None:
     t = at_step(_hq_map())
     error = refuse(t, [{"unit": "cw-a", "method": "hq", "hq": "cw-a"}], kind=Refused)
@@ -363,7 +403,8 @@ def test_rail_reorganization_needs_an_unused_rail_move_11_18_6() -> None:
     act(t, [{"unit": "cw-a", "method": "rail", "source": "0101"},
             {"unit": "cw-b", "method": "rail", "source": "0101"}])
     error = refuse(t, [{"unit": "cw-c", "method": "rail", "source": "0101"}])
-    assert reason(error) == "cw has no rail move left this impulse (2 of 2 used)"
+    assert reason(error) == ("cw has no rail move left this impulse (2 of 2 used, by moves "
+                             "and railway reorganization)")
     assert error.errors[0][0] == "/body/items/0"
 
 
@@ -438,6 +479,35 @@ def test_an_hq_is_a_secondary_source_or_an_hq_reorganizer_per_impulse_rn9() -> N
                              "also be a secondary source")
 
 
+def test_a_strat_mode_hq_is_no_supply_source_for_supply_or_reorganization_ocs_5_8b_11_18_7(
+) -> None:
+    """OCS 5.8b "An HQ in Strat Mode cannot throw supplies" against 11.18.7 (HQs are
+    secondary sources): one answer, the map engine's, for the supply view and for every
+    way an HQ gives RPs. cw-far is 7 hexes from London and 3 from the HQ."""
+    from service.rules.board import Board, state_supply
+
+    def position(hq_mode: str) -> dict:
+        units = [("cw-hq", "cw", "HQ", "0501", hq_mode), ("cw-sup", "cw", "SUPPLY", "0501", None),
+                 ("cw-far", "cw", "INFdiv", "0801", "combat"),
+                 ("cw-b", "cw", "INFdiv", "0801", "combat")]
+        return doc(ROW, sources=PRIMARY, units=units, down=["cw-far", "cw-b"])
+
+    moving = at_step(position("combat"))
+    assert state_supply(moving.state)["cw-far"].source == "cw-hq"
+    act(moving, [{"unit": "cw-far", "method": "secondary", "source": "cw-hq"}])
+
+    t = at_step(position("strat"))
+    assert not state_supply(t.state)["cw-far"].in_supply
+    for item in ({"unit": "cw-far", "method": "secondary", "source": "cw-hq"},
+                 {"unit": "cw-far", "method": "hq", "hq": "cw-hq"},
+                 {"unit": "cw-far", "method": "primary", "source": "cw-hq"}):
+        error = refuse(t, [item])
+        assert error.rule == "OCS 5.8b", (item, error.message)
+        assert reason(error).endswith("HQ cw-hq is in Strat Mode and throws no supply"), \
+            reason(error)
+    assert Board.from_state(t.state).hq_source_problem("cw-hq") is not None
+
+
 def test_a_supply_unit_makes_its_city_a_secondary_source_11_18_7_rn5() -> None:
     units = [("cw-sup", "cw", "SUPPLY", "0401", None), ("cw-a", "cw", "INFdiv", "0501", "combat")]
     t = at_step(doc(ROW, sources=PRIMARY, cities=["0401"], units=units, down=["cw-a"]))
@@ -465,6 +535,18 @@ def test_an_expended_supply_unit_reorganizes_three_units_free_short_form() -> No
     assert reason(error) == "supply unit cw-sup already reorganized 3 units"
     assert t.state.powers["cw"].rps == 30  # no source in supply needed, no RPs spent
     assert replayed(t)
+
+
+def test_expending_a_supply_unit_is_refused_citing_the_short_form() -> None:
+    """Expending supply units is a short-form-only method: its refusals cite "11.18 short
+    form", not the long form's 11.18.8 (an HQ acting as a primary source)."""
+    data = _supply_map()
+    data["units"][0]["face_up"] = False
+    t = at_step(data)
+    error = refuse(t, [{"unit": "cw-a", "method": "supply_unit", "supply_unit": "cw-sup"}])
+    assert reason(error) == "supply unit cw-sup is face down: only a face-up one is expended"
+    assert error.rule == "11.18 short form"
+    assert error.message.startswith("item 0 (supply_unit, 11.18 short form): ")
 
 
 def test_an_hq_with_a_supply_unit_acts_as_a_primary_source_11_18_8() -> None:
@@ -590,6 +672,22 @@ def test_combined_chit_any_hq_of_the_power_at_half_cost_counting_full_11_18_11()
                      {"unit": "cw-ftr-0", "method": "hq", "hq": "cw-hq-2"}])
     assert [e.data["cost"] for e in events] == [2, 2]
     assert t.state.reorg.used["hq:cw-hq-2"] == 4
+
+
+def test_combined_chit_any_hq_doing_hq_reorganization_pays_half_11_18_11_rn10() -> None:
+    """11.18.11 Combined action: "Any HQ which uses HQ reorganization may reorganize any
+    units at half the usual RP cost that impulse": a cooperating French HQ too, under
+    the CW's combined chit."""
+    data = _chit_map()
+    data["units"] += [{**data["units"][0], "id": "fr-hq", "power": "france", "at": "0201"},
+                      {**data["units"][2], "id": "fr-inf", "power": "france",
+                       "face_up": False}]
+    t = at_step(data, chits={"cw": {"kind": "combined", "hq": "cw-hq"}})
+    events = act(t, [{"unit": "fr-inf", "method": "hq", "hq": "fr-hq"},
+                     {"unit": "cw-inf-0", "method": "hq", "hq": "fr-hq"}], power="france")
+    assert [e.data["cost"] for e in events] == [2, 2]
+    assert "combined chit" in events[0].text
+    assert t.state.powers["france"].rps == 8 - 4
 
 
 def test_naval_chit_reorganizes_naval_units_freely_11_18_11_rn10() -> None:

@@ -80,6 +80,19 @@ def test_minor_units_use_their_controllers_rps_11_18() -> None:
                              "units use its controller's RPs)")]
 
 
+def test_only_the_controlling_major_pays_for_a_minors_unit_11_18() -> None:
+    """11.18: "Minor country units must use RPs available to their controlling major
+    power": France cooperates with the CW but does not pay for Greece's units."""
+    t = at_step(_map())
+    error = refuse(t, [_item("gr-a")], power="france")
+    assert error.rule == "11.18 Reorganization points" and error.code == "reorg/payer"
+    assert error.errors[0][0] == "/body/power"
+    assert reason(error) == ("france cannot pay for gr-a of greece: a minor country's units "
+                             "use the RPs of its controlling major power, cw")
+    act(t, [_item("gr-a")], power="cw")
+    assert t.state.powers["cw"].rps == 27 and t.state.powers["france"].rps == 8
+
+
 def test_a_neutral_power_pays_only_for_its_own_units_rn21() -> None:
     t = at_step(_map())
     error = refuse(t, [_item("cw-a")], power="usa")
@@ -214,7 +227,8 @@ def test_the_view_shows_remaining_capacity_and_rps_design_4_3() -> None:
 def test_replay_equals_the_state_and_the_snapshot_round_trips() -> None:
     t = at_step(_map())
     act(t, [_item("cw-a")])
-    act(t, [_item("gr-a")], power="france")
+    act(t, [_item("cw-b")], power="france")
+    act(t, [_item("gr-a")])
     assert replayed(t)
     data = to_data(t.state)
     assert from_data(State, data, setup=t.state.setup) == t.state
