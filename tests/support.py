@@ -208,11 +208,8 @@ async def start_impulses(game: Game) -> dict[str, Any]:
         if waiting[0]["step"] == "initiative.reroll":
             await game.players[side].ok("initiative.reroll", {"demand": False})
         else:  # the winner takes the first place, the runner-up goes before the lowest
-            r = await game.players[side].order("initiative.choose", {"position": "first"})
-            if r.status_code == 422:
-                await game.players[side].ok("initiative.choose", {"position": "before"})
-            else:
-                assert r.status_code == 201, r.text
+            first = waiting[0]["choices"]["position"][0]  # "first", or "before"
+            await game.players[side].ok("initiative.choose", {"position": first})
 
 
 async def to_action(game: Game) -> Player:

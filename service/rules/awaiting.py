@@ -45,19 +45,63 @@ def next_due(state: State) -> str | None:
     return deadline(state)
 
 
+# The orders that answer each step, and the fixed choices of the step's decision where
+# it has some (a step whose choices depend on the map has none here: the options
+# endpoints list them).
+_ORDERS: dict[str, tuple[str, ...]] = {
+    st.JOIN: (), CONSENT: (CONSENT,), st.REROLL: ("initiative.reroll",),
+    st.CHOOSE: ("initiative.choose",), st.DECLARE: ("declare",),
+    st.ACTION: ("mode", "report", "roll", "done"),
+    st.REACTION: ("release", "report", "roll", "done"),
+    st.COMBAT: ("report", "roll", "done"),
+    st.EXPLOITATION: ("release", "report", "roll", "done"),
+    st.REORGANIZATION: ("reorg", "done"), st.FINAL_REORGANIZATION: ("reorg", "done"),
+    st.PRODUCTION: ("production",),
+}
+
+
+def choices(state: State, step: str) -> dict[str, list[Any]]:
+    """The values the step's decision may take, by body field, where they are a fixed
+    set: a value outside them is malformed (422), one of them refused by the state of
+    the game is a conflict (409)."""
+    if step == CONSENT:
+        return {"agree": [True, False]}
+    if step == st.REROLL:
+        return {"demand": [True, False]}
+    if step == st.CHOOSE:
+        first = all(x is None for x in state.initiative.slots)
+        return {"position": ["first", "last"] if first else ["before", "after"]}
+    if step == st.DECLARE:
+        return {"actions.*": list(st.ACTIONS)}
+    return {}
+
+
+def _entry(state: State, side: str, powers: list[str], step: str, due: str | None
+           ) -> dict[str, Any]:
+    entry: dict[str, Any] = {"side": side, "powers": powers, "step": step, "deadline": due,
+                             "orders": list(_ORDERS.get(step, ()))}
+    fixed = choices(state, step)
+    if fixed:
+        entry["choices"] = fixed
+    return entry
+
+
 def awaiting(state: State) -> list[dict[str, Any]]:
+    """Who must act now (DESIGN 4.3): each side with the powers it answers for, the
+    step, its deadline, the `orders` that answer it and, where the decision is a fixed
+    set, its `choices`."""
     if state.status in ("paused", "finished"):
         return []
     if state.proposal is not None:
         p = state.proposal
-        return [{"side": side, "powers": list(state.side_powers(side)), "step": CONSENT,
-                 "deadline": None} for side in p.needs if side not in p.consented]
+        return [_entry(state, side, list(state.side_powers(side)), CONSENT, None)
+                for side in p.needs if side not in p.consented]
     if state.status == "open":
         entries = []
         for side in state.setup.sides:
             free = [p for p in state.side_powers(side) if state.powers[p].holder is None]
             if free:
-                entries.append({"side": side, "powers": free, "step": st.JOIN, "deadline": None})
+                entries.append(_entry(state, side, free, st.JOIN, None))
         return entries
     t = state.turn
     due = deadline(state)
@@ -65,20 +109,17 @@ def awaiting(state: State) -> list[dict[str, Any]]:
         phasing = t.phasing_side
         assert phasing is not None
         pending = [p for p in state.side_powers(phasing) if state.powers[p].declared is None]
-        return [{"side": phasing, "powers": pending, "step": t.step, "deadline": due}]
+        return [_entry(state, phasing, pending, t.step, due)]
     if t.step == st.PRODUCTION:
         entries = []
         for side in t.step_sides:
             pending = [p for p in state.side_powers(side) if state.powers[p].production is None]
             if pending:
-                entries.append({"side": side, "powers": pending, "step": t.step, "deadline": due})
+                entries.append(_entry(state, side, pending, t.step, due))
         return entries
     if t.step == st.CHOOSE:
         chooser = state.initiative.chooser
         assert chooser is not None
-        return [{"side": chooser, "powers": list(state.side_powers(chooser)), "step": t.step,
-                 "deadline": due}]
-    return [
-        {"side": side, "powers": list(state.side_powers(side)), "step": t.step, "deadline": due}
-        for side in t.step_sides if side not in t.sides_done
-    ]
+        return [_entry(state, chooser, list(state.side_powers(chooser)), t.step, due)]
+    return [_entry(state, side, list(state.side_powers(side)), t.step, due)
+            for side in t.step_sides if side not in t.sides_done]

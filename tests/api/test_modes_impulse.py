@@ -124,7 +124,9 @@ async def test_a_german_impulse_with_modes_reaction_combat_exploitation_and_clea
     assert not any(units["ger-arm-1"]["this_impulse"].values())
     summary = await answer_done_steps(game)
     assert summary["awaiting"][0] == {"side": "allies", "powers": ["cw"], "step": "declare",
-                                      "deadline": None}
+                                      "deadline": None, "orders": ["declare"],
+                                      "choices": {"actions.*": ["pass", "land", "air", "naval",
+                                                              "combined"]}}
     kinds = [e["kind"] for e in log]
     for kind in ("unit.mode_changed", "unit.moved", "reserves.released", "combat.reported",
                  "hex.disorganized", "units.retreated", "units.exploit_awarded",

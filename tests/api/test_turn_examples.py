@@ -31,7 +31,9 @@ async def test_seed_002_initiative_example_gives_communists_axis_allies(
     assert state["initiative"]["totals"] == {"axis": 5, "allies": 8, "communists": 5}
     assert state["initiative"]["ranking"] == ["allies", "communists", "axis"]
     assert state["awaiting"] == [{"side": "allies", "powers": ["cw", "usa", "france"],
-                                  "step": "initiative.choose", "deadline": None}]
+                                  "step": "initiative.choose", "deadline": None,
+                                  "orders": ["initiative.choose"],
+                                  "choices": {"position": ["first", "last"]}}]
     await game.players["allies"].ok("initiative.choose", {"position": "last"})
     assert (await game.state())["awaiting"][0]["side"] == "communists"
     await game.players["communists"].ok("initiative.choose", {"position": "before"})

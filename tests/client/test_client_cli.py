@@ -198,7 +198,9 @@ def test_the_cli_plays_a_whole_impulse_against_a_live_server(live: Live, tmp_pat
     assert weather_dice == 2
     assert state["turn"]["turn_end_total"] == 4
     assert state["awaiting"] == [{"side": "axis", "powers": ["germany", "italy"],
-                                  "step": "declare", "deadline": None}]
+                                  "step": "declare", "deadline": None,
+                                  "orders": ["declare"], "choices": {"actions.*": [
+                                      "pass", "land", "air", "naval", "combined"]}}]
 
     # `pass` declares pass for every power of mine.
     wif(t.seats["axis"], "pass")

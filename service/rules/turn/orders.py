@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from service.rules import state as st
-from service.rules.awaiting import awaiting, position
+from service.rules.awaiting import awaiting, choices, position
 from service.rules.command import Command
 from service.rules.errors import Forbidden, Malformed, Refused
 from service.rules.flow import Flow
@@ -67,12 +67,17 @@ def choose_slot(f: Flow, c: Command) -> None:
         raise Refused("order/not_your_turn", f"{s.initiative.chooser} chooses now, not "
                       f"{c.actor.side}", rule="seed 002 Initiative Track")
     position_ = c.body.get("position")
-    allowed = ("first", "last") if all(x is None for x in s.initiative.slots) else (
-        "before", "after")
-    if position_ not in allowed:
-        raise Malformed("order/invalid_body", f"position must be {' or '.join(allowed)}",
+    if position_ not in ("first", "last", "before", "after"):
+        raise Malformed("order/invalid_body", "position is first, last, before or after",
                         rule="seed 002 Initiative Track",
-                        errors=[("/body/position", f"expected {allowed}")])
+                        errors=[("/body/position", "expected first, last, before or after")])
+    allowed = choices(s, st.CHOOSE)["position"]
+    if position_ not in allowed:
+        raise Refused("initiative/not_this_choice", f"{c.actor.side} chooses "
+                      f"{' or '.join(allowed)} now (seed 002: the winner moves first or last, "
+                      "the runner-up before or after the lowest)", rule="seed 002 Initiative "
+                      "Track", errors=[("/body/position", f"expected {allowed}")],
+                      extra={"choices": {"position": allowed}})
     choose(f, str(s.initiative.chooser), str(position_), c.actor.id)
 
 

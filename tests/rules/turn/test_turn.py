@@ -7,6 +7,7 @@ from engine import Table, skip_initiative, table
 from support import SIDES
 
 from service.rules.errors import Forbidden, Malformed, Refused
+from service.rules.state import ACTIONS
 
 ALL_LAND = {"axis": {"germany": "land", "italy": "land"},
             "allies": {"cw": "land", "usa": "land", "france": "land"},
@@ -92,12 +93,22 @@ def test_three_way_tie_goes_to_the_side_ranked_lowest_last_turn() -> None:
 
 
 def test_only_the_chooser_chooses_and_only_first_or_last() -> None:
-    """seed 002 Initiative Track."""
+    """seed 002 Initiative Track. The winner's choices are named in `awaiting`; a value
+    no choice ever takes is malformed (422), one this state does not offer is a
+    conflict (409)."""
     t = table({"initiative": [9, 1, 1]}, boxes={s: 3 for s in SIDES})
+    [entry] = t.awaiting()
+    assert (entry["side"], entry["orders"], entry["choices"]) == (
+        "axis", ["initiative.choose"], {"position": ["first", "last"]})
     with pytest.raises(Refused):
         t.act("initiative.choose", {"position": "first"}, side="allies")
-    with pytest.raises(Malformed):
+    with pytest.raises(Refused) as refused:
         t.act("initiative.choose", {"position": "before"}, side="axis")
+    assert refused.value.code == "initiative/not_this_choice"
+    with pytest.raises(Malformed):
+        t.act("initiative.choose", {"position": "sideways"}, side="axis")
+    t.act("initiative.choose", {"position": "first"}, side="axis")
+    assert t.awaiting()[0]["choices"] == {"position": ["before", "after"]}
 
 
 def test_two_sided_game_only_the_winner_chooses() -> None:
@@ -144,6 +155,7 @@ def test_a_power_declares_once_and_the_step_waits_for_every_power() -> None:
     skip_initiative(t)
     t.act("declare", {"actions": {"germany": "land"}}, side="axis")
     assert t.awaiting() == [{"side": "axis", "powers": ["italy"], "step": "declare",
+                             "orders": ["declare"], "choices": {"actions.*": list(ACTIONS)},
                              "deadline": None}]
     with pytest.raises(Refused):
         t.act("declare", {"actions": {"germany": "pass"}}, side="axis")
