@@ -84,8 +84,10 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["*"],
             allow_headers=["*"], expose_headers=["ETag", "Idempotent-Replayed"],
         )
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes,
+                       max_depth=settings.max_json_depth)
+    # Added last, so outermost: a refused request costs no body read and no query.
     app.add_middleware(RateLimit, rate=settings.rate_limit, burst=settings.rate_burst)
-    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     problems.install(app)
     app.include_router(health.router)
     app.include_router(games.router)

@@ -37,6 +37,9 @@ class Settings(BaseSettings):
         "SELECT ... FOR UPDATE (row); see bench/hot_game.py",
     )
     max_body_bytes: int = Field(default=8 * 1024 * 1024, description="413 above this")
+    max_json_depth: int = Field(
+        default=64, ge=1, description="422 for a body whose JSON nests deeper (checked "
+        "before parsing; the deepest legitimate body, an export, nests 8 deep)")
     rate_limit: float = Field(default=50.0, description="requests per second per token (0: off)")
     rate_burst: int = Field(default=200, description="requests a token may burst")
     notify: bool = Field(default=True, description="LISTEN/NOTIFY fan-out of new events "

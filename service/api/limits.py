@@ -1,4 +1,5 @@
-"""Request limits: body size (413) and per-token request rate (429 with Retry-After).
+"""Request limits: body size (413), JSON nesting depth (422) and per-token request rate
+(429 with Retry-After).
 
 Rates are token buckets kept per process (a token's budget is per process; with N
 processes behind a balancer a client gets at most N times the rate, documented in
@@ -10,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import time
 from collections import OrderedDict
 from typing import Any
@@ -28,12 +30,44 @@ async def _send_problem(send: Send, problem: Problem, path: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-class BodyLimit:
-    """Refuse request bodies over `max_bytes` (by Content-Length, or while streaming)."""
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_OPENING = frozenset(b"[{")
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+
+def nests_deeper(body: bytes, limit: int) -> bool:
+    """Whether the JSON in `body` nests arrays and objects more than `limit` deep,
+    found without parsing it (strings removed by one regular expression, then only the
+    brackets counted), so a hostile body costs a scan, not a recursion."""
+    if body.count(b"[") + body.count(b"{") <= limit:
+        return False
+    encoding = json.detect_encoding(body)
+    if encoding != "utf-8":  # json.loads reads UTF-16 and UTF-32 too: scan what it reads
+        try:
+            body = body.decode(encoding, "surrogatepass").encode("utf-8", "surrogatepass")
+        except UnicodeError:
+            return False  # not JSON at all: the parser says so
+    depth = 0
+    for byte in _STRING.sub(b"", body).translate(None, _NOT_BRACKETS):
+        if byte in _OPENING:
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False
+
+
+class BodyLimit:
+    """Read a request's whole body before the app sees it: over `max_bytes` (by
+    Content-Length, or as it arrives) is a 413, JSON nesting deeper than `max_depth`
+    a 422 (`request/too_deep`); either is answered here, in one short response and no
+    log line, before anything parses the body."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int, max_depth: int = 64) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.max_depth = max_depth
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -45,25 +79,36 @@ class BodyLimit:
             if key == b"content-length" and value.isdigit() and int(value) > self.max_bytes:
                 await _send_problem(send, too_big, scope["path"])
                 return
+        chunks: list[bytes] = []
         seen = 0
-
-        async def limited() -> Message:
-            nonlocal seen
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    raise _TooLarge
-            return message
+            if message["type"] != "http.request":
+                return  # the client went away before sending its body
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.max_bytes:
+                await _send_problem(send, too_big, scope["path"])
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        if nests_deeper(body, self.max_depth):
+            await _send_problem(send, Problem(
+                422, "request/too_deep",
+                f"the JSON body nests deeper than {self.max_depth} levels"), scope["path"])
+            return
+        replayed = False
 
-        try:
-            await self.app(scope, limited, send)
-        except _TooLarge:
-            await _send_problem(send, too_big, scope["path"])
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()  # after the body: the disconnect, for streams
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
 
-
-class _TooLarge(Exception):
-    pass
+        await self.app(scope, replay, send)
 
 
 class RateLimit:
