@@ -148,3 +148,51 @@ async def test_request_rate_is_limited_per_token(migrated_url: str) -> None:
             other = await c.get("/v1/games", headers={"Authorization": "Bearer two"})
             assert other.status_code == 401  # another token has its own budget
             assert (await c.get("/healthz")).status_code == 200  # probes are not limited
+
+
+async def test_nul_in_text_is_422_naming_the_field(game: Game) -> None:
+    """Issue 14, item 8: a NUL in a signed order's body or in a game's name answered 503
+    "database unavailable". Text may not contain NUL (PostgreSQL cannot store it): the
+    request is refused when it is validated, naming the field, before any query."""
+    axis = game.players["axis"]
+    envelope = axis.envelope("roll", {"dice": "1d6", "purpose": "a\u0000b"},
+                             await axis.position())
+    r = await game.client.post(f"/v1/games/{game.id}/orders", json=envelope,
+                               headers=axis.headers)
+    _problem(r, 422, "request/malformed_body")
+    assert [e["path"] for e in r.json()["errors"]] == ["/order/body/purpose"]
+    assert "NUL" in r.json()["detail"]
+    for body, path in [
+        ({"name": "Drang\u00001945", "scenario": "dno-demo"}, "/name"),
+        ({"name": "x", "scenario": "dno-demo", "options": {"a\u0000": 1}}, "/options/a\u0000"),
+        ({"name": "x", "scenario": {"sides": [{"id": "ok"}, {"id": "\u0000"}]}},
+         "/scenario/sides/1/id"),
+    ]:
+        r = await game.client.post("/v1/games", json=body)
+        _problem(r, 422, "request/malformed_body")
+        assert [e["path"] for e in r.json()["errors"]] == [path]
+    r = await game.admin("pause", {"reason": "\u0000"})
+    _problem(r, 422, "request/malformed_body")
+    assert r.json()["errors"][0]["path"] == "/reason"
+
+
+async def test_an_unexpected_oserror_in_a_use_case_is_a_logged_500(
+    app: object, game: Game, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 14, item 8: only a lost database connection is a 503; an OSError of our
+    own (a full disk, say) is a bug, answered 500 and logged with its traceback."""
+    import errno
+
+    from service.referee import games
+
+    async def broken(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(games, "game_summary", broken)
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)  # type: ignore[arg-type]
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        r = await client.get(f"/v1/games/{game.id}", headers=game.gm)
+    _problem(r, 500, "internal")
+    assert "Retry-After" not in r.headers
+    logged = [rec for rec in caplog.records if rec.name == "service.api"]
+    assert logged and logged[0].exc_info and isinstance(logged[0].exc_info[1], OSError)
