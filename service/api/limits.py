@@ -19,6 +19,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.api.problems import MEDIA_TYPE, Problem
+from service.referee import members
 
 
 async def _send_problem(send: Send, problem: Problem, path: str) -> None:
@@ -112,7 +113,10 @@ class BodyLimit:
 
 
 class RateLimit:
-    """A token bucket per bearer token (or per client address without one)."""
+    """A token bucket per bearer token this process has seen valid, and one per client
+    address for every other request (no token, or a token not known to be valid): a
+    made-up token spends its address's budget, and past it is refused before any query.
+    """
 
     def __init__(self, app: ASGIApp, rate: float, burst: int, max_keys: int = 100_000) -> None:
         self.app = app
@@ -124,7 +128,11 @@ class RateLimit:
     def _key(self, scope: Scope) -> str:
         for key, value in scope.get("headers", []):
             if key == b"authorization":
-                return "t:" + hashlib.sha256(value).hexdigest()
+                scheme, _, token = value.decode("latin-1").partition(" ")
+                token = token.strip()
+                if scheme.lower() == "bearer" and token and members.known_token(token):
+                    return "t:" + hashlib.sha256(value).hexdigest()
+                break
         client: Any = scope.get("client")
         return "a:" + (client[0] if client else "?")
 
@@ -145,12 +153,14 @@ class RateLimit:
         if scope["type"] != "http" or self.rate <= 0 or not scope["path"].startswith("/v1/"):
             await self.app(scope, receive, send)
             return
-        wait = self.take(self._key(scope), time.monotonic())
+        key = self._key(scope)
+        wait = self.take(key, time.monotonic())
         if wait > 0:
             retry = str(max(1, math.ceil(wait)))
+            whose = "this token" if key.startswith("t:") else "this address"
             await _send_problem(send, Problem(
                 429, "request/rate_limited",
-                f"too many requests for this token: at most {self.rate:g}/s "
+                f"too many requests for {whose}: at most {self.rate:g}/s "
                 f"(bursts of {self.burst}); retry after {retry} s",
                 headers={"Retry-After": retry}), scope["path"])
             return

@@ -4,6 +4,7 @@ request-rate limits. Each gets a clear problem+json answer and changes nothing."
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 import pytest
@@ -133,21 +134,58 @@ async def test_huge_seq_and_negative_turn_are_422(game: Game) -> None:
         _problem(r, 422, "request/malformed_body")
 
 
-async def test_request_rate_is_limited_per_token(migrated_url: str) -> None:
-    app = create_app(Settings(database_url=migrated_url, rate_limit=1.0, rate_burst=3,
+@pytest.fixture
+async def limited(migrated_url: str) -> AsyncIterator[tuple[httpx.AsyncClient, Any]]:
+    """An app allowing 1 request/s in bursts of 10, with a count of its SQL statements."""
+    from sqlalchemy import event
+
+    app = create_app(Settings(database_url=migrated_url, rate_limit=1.0, rate_burst=10,
                               sweep_interval=0), database_url=migrated_url)
     async with app.router.lifespan_context(app):
+        queries = [0]
+
+        def count(*args: object) -> None:
+            queries[0] += 1
+
+        event.listen(app.state.engine.sync_engine, "before_cursor_execute", count)
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
-            mine = {"Authorization": "Bearer one"}
-            codes = [(await c.get("/v1/games", headers=mine)).status_code for _ in range(4)]
-            assert codes[:3] == [401, 401, 401]
-            limited = await c.get("/v1/games", headers=mine)
-            _problem(limited, 429, "request/rate_limited")
-            assert int(limited.headers["retry-after"]) >= 1
-            other = await c.get("/v1/games", headers={"Authorization": "Bearer two"})
-            assert other.status_code == 401  # another token has its own budget
-            assert (await c.get("/healthz")).status_code == 200  # probes are not limited
+            yield c, queries
+
+
+async def test_request_rate_is_limited_per_token(
+    limited: tuple[httpx.AsyncClient, Any],
+) -> None:
+    c, _ = limited
+    r = await c.post("/v1/games", json={"name": "rated", "scenario": "dno-demo"})
+    gm = {"Authorization": f"Bearer {r.json()['gm_token']}"}
+    game = f"/v1/games/{r.json()['id']}"
+    assert (await c.get(game, headers=gm)).status_code == 200  # now a known token
+    codes = [(await c.get(game, headers=gm)).status_code for _ in range(11)]
+    assert codes[:10] == [200] * 10
+    _problem(await c.get(game, headers=gm), 429, "request/rate_limited")
+    assert int((await c.get(game, headers=gm)).headers["retry-after"]) >= 1
+    assert (await c.get("/healthz")).status_code == 200  # probes are not limited
+
+
+async def test_made_up_tokens_share_their_address_budget_and_cost_no_query(
+    limited: tuple[httpx.AsyncClient, Any],
+) -> None:
+    """Issue 14, item 7: 1,000 requests with rotating made-up tokens each got a fresh
+    burst and cost 3-4 queries. A token counts as itself only once it was seen valid;
+    until then it spends its client address's budget, and past that it is refused
+    before any query. A valid token keeps its own budget throughout."""
+    c, queries = limited
+    r = await c.post("/v1/games", json={"name": "flooded", "scenario": "dno-demo"})
+    gm = {"Authorization": f"Bearer {r.json()['gm_token']}"}
+    game = f"/v1/games/{r.json()['id']}"
+    assert (await c.get(game, headers=gm)).status_code == 200
+    before = queries[0]
+    codes = [(await c.get(game, headers={"Authorization": f"Bearer made-up-{i}"})).status_code
+             for i in range(1000)]
+    assert codes.count(401) <= 10 and codes.count(429) >= 990, sorted(set(codes))
+    assert queries[0] - before <= 10 * 5  # only the few inside the burst reached the database
+    assert (await c.get(game, headers=gm)).status_code == 200
 
 
 async def test_nul_in_text_is_422_naming_the_field(game: Game) -> None:
