@@ -13,7 +13,8 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from service.api import games, health, problems, reorg, stream, webhooks
 from service.api.limits import BodyLimit, RateLimit
-from service.referee import receipts
+from service.referee import egress, receipts
+from service.referee.notifications import Courier
 from service.settings import Settings, get_settings
 from service.store.database import make_engine, make_sessionmaker, resolve_database_url
 from service.store.notify import Hub
@@ -22,27 +23,31 @@ from service.store.uow import Transactions
 log = logging.getLogger("service")
 
 
-async def sweeper(transactions: Transactions, interval: float) -> None:
-    """The background clock: default actions when step deadlines pass, deadline
-    reminders, and webhook deliveries. Safe with several processes: every game and every
-    message is claimed with SKIP LOCKED."""
-    import httpx
-
+async def deadline_sweeper(transactions: Transactions, interval: float) -> None:
+    """The game clock: default actions where a step's deadline has passed, every
+    `interval` seconds. A task of its own, so no notification (however slow its
+    receiver) delays it. Safe with several processes: games are claimed with SKIP LOCKED."""
     from service.referee.games import sweep_deadlines
-    from service.referee.notifications import deliver_due, enqueue_reminders
 
-    async with httpx.AsyncClient() as client:
-        while True:
-            await asyncio.sleep(interval)
-            try:
-                async with transactions() as uow:
-                    await sweep_deadlines(uow)
-                async with transactions() as uow:
-                    await enqueue_reminders(uow)
-                async with transactions() as uow:
-                    await deliver_due(uow, client)
-            except Exception:  # noqa: BLE001 - a failed sweep is retried next interval
-                log.exception("background sweep failed")
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            async with transactions() as uow:
+                await sweep_deadlines(uow)
+        except Exception:  # noqa: BLE001 - a failed sweep is retried next interval
+            log.exception("deadline sweep failed")
+
+
+def background(transactions: Transactions, policy: egress.Policy, settings: Settings
+               ) -> list[asyncio.Task[None]]:
+    """The deadline sweeper and the notification courier, as two tasks (none when
+    `sweep_interval` is 0)."""
+    if settings.sweep_interval <= 0:
+        return []
+    courier = Courier(transactions, policy, concurrency=settings.webhook_concurrency,
+                      interval=settings.sweep_interval)
+    return [asyncio.create_task(deadline_sweeper(transactions, settings.sweep_interval)),
+            asyncio.create_task(courier.run())]
 
 
 def create_app(settings: Settings | None = None, *, database_url: str | None = None) -> FastAPI:
@@ -60,15 +65,13 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         await hub.start()
         async with app.state.transactions() as uow:
             await receipts.ensure_key(uow)
-        task = None
-        if settings.sweep_interval > 0:
-            task = asyncio.create_task(
-                sweeper(app.state.transactions, settings.sweep_interval))
+        tasks = background(app.state.transactions, app.state.egress, settings)
         try:
             yield
         finally:
-            if task is not None:
+            for task in tasks:
                 task.cancel()
+            for task in tasks:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             await hub.stop()
@@ -82,13 +85,17 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.egress = egress.Policy.of(settings.webhook_allow_networks,
+                                        settings.webhook_timeout)
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["*"],
             allow_headers=["*"], expose_headers=["ETag", "Idempotent-Replayed"],
         )
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes,
+                       max_depth=settings.max_json_depth)
+    # Added last, so outermost: a refused request costs no body read and no query.
     app.add_middleware(RateLimit, rate=settings.rate_limit, burst=settings.rate_burst)
-    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     problems.install(app)
     app.include_router(health.router)
     app.include_router(games.router)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ipaddress
 import os
+import socket
 import sys
 
 
@@ -24,9 +26,33 @@ def _migrate() -> str:
     return url
 
 
+def beyond_loopback(host: str) -> bool:
+    """Whether a server listening on `host` can be reached from other machines: any
+    address but a loopback one (a name counts as what it resolves to)."""
+    try:
+        addresses = [ipaddress.ip_address(host.strip("[]"))]
+    except ValueError:
+        try:
+            found = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+        except OSError:
+            return True
+        addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in found]
+    return not addresses or not all(a.is_loopback for a in addresses)
+
+
+OPEN_WARNING = (
+    "WARNING: listening on {host} without OPERATOR_KEY: anyone who can reach this port "
+    "can create and import games. Set OPERATOR_KEY to a long random secret (for example "
+    "`OPERATOR_KEY=$(openssl rand -hex 32)`) before serving beyond loopback.")
+
+
 def serve(host: str, port: int, workers: int, loop: str = "auto", http: str = "auto") -> None:
     import uvicorn
 
+    from service.settings import get_settings
+
+    if beyond_loopback(host) and not get_settings().operator_key:
+        print(OPEN_WARNING.format(host=host), file=sys.stderr, flush=True)
     url = _migrate()
     os.environ["DATABASE_URL"] = url
     uvicorn.run("service.app:create_app", factory=True, host=host, port=port,

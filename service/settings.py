@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -37,15 +38,35 @@ class Settings(BaseSettings):
         "SELECT ... FOR UPDATE (row); see bench/hot_game.py",
     )
     max_body_bytes: int = Field(default=8 * 1024 * 1024, description="413 above this")
+    max_json_depth: int = Field(
+        default=64, ge=1, description="422 for a body whose JSON nests deeper (checked "
+        "before parsing; the deepest legitimate body, an export, nests 8 deep)")
     rate_limit: float = Field(default=50.0, description="requests per second per token (0: off)")
     rate_burst: int = Field(default=200, description="requests a token may burst")
     notify: bool = Field(default=True, description="LISTEN/NOTIFY fan-out of new events "
                          "(off: streams catch up by their periodic re-read; for measuring)")
     sweep_interval: float = Field(
-        default=1.0, description="seconds between deadline sweeps (0: no sweeper)"
+        default=1.0, description="seconds between deadline sweeps and between looks for "
+        "due notifications (0: neither runs)"
     )
+    webhook_timeout: float = Field(
+        default=10.0, gt=0, description="seconds one delivery attempt may take in all "
+        "(resolving, connecting, sending, the response's headers)")
+    webhook_concurrency: int = Field(
+        default=8, ge=1, description="deliveries in flight at once, per process")
+    webhook_allow_networks: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="comma-separated networks (CIDR) notifications "
+        "may go to although they are not public, e.g. 10.1.2.0/24 for an internal "
+        "receiver; none by default")
 
-    @field_validator("cors_origins", mode="before")
+    @field_validator("webhook_allow_networks", mode="after")
+    @classmethod
+    def _check_networks(cls, value: list[str]) -> list[str]:
+        for network in value:
+            ipaddress.ip_network(network, strict=False)
+        return value
+
+    @field_validator("cors_origins", "webhook_allow_networks", mode="before")
     @classmethod
     def _split_origins(cls, value: object) -> object:
         if isinstance(value, str):

@@ -9,10 +9,12 @@ so tests never see each other's data.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -58,12 +60,22 @@ def migrated_url(database_url: str) -> str:
     return database_url
 
 
+LOCAL_RECEIVERS = ["127.0.0.0/8"]
+
+
+def local_settings(url: str, **changes: object) -> Any:
+    """The settings of the test servers: their webhooks may go to receivers on this
+    machine (notifications otherwise go to public addresses only)."""
+    from service.settings import Settings
+
+    return Settings(database_url=url, webhook_allow_networks=LOCAL_RECEIVERS, **changes)
+
+
 @pytest.fixture(scope="session")
 async def app(migrated_url: str) -> AsyncIterator[object]:
     from service.app import create_app
-    from service.settings import Settings
 
-    application = create_app(Settings(database_url=migrated_url), database_url=migrated_url)
+    application = create_app(local_settings(migrated_url), database_url=migrated_url)
     async with application.router.lifespan_context(application):
         yield application
         await _every_game_replays_to_its_state(application)
@@ -120,9 +132,8 @@ class LiveServer:
 def live_url(migrated_url: str) -> Iterator[str]:
     """A real server (its own app and event loop) on the test database."""
     from service.app import create_app
-    from service.settings import Settings
 
-    application = create_app(Settings(database_url=migrated_url), database_url=migrated_url)
+    application = create_app(local_settings(migrated_url), database_url=migrated_url)
     with LiveServer(application) as url:
         yield url
 
@@ -134,3 +145,31 @@ def free_port() -> int:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
         return port
+
+
+@contextlib.asynccontextmanager
+async def fresh_database(database_url: str, name: str) -> AsyncIterator[str]:
+    """A new, migrated database on the test server, dropped afterwards: for a test whose
+    background workers must not meet the other tests' servers' (each sweeps every game
+    and every message in its database)."""
+    from sqlalchemy import text
+
+    from service.store.database import make_engine, migrate
+
+    url = database_url.replace("/postgres?", f"/{name}?")
+    assert url != database_url, "fresh_database expects the embedded server's URL shape"
+    admin = make_engine(database_url, pool_size=1)
+    async with admin.connect() as connection:
+        await connection.execution_options(isolation_level="AUTOCOMMIT")
+        await connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        await connection.execute(text(f"CREATE DATABASE {name}"))
+    engine = make_engine(url, pool_size=1)
+    await migrate(engine)
+    await engine.dispose()
+    try:
+        yield url
+    finally:
+        async with admin.connect() as connection:
+            await connection.execution_options(isolation_level="AUTOCOMMIT")
+            await connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        await admin.dispose()

@@ -1,4 +1,5 @@
-"""Request limits: body size (413) and per-token request rate (429 with Retry-After).
+"""Request limits: body size (413), JSON nesting depth (422) and per-token request rate
+(429 with Retry-After).
 
 Rates are token buckets kept per process (a token's budget is per process; with N
 processes behind a balancer a client gets at most N times the rate, documented in
@@ -10,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import time
 from collections import OrderedDict
 from typing import Any
@@ -17,6 +19,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.api.problems import MEDIA_TYPE, Problem
+from service.referee import members
 
 
 async def _send_problem(send: Send, problem: Problem, path: str) -> None:
@@ -28,12 +31,44 @@ async def _send_problem(send: Send, problem: Problem, path: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-class BodyLimit:
-    """Refuse request bodies over `max_bytes` (by Content-Length, or while streaming)."""
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_OPENING = frozenset(b"[{")
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+
+def nests_deeper(body: bytes, limit: int) -> bool:
+    """Whether the JSON in `body` nests arrays and objects more than `limit` deep,
+    found without parsing it (strings removed by one regular expression, then only the
+    brackets counted), so a hostile body costs a scan, not a recursion."""
+    if body.count(b"[") + body.count(b"{") <= limit:
+        return False
+    encoding = json.detect_encoding(body)
+    if encoding != "utf-8":  # json.loads reads UTF-16 and UTF-32 too: scan what it reads
+        try:
+            body = body.decode(encoding, "surrogatepass").encode("utf-8", "surrogatepass")
+        except UnicodeError:
+            return False  # not JSON at all: the parser says so
+    depth = 0
+    for byte in _STRING.sub(b"", body).translate(None, _NOT_BRACKETS):
+        if byte in _OPENING:
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False
+
+
+class BodyLimit:
+    """Read a request's whole body before the app sees it: over `max_bytes` (by
+    Content-Length, or as it arrives) is a 413, JSON nesting deeper than `max_depth`
+    a 422 (`request/too_deep`); either is answered here, in one short response and no
+    log line, before anything parses the body."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int, max_depth: int = 64) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.max_depth = max_depth
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -45,29 +80,43 @@ class BodyLimit:
             if key == b"content-length" and value.isdigit() and int(value) > self.max_bytes:
                 await _send_problem(send, too_big, scope["path"])
                 return
+        chunks: list[bytes] = []
         seen = 0
-
-        async def limited() -> Message:
-            nonlocal seen
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    raise _TooLarge
-            return message
+            if message["type"] != "http.request":
+                return  # the client went away before sending its body
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.max_bytes:
+                await _send_problem(send, too_big, scope["path"])
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        if nests_deeper(body, self.max_depth):
+            await _send_problem(send, Problem(
+                422, "request/too_deep",
+                f"the JSON body nests deeper than {self.max_depth} levels"), scope["path"])
+            return
+        replayed = False
 
-        try:
-            await self.app(scope, limited, send)
-        except _TooLarge:
-            await _send_problem(send, too_big, scope["path"])
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()  # after the body: the disconnect, for streams
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
 
-
-class _TooLarge(Exception):
-    pass
+        await self.app(scope, replay, send)
 
 
 class RateLimit:
-    """A token bucket per bearer token (or per client address without one)."""
+    """A token bucket per bearer token this process has seen valid, and one per client
+    address for every other request (no token, or a token not known to be valid): a
+    made-up token spends its address's budget, and past it is refused before any query.
+    """
 
     def __init__(self, app: ASGIApp, rate: float, burst: int, max_keys: int = 100_000) -> None:
         self.app = app
@@ -79,7 +128,11 @@ class RateLimit:
     def _key(self, scope: Scope) -> str:
         for key, value in scope.get("headers", []):
             if key == b"authorization":
-                return "t:" + hashlib.sha256(value).hexdigest()
+                scheme, _, token = value.decode("latin-1").partition(" ")
+                token = token.strip()
+                if scheme.lower() == "bearer" and token and members.known_token(token):
+                    return "t:" + hashlib.sha256(value).hexdigest()
+                break
         client: Any = scope.get("client")
         return "a:" + (client[0] if client else "?")
 
@@ -100,12 +153,14 @@ class RateLimit:
         if scope["type"] != "http" or self.rate <= 0 or not scope["path"].startswith("/v1/"):
             await self.app(scope, receive, send)
             return
-        wait = self.take(self._key(scope), time.monotonic())
+        key = self._key(scope)
+        wait = self.take(key, time.monotonic())
         if wait > 0:
             retry = str(max(1, math.ceil(wait)))
+            whose = "this token" if key.startswith("t:") else "this address"
             await _send_problem(send, Problem(
                 429, "request/rate_limited",
-                f"too many requests for this token: at most {self.rate:g}/s "
+                f"too many requests for {whose}: at most {self.rate:g}/s "
                 f"(bursts of {self.burst}); retry after {retry} s",
                 headers={"Retry-After": retry}), scope["path"])
             return

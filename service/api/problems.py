@@ -104,6 +104,13 @@ def _json_path(loc: tuple[Any, ...]) -> str:
     return "/" + "/".join(parts) if parts else "/"
 
 
+def _error_path(error: dict[str, Any]) -> str:
+    """Where a validation error is; a NUL found deep inside a field adds its pointer."""
+    path = _json_path(tuple(error.get("loc", ())))
+    at = (error.get("ctx") or {}).get("at") if error.get("type") == "nul_character" else None
+    return path.rstrip("/") + str(at) if at else path
+
+
 # long: every failure's handler is registered here together, so none is missed.
 def install(app: FastAPI) -> None:
     """Register the handlers that turn every failure into problem+json."""
@@ -132,10 +139,8 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = [
-            {"path": _json_path(tuple(e.get("loc", ()))), "message": str(e.get("msg", ""))}
-            for e in exc.errors()
-        ]
+        errors = [{"path": _error_path(e), "message": str(e.get("msg", ""))}
+                  for e in exc.errors()]
         where = {str(e.get("loc", ("",))[0]) for e in exc.errors()}
         code = "request/malformed_body" if "body" in where else "request/invalid_parameter"
         if any(e.get("type") == "json_invalid" for e in exc.errors()):

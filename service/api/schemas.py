@@ -4,12 +4,47 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 Name = Field(min_length=1, max_length=80)
 
 
-class CreateGame(BaseModel):
+def first_nul(value: Any) -> str | None:
+    """The JSON pointer of a string (value or key) in `value` holding a NUL character,
+    or None: PostgreSQL cannot store one in text, so no request may carry one."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return where or "/"
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                at = f"{where}/{str(key).replace('~', '~0').replace('/', '~1')}"
+                if isinstance(key, str) and "\x00" in key:
+                    return at
+                stack.append((at, inner))
+        elif isinstance(item, list):
+            stack.extend((f"{where}/{i}", inner) for i, inner in enumerate(item))
+    return None
+
+
+class Body(BaseModel):
+    """A request body: no text in it, however deep, may contain a NUL character (422
+    naming where, before anything reaches the database)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_nul(cls, data: Any) -> Any:
+        where = first_nul(data)
+        if where is not None:
+            raise PydanticCustomError("nul_character", "text may not contain NUL (U+0000) "
+                                      "characters", {"at": where})
+        return data
+
+
+class CreateGame(Body):
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={"examples": [{
@@ -27,7 +62,7 @@ class CreateGame(BaseModel):
         "player \"gm\" and exports prove them (docs/security.md)"))
 
 
-class JoinSeat(BaseModel):
+class JoinSeat(Body):
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={"examples": [{
@@ -47,7 +82,7 @@ class JoinSeat(BaseModel):
         "join's contribution to the dice"))
 
 
-class Order(BaseModel):
+class Order(Body):
     model_config = ConfigDict(extra="forbid")
     game: str = Field(max_length=100)
     player: str = Field(max_length=100, description="the signer: a player's id, or \"gm\"")
@@ -93,7 +128,7 @@ STEP_OF = {"declare": "declare", "initiative.reroll": "initiative.reroll",
            "report": "combat", "roll": "action", "done": "action"}
 
 
-class SignedOrder(BaseModel):
+class SignedOrder(Body):
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={"examples": [
@@ -109,12 +144,12 @@ class SignedOrder(BaseModel):
     signature: str = Field(min_length=1, max_length=200)
 
 
-class AdminReason(BaseModel):
+class AdminReason(Body):
     model_config = ConfigDict(extra="forbid")
     reason: str = Field(default="", max_length=2000)
 
 
-class AdminDeadlines(BaseModel):
+class AdminDeadlines(Body):
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={"examples": [{"deadlines": {"declare": 86400, "production": None},
@@ -127,7 +162,7 @@ class AdminDeadlines(BaseModel):
 Role = Literal["player", "gm"]
 
 
-class WebhookSettings(BaseModel):
+class WebhookSettings(Body):
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={"examples": [{"url": "https://example.org/wif-hook",
@@ -137,7 +172,7 @@ class WebhookSettings(BaseModel):
     every_event: bool = False
 
 
-class AdminWeather(BaseModel):
+class AdminWeather(Body):
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={"examples": [{
@@ -153,7 +188,7 @@ class AdminWeather(BaseModel):
 Reason = Field(default="", max_length=2000, description="why: shown to every side in the log")
 
 
-class AdminPause(BaseModel):
+class AdminPause(Body):
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={"examples": [{"reason": "summer holidays", "hours": 72}]},
@@ -164,7 +199,7 @@ class AdminPause(BaseModel):
         "the game then resumes by itself"))
 
 
-class AdminEdit(BaseModel):
+class AdminEdit(Body):
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={"examples": [{
@@ -186,7 +221,7 @@ class AdminEdit(BaseModel):
         description="power id -> {bp_spent_last_turn, bp_on_rps, rps, chits}")
 
 
-class AdminRollback(BaseModel):
+class AdminRollback(Body):
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={"examples": [{"turn": 2, "impulse": 5, "requested_by": "allies",
@@ -200,7 +235,7 @@ class AdminRollback(BaseModel):
         description="the side that asked for it: its consent is not needed")
 
 
-class AdminKey(BaseModel):
+class AdminKey(Body):
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={"examples": [{
@@ -217,7 +252,7 @@ class AdminKey(BaseModel):
         "may order only after options.game.key_wait_hours, and the old key no more"))
 
 
-class AdminDropout(BaseModel):
+class AdminDropout(Body):
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={"examples": [{"side": "communists", "dropped": True,
@@ -229,7 +264,7 @@ class AdminDropout(BaseModel):
     reason: str = Reason
 
 
-class AdminAct(BaseModel):
+class AdminAct(Body):
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={"examples": [{"side": "communists", "kind": "declare",
@@ -243,7 +278,7 @@ class AdminAct(BaseModel):
     reason: str = Reason
 
 
-class ImportGame(BaseModel):
+class ImportGame(Body):
     """An export (GET /games/{id}/export, complete) from another server."""
 
     model_config = ConfigDict(extra="ignore")

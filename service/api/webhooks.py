@@ -20,7 +20,8 @@ async def put_webhook(game_id: GameId, body: WebhookSettings, request: Request
     token = bearer(request)
     async with work(request) as uow:
         return await webhooks.put(uow, game_id, token, url=body.url,
-                                  every_event=body.every_event)
+                                  every_event=body.every_event,
+                                  policy=request.app.state.egress)
 
 
 @router.get("/games/{game_id}/webhook", summary="My webhook (without its secret)")

@@ -12,6 +12,7 @@ import base64
 import binascii
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import (
@@ -20,6 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 )
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from service.crypto import edwards
 from service.crypto.canonical import canonical_bytes
 
 __all__ = [
@@ -41,7 +43,8 @@ _B64URL_BODY = re.compile(r"[A-Za-z0-9_-]*")
 
 
 class InvalidKey(ValueError):
-    """A public key text that is not base64url of 32 raw Ed25519 key bytes."""
+    """A public key text that is not base64url of 32 raw bytes of an acceptable Ed25519
+    key (canonical, of prime order)."""
 
 
 def b64url_encode(data: bytes) -> str:
@@ -74,13 +77,34 @@ def b64url_decode(text: str) -> bytes:
 
 
 def parse_public_key(text: str) -> Ed25519PublicKey:
-    """The Ed25519 public key in `text` (base64url of the raw 32 bytes); InvalidKey if not."""
+    """The Ed25519 public key in `text` (base64url of the raw 32 bytes); InvalidKey if
+    not, and for keys no honest key generation makes: a non-canonical encoding, a point
+    of small order (one signature would verify for every message) or one with a
+    small-order part (libraries would disagree on its signatures); see
+    `service.crypto.edwards`."""
     try:
         raw = b64url_decode(text)
     except ValueError as exc:
         raise InvalidKey(f"public key is not base64url: {exc}") from exc
     if len(raw) != _PUBLIC_KEY_BYTES:
         raise InvalidKey(f"public key must be {_PUBLIC_KEY_BYTES} raw bytes, got {len(raw)}")
+    return _checked_key(raw)
+
+
+@lru_cache(maxsize=4096)
+def _checked_key(raw: bytes) -> Ed25519PublicKey:
+    """The key of 32 raw bytes after the checks (about 1 ms, so cached: verifying an
+    order parses its player's key again)."""
+    try:
+        point = edwards.decode(raw)
+    except edwards.BadPoint as exc:
+        raise InvalidKey(f"public key is not a valid Ed25519 key: {exc}") from None
+    if edwards.has_small_order(point):
+        raise InvalidKey("public key is a point of small order (a signature by it proves "
+                         "nothing)")
+    if not edwards.in_prime_subgroup(point):
+        raise InvalidKey("public key has a small-order component (not a key that Ed25519 "
+                         "key generation makes)")
     try:
         return Ed25519PublicKey.from_public_bytes(raw)
     except ValueError as exc:
@@ -104,8 +128,8 @@ def verify(public_key_b64: str, message: bytes, signature_b64: str) -> bool:
         signature = b64url_decode(signature_b64)
     except ValueError:
         return False
-    if len(signature) != _SIGNATURE_BYTES:
-        return False
+    if len(signature) != _SIGNATURE_BYTES or not edwards.canonical_scalar(signature[32:]):
+        return False  # S >= L would make a second signature of the same message
     try:
         key.verify(signature, message)
     except InvalidSignature:

@@ -231,6 +231,7 @@ async def list_games(uow: UnitOfWork, token: str, *, limit: int, after: str | No
     games = await uow.games.of_token(digest, after=after, limit=limit + 1)
     if not games and not after:
         raise Unauthorized("auth/bad_token", "unknown token", headers=members.BEARER)
+    members.seen_valid(digest)
     page = games[:limit]
     return {"games": [summary(g) for g in page],
             "next": page[-1].id if len(games) > limit else None}

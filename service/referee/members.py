@@ -3,6 +3,7 @@ the stored hashes (tokens are never stored)."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from service.crypto.tokens import hash_token
@@ -13,6 +14,23 @@ from service.store.models import PlayerRow
 from service.store.uow import UnitOfWork
 
 BEARER = {"WWW-Authenticate": "Bearer"}
+_KNOWN: OrderedDict[str, None] = OrderedDict()  # digests of tokens seen valid, newest last
+_KNOWN_MAX = 100_000
+
+
+def seen_valid(digest: str) -> None:
+    """Note that the token with this digest resolved to a member."""
+    _KNOWN[digest] = None
+    _KNOWN.move_to_end(digest)
+    if len(_KNOWN) > _KNOWN_MAX:
+        _KNOWN.popitem(last=False)
+
+
+def known_token(token: str) -> bool:
+    """Whether this process has seen `token` resolve to a member (GM or active player).
+    The rate limits give such a token its own budget; any other token spends its client
+    address's, so made-up tokens cannot buy fresh bursts (nor queries)."""
+    return hash_token(token) in _KNOWN
 
 
 @dataclass
@@ -46,13 +64,17 @@ async def member(uow: UnitOfWork, game_id: str, token: str) -> Member:
         raise NotFound("game/not_found", f"no game {game_id}") from None
     digest = hash_token(token)
     if digest == game.row.gm_token_hash:
+        seen_valid(digest)
         return Member(game, None)
     player = await uow.players.by_token(game_id, digest)
     if player is not None:
         if not player.active:
+            _KNOWN.pop(digest, None)
             raise Unauthorized("auth/seat_replaced", "this seat's token was revoked")
+        seen_valid(digest)
         return Member(game, player)
     if await uow.players.game_of_token(digest) or await uow.games.gm_of(digest):
+        seen_valid(digest)
         raise Denied("auth/not_a_member", "this token belongs to another game")
     raise Unauthorized("auth/bad_token", "unknown token", headers=BEARER)
 
@@ -61,7 +83,9 @@ async def player_for_order(uow: UnitOfWork, game_id: str, token: str) -> PlayerR
     """The caller as a player of `game_id`, for orders: one query when the token is an
     active player's (the game row is read once, when the order locks it); otherwise
     `member`'s precise refusal (404, 401, 403)."""
-    found = await uow.players.by_token(game_id, hash_token(token))
+    digest = hash_token(token)
+    found = await uow.players.by_token(game_id, digest)
     if found is not None and found.active:
+        seen_valid(digest)
         return found
     return (await member(uow, game_id, token)).require_player()

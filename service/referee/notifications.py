@@ -1,12 +1,16 @@
 """Notifications through a transactional outbox: rows written in the order's own
-transaction, delivered after commit by a worker that is safe with several processes
-(each message claimed with FOR UPDATE SKIP LOCKED), with retries and backoff and a
-delivery log the player can read. Deadline reminders at 50% and 90% of a step."""
+transaction, delivered after commit by the `Courier`, which is safe with several
+processes (each message claimed with FOR UPDATE SKIP LOCKED and leased), with retries
+and backoff and a delivery log the player can read. Deadline reminders at 50% and 90%
+of a step. Where a message may go, and how long an attempt may take: `egress`."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import time
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -14,8 +18,11 @@ import httpx
 
 from service.clock import rfc3339, utc_now
 from service.crypto import webhooks
+from service.referee import egress
 from service.rules import State, awaiting, position
-from service.store.uow import UnitOfWork
+from service.store.uow import Transactions, UnitOfWork
+
+log = logging.getLogger("service.notifications")
 
 MAX_ATTEMPTS = 8
 REMINDER_FRACTIONS = (0.5, 0.9)
@@ -94,33 +101,109 @@ async def enqueue_reminders(uow: UnitOfWork, now: datetime | None = None) -> int
     return len(rows)
 
 
-async def deliver_due(uow: UnitOfWork, client: httpx.AsyncClient,
-                      now: datetime | None = None, limit: int = 20) -> int:
-    """Send due messages; each is claimed with SKIP LOCKED so one process sends it."""
-    now = now or utc_now()
-    claimed = await uow.outbox.claim_due(now, limit)
-    for message, hook in claimed:
-        body = json.dumps(message.payload, separators=(",", ":")).encode()
-        stamp = int(time.time())
-        status: int | None = None
-        error: str | None = None
+@dataclass(frozen=True, slots=True)
+class Due:
+    """A message claimed for sending, with where it goes."""
+
+    game_id: str
+    id: str
+    player_id: str
+    attempts: int
+    payload: dict[str, Any]
+    url: str
+    secret: str
+
+
+async def claim(uow: UnitOfWork, limit: int, lease: timedelta) -> list[Due]:
+    """Up to `limit` due messages, leased to this process (SKIP LOCKED)."""
+    now = utc_now()
+    return [Due(m.game_id, m.id, m.player_id, m.attempts, m.payload, hook.url, hook.secret)
+            for m, hook in await uow.outbox.claim_due(now, limit, now + lease)]
+
+
+async def record(uow: UnitOfWork, due: Due, status: int | None, error: str | None) -> None:
+    """Log an attempt; the message is delivered, failed for good, or due again later."""
+    attempts = due.attempts + 1
+    values: dict[str, Any] = {"attempts": attempts}
+    if error is None:
+        values["delivered_at"] = utc_now()
+    elif attempts >= MAX_ATTEMPTS:
+        values["failed"] = True
+    else:
+        values["next_attempt_at"] = utc_now() + backoff(attempts)
+    await uow.outbox.attempted(due.game_id, due.id, due.player_id, attempt=attempts,
+                               at=utc_now(), status_code=status, error=error, changes=values)
+
+
+async def send(http: httpx.AsyncClient, due: Due, policy: egress.Policy
+               ) -> tuple[int | None, str | None]:
+    """One attempt: the receiver's status code, and the error to log (None: delivered)."""
+    body = json.dumps(due.payload, separators=(",", ":")).encode()
+    headers = webhooks.headers(due.secret, due.id, int(time.time()), body)
+    try:
+        status = await egress.post(http, due.url, body, headers, policy)
+    except egress.Failed as failure:
+        return None, str(failure)
+    return status, None if 200 <= status < 300 else f"HTTP {status}"
+
+
+class Courier:
+    """Sends due notifications, apart from the deadline sweeper: at most `concurrency`
+    at a time per process, each attempt within the policy's time limit in all, and
+    none holding a database connection while a receiver answers (a message is leased
+    in one short transaction, its attempt recorded in another). Deadline reminders
+    are queued here too. Safe with several processes."""
+
+    def __init__(self, transactions: Transactions, policy: egress.Policy, *,
+                 concurrency: int, interval: float) -> None:
+        self.transactions = transactions
+        self.policy = policy
+        self.concurrency = max(1, concurrency)
+        self.interval = interval
+        self.lease = timedelta(seconds=policy.timeout + 60)
+        self.running: set[asyncio.Task[None]] = set()
+
+    async def run(self) -> None:
+        """Until cancelled; deliveries in flight are cancelled with it (their messages
+        are sent again once the lease ends)."""
+        async with egress.client() as http:
+            try:
+                while True:
+                    await self._tick(http)
+            finally:
+                for task in self.running:
+                    task.cancel()
+                await asyncio.gather(*self.running, return_exceptions=True)
+
+    async def _tick(self, http: httpx.AsyncClient) -> None:
+        free = self.concurrency - len(self.running)
+        claimed: list[Due] = []
         try:
-            response = await client.post(hook.url, content=body, timeout=5.0,
-                                         headers=webhooks.headers(hook.secret, message.id,
-                                                                  stamp, body))
-            status = response.status_code
-            if not 200 <= status < 300:
-                error = f"HTTP {status}"
-        except httpx.HTTPError as failure:
-            error = f"{type(failure).__name__}: {failure}"[:500]
-        attempts = message.attempts + 1
-        values: dict[str, Any] = {"attempts": attempts}
-        if error is None:
-            values["delivered_at"] = utc_now()
-        elif attempts >= MAX_ATTEMPTS:
-            values["failed"] = True
+            async with self.transactions() as uow:
+                await enqueue_reminders(uow)
+            if free:
+                async with self.transactions() as uow:
+                    claimed = await claim(uow, free, self.lease)
+        except Exception:  # noqa: BLE001 - the database may be away: next tick
+            log.exception("notifications: claiming due messages failed")
+        for due in claimed:
+            task = asyncio.create_task(self._deliver(http, due))
+            self.running.add(task)
+            task.add_done_callback(self.running.discard)
+        if self.running and len(claimed) == free:  # every slot busy: go on when one frees
+            await asyncio.wait(set(self.running), timeout=self.interval,
+                               return_when=asyncio.FIRST_COMPLETED)
         else:
-            values["next_attempt_at"] = utc_now() + backoff(attempts)
-        await uow.outbox.attempted(message, attempt=attempts, at=utc_now(),
-                                   status_code=status, error=error, changes=values)
-    return len(claimed)
+            await asyncio.sleep(self.interval)
+
+    async def _deliver(self, http: httpx.AsyncClient, due: Due) -> None:
+        try:
+            status, error = await send(http, due, self.policy)
+        except Exception:  # noqa: BLE001 - a bug here must not stop the courier
+            log.exception("notifications: sending %s failed", due.id)
+            status, error = None, egress.NO_ANSWER
+        try:
+            async with self.transactions() as uow:
+                await record(uow, due, status, error)
+        except Exception:  # noqa: BLE001 - sent again when the lease ends
+            log.exception("notifications: recording the attempt of %s failed", due.id)

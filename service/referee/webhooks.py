@@ -7,17 +7,27 @@ from typing import Any
 
 from service.clock import rfc3339
 from service.crypto import webhooks
-from service.referee import members
+from service.referee import egress, members
 from service.referee.errors import NotFound
+from service.rules import Malformed
 from service.store.uow import UnitOfWork
 
 SIGNATURE = ("Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature "
              "(v1, HMAC-SHA256)")
 
 
-async def put(uow: UnitOfWork, game_id: str, token: str, *, url: str, every_event: bool
-              ) -> dict[str, Any]:
+async def put(uow: UnitOfWork, game_id: str, token: str, *, url: str, every_event: bool,
+              policy: egress.Policy) -> dict[str, Any]:
+    """Register (or replace) the player's webhook: an http(s) URL whose host resolves to
+    a public address (or one the operator allowed); 422 otherwise."""
     player = (await members.member(uow, game_id, token)).require_player()
+    try:
+        await egress.check(url, policy)
+    except egress.Failed as refusal:
+        raise Malformed("webhook/forbidden_destination",
+                        f"the webhook URL is refused: {refusal}; it must be http(s) to a "
+                        "host on the public internet", errors=[("/url", str(refusal))]
+                        ) from None
     secret = webhooks.new_secret()
     await uow.webhooks.put(game_id, player.id, url=url, secret=secret, every_event=every_event)
     return {"url": url, "every_event": every_event, "secret": secret, "signature": SIGNATURE}

@@ -72,29 +72,34 @@ class Outbox:
         return [(g, started, deadline, player, list(powers))
                 for g, started, deadline, player, powers in rows.all()]
 
-    async def claim_due(self, now: datetime, limit: int
+    async def claim_due(self, now: datetime, limit: int, lease_until: datetime
                         ) -> list[tuple[OutboxRow, WebhookRow]]:
-        """Due messages with their webhook, each claimed with SKIP LOCKED so that one
-        process sends it."""
-        rows = await self.session.execute(
+        """Due messages with their webhook, each claimed with SKIP LOCKED and leased
+        (not due again before `lease_until`) so that one process sends it, outside this
+        transaction; a process that dies while sending leaves it to be retried."""
+        rows = (await self.session.execute(
             select(OutboxRow, WebhookRow)
             .join(WebhookRow, (WebhookRow.game_id == OutboxRow.game_id)
                   & (WebhookRow.player_id == OutboxRow.player_id))
             .where(OutboxRow.delivered_at.is_(None), OutboxRow.failed.is_(False),
                    OutboxRow.next_attempt_at <= now)
             .order_by(OutboxRow.next_attempt_at).limit(limit)
-            .with_for_update(of=OutboxRow, skip_locked=True))
-        return [(message, hook) for message, hook in rows.all()]
+            .with_for_update(of=OutboxRow, skip_locked=True))).all()
+        for message, _ in rows:
+            await self.session.execute(update(OutboxRow).where(
+                OutboxRow.game_id == message.game_id, OutboxRow.id == message.id)
+                .values(next_attempt_at=lease_until))
+        return [(message, hook) for message, hook in rows]
 
-    async def attempted(self, message: OutboxRow, *, attempt: int, at: datetime,
-                        status_code: int | None, error: str | None,
+    async def attempted(self, game_id: str, outbox_id: str, player_id: str, *, attempt: int,
+                        at: datetime, status_code: int | None, error: str | None,
                         changes: dict[str, Any]) -> None:
         """Log one delivery attempt and update the message (`changes`)."""
         await self.session.execute(insert(DeliveryRow).values(
-            game_id=message.game_id, outbox_id=message.id, attempt=attempt,
-            player_id=message.player_id, at=at, status_code=status_code, error=error))
+            game_id=game_id, outbox_id=outbox_id, attempt=attempt,
+            player_id=player_id, at=at, status_code=status_code, error=error))
         await self.session.execute(update(OutboxRow).where(
-            OutboxRow.game_id == message.game_id, OutboxRow.id == message.id).values(**changes))
+            OutboxRow.game_id == game_id, OutboxRow.id == outbox_id).values(**changes))
 
     async def of_player(self, game_id: str, player_id: str, limit: int
                         ) -> tuple[list[OutboxRow], list[DeliveryRow]]:

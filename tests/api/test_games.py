@@ -124,6 +124,36 @@ async def test_a_bad_key_is_422(client: httpx.AsyncClient) -> None:
         _problem(r, 422, "seat/bad_public_key")
 
 
+SMALL_ORDER_KEYS = [
+    "0100000000000000000000000000000000000000000000000000000000000000",  # the identity
+    "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",  # order 8
+    "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",  # y = p + 1
+]
+
+
+async def test_small_order_and_non_canonical_keys_are_refused_at_join_and_replacement(
+    client: httpx.AsyncClient,
+) -> None:
+    """Issue 14, item 4: with the identity as its key, one constant signature would
+    verify every order of the seat, so nobody could say who wrote them."""
+    game = await create_game(client)
+    for key_hex in SMALL_ORDER_KEYS:
+        key = signing.b64url_encode(bytes.fromhex(key_hex))
+        r = await client.post(f"/v1/games/{game.id}/seats/axis", json={
+            "join_code": game.join_codes["axis"], "name": "Mallory", "public_key": key,
+            "signature": "A" * 86})
+        body = _problem(r, 422, "seat/bad_public_key")
+        assert [e["path"] for e in body["errors"]] == ["/public_key"]  # type: ignore[attr-defined]
+    axis = await join(game, "axis")
+    for key_hex in SMALL_ORDER_KEYS:
+        key = signing.b64url_encode(bytes.fromhex(key_hex))
+        r = await client.post(f"/v1/games/{game.id}/admin/players/{axis.id}/key",
+                              json={"public_key": key, "reason": "lost laptop"},
+                              headers=game.gm)
+        body = _problem(r, 422, "seat/bad_public_key")
+        assert [e["path"] for e in body["errors"]] == ["/public_key"]  # type: ignore[attr-defined]
+
+
 async def test_missing_unknown_and_foreign_tokens(client: httpx.AsyncClient) -> None:
     game = await create_game(client)
     other = await create_game(client)

@@ -104,3 +104,84 @@ async def test_stream_delivers_an_event_committed_by_another_process(
     events = await asyncio.wait_for(follow, 20)
     assert events[0]["data"]["data"]["label"] == "from afar"
     assert time.monotonic() - started < 4, "delivered by NOTIFY, not by the periodic re-read"
+
+
+class Follower:
+    """Reads a stream in the background until the server ends it; `events` so far."""
+
+    def __init__(self, client: httpx.AsyncClient, url: str, headers: dict[str, str]) -> None:
+        import asyncio
+
+        self.events: list[dict[str, Any]] = []
+        self.ended: float | None = None
+        self.task = asyncio.create_task(self._read(client, url, headers))
+
+    async def _read(self, client: httpx.AsyncClient, url: str, headers: dict[str, str]) -> None:
+        async with client.stream("GET", url, headers=headers, timeout=60) as response:
+            assert response.status_code == 200
+            fields: dict[str, str] = {}
+            async for line in response.aiter_lines():
+                if line == "":
+                    if "data" in fields:
+                        self.events.append({"id": int(fields["id"]), "event": fields["event"]})
+                    fields = {}
+                elif not line.startswith(":"):
+                    key, _, value = line.partition(":")
+                    fields[key] = value.removeprefix(" ")
+        self.ended = time.monotonic()
+
+    async def until(self, predicate: Any, timeout: float = 20) -> None:
+        import asyncio
+
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            assert time.monotonic() < deadline, "condition not met in time"
+            assert not self.task.done() or predicate(), "the stream ended early"
+            await asyncio.sleep(0.02)
+
+
+@pytest.mark.parametrize("revocation", ["reassign", "new key and token", "new key"])
+async def test_a_stream_ends_when_its_token_is_revoked(live: httpx.AsyncClient,
+                                                       revocation: str) -> None:
+    """Issue 14, item 6: a stream kept delivering after its seat was reassigned or its
+    key replaced with a new token. The seat change is itself an event, which wakes the
+    stream; the stream checks its token again and ends at once (well before its
+    5-second re-read), delivering nothing more, not even that event. A new key that
+    keeps the token revokes nothing: that stream goes on."""
+    game = await full_game(live, dice=AXIS_FIRST)
+    axis = await to_action(game)
+    head = len(await game.log())
+    follower = Follower(live, f"/v1/games/{game.id}/stream",
+                        {**axis.headers, "Last-Event-ID": str(head)})
+    try:
+        await _revoke_and_watch(game, follower, head, revocation)
+    finally:
+        follower.task.cancel()
+
+
+async def _revoke_and_watch(game: Any, follower: Follower, head: int, revocation: str) -> None:
+    from service.crypto import signing
+
+    axis = game.players["axis"]
+    await axis.ok("roll", {"dice": "1d6", "purpose": "before"})
+    await follower.until(lambda: len(follower.events) == 1)  # connected and following
+
+    key = signing.public_key_text(signing.new_private_key())
+    if revocation == "reassign":
+        r = await game.admin(f"players/{axis.id}/reassign", {"reason": "moved away"})
+    else:
+        r = await game.admin(f"players/{axis.id}/key", {
+            "public_key": key, "reason": "lost laptop",
+            "new_token": revocation == "new key and token"})
+    assert r.status_code == 200, r.text
+    changed = time.monotonic()
+    if revocation == "new key":
+        await follower.until(lambda: len(follower.events) == 2)
+        assert follower.events[1]["event"] == "player.key_replaced"
+        assert follower.ended is None
+        return
+    await follower.until(lambda: follower.ended is not None, timeout=10)
+    assert follower.ended is not None and follower.ended - changed < 4, "ended by its re-read"
+    r = await game.admin("deadlines", {"deadlines": {"declare": 3600}, "reason": "after"})
+    assert r.status_code == 200, r.text
+    assert [e["id"] for e in follower.events] == [head + 1]

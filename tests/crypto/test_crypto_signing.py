@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -223,3 +223,78 @@ def test_b64url_decode_raises_only_value_error(text: str) -> None:
         b64url_decode(text)
     except ValueError:
         pass
+
+
+# Issue 14, item 4. The eight points of small order (orders 1, 2, 4, 4, 8, 8, 8, 8) and
+# non-canonical encodings of small-order points, from "Taming the many EdDSAs"
+# (Chalkias, Garillot, Nikolaenko, 2020, table 6) and libsodium's blocklist.
+SMALL_ORDER = [
+    "0100000000000000000000000000000000000000000000000000000000000000",  # identity
+    "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",  # order 2
+    "0000000000000000000000000000000000000000000000000000000000000000",  # order 4
+    "0000000000000000000000000000000000000000000000000000000000000080",  # order 4
+    "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",  # order 8
+    "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",  # order 8
+    "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",  # order 8
+    "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85",  # order 8
+]
+NON_CANONICAL = [
+    "0100000000000000000000000000000000000000000000000000000000000080",  # identity, x = -0
+    "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",  # order 2, x = -0
+    "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",  # y = p (order 4)
+    "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",  # y = p, sign set
+    "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",  # y = p + 1 (identity)
+    "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",  # y = p + 1, sign set
+]
+P = 2**255 - 19
+L = 2**252 + 27742317777372353535851937790883648493
+
+
+@pytest.mark.parametrize("key_hex", SMALL_ORDER + NON_CANONICAL)
+def test_small_order_and_non_canonical_keys_are_refused(key_hex: str) -> None:
+    """The identity key with the signature (R = identity, S = 0) verifies every message
+    under OpenSSL's check; every small-order key is refused before that can matter."""
+    raw = bytes.fromhex(key_hex)
+    with pytest.raises(InvalidKey):
+        parse_public_key(b64url_encode(raw))
+    forged = b64url_encode(bytes.fromhex(SMALL_ORDER[0]) + bytes(32))  # R = identity, S = 0
+    for message in (b"", b"order 1", b"order 2"):
+        assert not verify(b64url_encode(raw), message, forged)
+
+
+@pytest.mark.parametrize("offset", range(19))
+def test_every_encoding_of_y_at_or_above_p_is_refused(offset: int) -> None:
+    for sign_bit in (0, 1):
+        raw = ((P + offset) | (sign_bit << 255)).to_bytes(32, "little")
+        with pytest.raises(InvalidKey):
+            parse_public_key(b64url_encode(raw))
+
+
+def test_a_key_with_a_small_order_component_is_refused() -> None:
+    """A real key plus a point of order 8 (mixed order): OpenSSL takes it, libraries
+    disagree on its signatures; no honest key generation makes one."""
+    from service.crypto import edwards
+
+    honest = new_private_key()
+    point = edwards.decode(b64url_decode(public_key_text(honest)))
+    torsion = edwards.decode(bytes.fromhex(SMALL_ORDER[4]))
+    x, y, z, _ = edwards.add(point, torsion)
+    zi = pow(z, P - 2, P)
+    x, y = x * zi % P, y * zi % P
+    mixed = (y | ((x & 1) << 255)).to_bytes(32, "little")
+    Ed25519PublicKey.from_public_bytes(mixed)  # the library alone accepts it
+    with pytest.raises(InvalidKey, match="small-order component"):
+        parse_public_key(b64url_encode(mixed))
+    parse_public_key(public_key_text(honest))
+
+
+def test_a_signature_with_s_at_or_above_l_is_refused() -> None:
+    """S and S + L verify the same equation; only S < L is a signature (RFC 8032 5.1.7)."""
+    key = new_private_key()
+    message = b"attack 1432"
+    signature = b64url_decode(sign(key, message))
+    s = int.from_bytes(signature[32:], "little")
+    assert verify(public_key_text(key), message, b64url_encode(signature))
+    for bad in (s + L, L, 2**256 - 1):
+        malleated = signature[:32] + bad.to_bytes(32, "little")
+        assert not verify(public_key_text(key), message, b64url_encode(malleated))
