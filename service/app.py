@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from service.api import games, health, problems, reorg, stream, webhooks
+from service.api import games, health, problems, reorg, schemas, stream, webhooks
 from service.api.limits import BodyLimit, RateLimit
 from service.referee import egress, receipts
 from service.referee.notifications import Courier
@@ -96,7 +96,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
                        max_depth=settings.max_json_depth)
     # Added last, so outermost: a refused request costs no body read and no query.
     app.add_middleware(RateLimit, rate=settings.rate_limit, burst=settings.rate_burst)
-    problems.install(app)
+    problems.install(app, schemas.ORDER_KINDS | {"fair", "seeded", "scripted"})
     app.include_router(health.router)
     app.include_router(games.router)
     app.include_router(stream.router)

@@ -75,7 +75,10 @@ def local_settings(url: str, **changes: object) -> Any:
 async def app(migrated_url: str) -> AsyncIterator[object]:
     from service.app import create_app
 
-    application = create_app(local_settings(migrated_url), database_url=migrated_url)
+    # Rate limits off: the suite sends far more than one client would from its address
+    # (tests/api/test_hostile.py checks the limits on an app of their own).
+    application = create_app(local_settings(migrated_url, rate_limit=0),
+                             database_url=migrated_url)
     async with application.router.lifespan_context(application):
         yield application
         await _every_game_replays_to_its_state(application)
@@ -133,7 +136,10 @@ def live_url(migrated_url: str) -> Iterator[str]:
     """A real server (its own app and event loop) on the test database."""
     from service.app import create_app
 
-    application = create_app(local_settings(migrated_url), database_url=migrated_url)
+    # Rate limits off: the suite sends far more than one client would from its address
+    # (tests/api/test_hostile.py checks the limits on an app of their own).
+    application = create_app(local_settings(migrated_url, rate_limit=0),
+                             database_url=migrated_url)
     with LiveServer(application) as url:
         yield url
 

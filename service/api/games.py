@@ -2,31 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 import orjson
-from fastapi import APIRouter, Path, Query, Request, Response
+from fastapi import APIRouter, Body, Path, Query, Request, Response
 from fastapi.responses import JSONResponse
 
 from service.api.auth import bearer, require_operator, work
-from service.api.schemas import (
-    AdminAct,
-    AdminDeadlines,
-    AdminDropout,
-    AdminEdit,
-    AdminKey,
-    AdminPause,
-    AdminReason,
-    AdminRollback,
-    AdminWeather,
-    CreateGame,
-    ImportGame,
-    JoinSeat,
-    SignedOrder,
-)
+from service.api.schemas import ORDER_EXAMPLES, CreateGame, ImportGame, JoinSeat, SignedOrder
 from service.referee import games as referee
 from service.referee import gm as gm_cases
 from service.referee import orders, reads, receipts
+from service.rules import (
+    ActBody,
+    DeadlinesBody,
+    DropoutBody,
+    EditBody,
+    KeyBody,
+    PauseBody,
+    ReasonBody,
+    RollbackBody,
+    WeatherBody,
+)
 
 router = APIRouter(prefix="/v1")
 GameId = Annotated[str, Path(max_length=64, description="the game's id")]
@@ -45,7 +43,7 @@ def json_response(body: Any, status_code: int = 200,
 async def create_game(body: CreateGame, request: Request) -> dict[str, Any]:
     require_operator(request, "creating games")
     async with work(request) as uow:
-        return await referee.create_game(uow, body.model_dump())
+        return await referee.create_game(uow, body.model_dump(exclude_unset=True))
 
 
 @router.get("/server-key", summary="The keys this server signs receipts with")
@@ -110,13 +108,13 @@ async def post_order(
     dry_run: Annotated[bool, Query(description="validate and preview; change nothing")] = False,
 ) -> Any:
     token = bearer(request)
+    # Validated above; the referee checks the signature over the order as it arrived.
+    signed = orders.Envelope.of(await request.json())
     async with work(request) as uow:
         if dry_run:
-            preview = await orders.dry_run(uow, game_id, token,
-                                           orders.Envelope.of(envelope.model_dump()))
+            preview = await orders.dry_run(uow, game_id, token, signed)
             return JSONResponse(preview, status_code=200)
-        result = await orders.submit(uow, game_id, token,
-                                     orders.Envelope.of(envelope.model_dump()))
+        result = await orders.submit(uow, game_id, token, signed)
     if result.replayed:
         return JSONResponse(result.body, status_code=200,
                             headers={"Idempotent-Replayed": "true"})
@@ -137,50 +135,63 @@ async def export(game_id: GameId, request: Request) -> dict[str, Any]:
         return await reads.export(uow, game_id, token)
 
 
-async def _admin(request: Request, game_id: str, kind: str, body: dict[str, Any]) -> Any:
+async def _admin(request: Request, game_id: str, kind: str, body: Mapping[str, Any] | None
+                 ) -> Any:
     token = bearer(request)
     async with work(request) as uow:
-        return await gm_cases.command(uow, game_id, token, kind, body)
+        return await gm_cases.command(uow, game_id, token, kind, dict(body or {}))
+
+
+def _example(kind: str, *drop: str) -> Any:
+    example = {k: v for k, v in ORDER_EXAMPLES[kind].items() if k not in drop}
+    return Body(openapi_examples={"example": {"value": example}})
+
+
+NoBody = Annotated[ReasonBody | None, _example("admin.resume")]
 
 
 @router.post("/games/{game_id}/admin/pause",
              summary="GM: pause (clocks stop; the game resumes by itself after the maximum)")
-async def admin_pause(game_id: GameId, body: AdminPause, request: Request) -> Any:
-    return await _admin(request, game_id, "admin.pause", body.model_dump())
+async def admin_pause(game_id: GameId, request: Request,
+                      body: Annotated[PauseBody | None, _example("admin.pause")] = None) -> Any:
+    return await _admin(request, game_id, "admin.pause", body)
 
 
 @router.post("/games/{game_id}/admin/resume", summary="GM: resume")
-async def admin_resume(game_id: GameId, body: AdminReason, request: Request) -> Any:
-    return await _admin(request, game_id, "admin.resume", body.model_dump())
+async def admin_resume(game_id: GameId, request: Request, body: NoBody = None) -> Any:
+    return await _admin(request, game_id, "admin.resume", body)
 
 
 @router.post("/games/{game_id}/admin/end", summary="GM: end the game, reveal the dice seeds")
-async def admin_end(game_id: GameId, body: AdminReason, request: Request) -> Any:
-    return await _admin(request, game_id, "admin.end", body.model_dump())
+async def admin_end(game_id: GameId, request: Request, body: NoBody = None) -> Any:
+    return await _admin(request, game_id, "admin.end", body)
 
 
 @router.post("/games/{game_id}/admin/deadlines", summary="GM: set deadlines per step")
-async def admin_deadlines(game_id: GameId, body: AdminDeadlines, request: Request) -> Any:
-    return await _admin(request, game_id, "admin.deadlines", body.model_dump())
+async def admin_deadlines(game_id: GameId, request: Request,
+                          body: Annotated[DeadlinesBody, _example("admin.deadlines")]) -> Any:
+    return await _admin(request, game_id, "admin.deadlines", body)
 
 
 @router.post("/games/{game_id}/admin/weather",
              summary="GM: the weather table from a coming turn on (null: the game's own)")
-async def admin_weather(game_id: GameId, body: AdminWeather, request: Request) -> Any:
-    data = body.model_dump(exclude_none=True)
+async def admin_weather(game_id: GameId, request: Request,
+                        body: Annotated[WeatherBody, _example("admin.weather")]) -> Any:
+    data = {k: v for k, v in body.items() if v is not None}
     data.setdefault("table", None)
     return await _admin(request, game_id, "admin.weather", data)
 
 
 @router.post("/games/{game_id}/admin/force", summary="GM: apply the default action now")
-async def admin_force(game_id: GameId, body: AdminReason, request: Request) -> Any:
-    return await _admin(request, game_id, "admin.force", body.model_dump())
+async def admin_force(game_id: GameId, request: Request, body: NoBody = None) -> Any:
+    return await _admin(request, game_id, "admin.force", body)
 
 
 @router.post("/games/{game_id}/admin/edit",
              summary="GM: edit units, hex control and port damage, BP/RP figures")
-async def admin_edit(game_id: GameId, body: AdminEdit, request: Request) -> Any:
-    return await _admin(request, game_id, "admin.edit", body.model_dump())
+async def admin_edit(game_id: GameId, request: Request,
+                     body: Annotated[EditBody, _example("admin.edit")]) -> Any:
+    return await _admin(request, game_id, "admin.edit", body)
 
 
 async def _gm_case(request: Request, game_id: str, case: Any, *args: Any) -> Any:
@@ -192,14 +203,15 @@ async def _gm_case(request: Request, game_id: str, case: Any, *args: Any) -> Any
 @router.post("/games/{game_id}/admin/rollback",
              summary="GM: roll back to the start of an impulse (past revealed dice: propose "
                      "it to the other sides)")
-async def admin_rollback(game_id: GameId, body: AdminRollback, request: Request) -> Any:
-    return await _gm_case(request, game_id, gm_cases.rollback, body.model_dump())
+async def admin_rollback(game_id: GameId, request: Request,
+                         body: Annotated[RollbackBody, _example("admin.rollback")]) -> Any:
+    return await _gm_case(request, game_id, gm_cases.rollback, body)
 
 
 @router.post("/games/{game_id}/admin/rollback/withdraw",
              summary="GM: withdraw the pending rollback proposal")
-async def admin_rollback_withdraw(game_id: GameId, body: AdminReason, request: Request) -> Any:
-    return await _admin(request, game_id, "admin.rollback_withdraw", body.model_dump())
+async def admin_rollback_withdraw(game_id: GameId, request: Request, body: NoBody = None) -> Any:
+    return await _admin(request, game_id, "admin.rollback_withdraw", body)
 
 
 PlayerId = Annotated[str, Path(max_length=64, description="the player's id")]
@@ -207,28 +219,31 @@ PlayerId = Annotated[str, Path(max_length=64, description="the player's id")]
 
 @router.post("/games/{game_id}/admin/players/{player_id}/key",
              summary="GM: bind a new Ed25519 key to a player (optionally a new token)")
-async def admin_key(game_id: GameId, player_id: PlayerId, body: AdminKey,
-                    request: Request) -> Any:
-    return await _gm_case(request, game_id, gm_cases.replace_key, player_id, body.model_dump())
+async def admin_key(game_id: GameId, player_id: PlayerId, request: Request,
+                    body: Annotated[KeyBody, _example("admin.replace_key", "player_id")]
+                    ) -> Any:
+    return await _gm_case(request, game_id, gm_cases.replace_key, player_id, body)
 
 
 @router.post("/games/{game_id}/admin/players/{player_id}/reassign",
              summary="GM: revoke a player's seat and issue a join code for a substitute")
-async def admin_reassign(game_id: GameId, player_id: PlayerId, body: AdminReason,
-                         request: Request) -> Any:
-    return await _gm_case(request, game_id, gm_cases.reopen_seat, player_id, body.model_dump())
+async def admin_reassign(game_id: GameId, player_id: PlayerId, request: Request,
+                         body: NoBody = None) -> Any:
+    return await _gm_case(request, game_id, gm_cases.reopen_seat, player_id, dict(body or {}))
 
 
 @router.post("/games/{game_id}/admin/dropout",
              summary="GM: a side has dropped out (its policy applies), or is back")
-async def admin_dropout(game_id: GameId, body: AdminDropout, request: Request) -> Any:
-    return await _admin(request, game_id, "admin.dropout", body.model_dump())
+async def admin_dropout(game_id: GameId, request: Request,
+                        body: Annotated[DropoutBody, _example("admin.dropout")]) -> Any:
+    return await _admin(request, game_id, "admin.dropout", body)
 
 
 @router.post("/games/{game_id}/admin/act",
              summary="GM: play an order for a side that dropped out (logged as the GM's)")
-async def admin_act(game_id: GameId, body: AdminAct, request: Request) -> Any:
-    return await _gm_case(request, game_id, gm_cases.act, body.model_dump())
+async def admin_act(game_id: GameId, request: Request,
+                    body: Annotated[ActBody, _example("admin.act")]) -> Any:
+    return await _gm_case(request, game_id, gm_cases.act, body)
 
 
 @router.post("/games/import", status_code=201,

@@ -59,11 +59,50 @@ def nests_deeper(body: bytes, limit: int) -> bool:
     return False
 
 
+_NUL_ESCAPE = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")
+
+
+def first_nul(value: Any) -> str | None:
+    """The JSON pointer of a string (value or key) in `value` holding a NUL character,
+    or None: PostgreSQL cannot store one in text, so no request may carry one."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return where or "/"
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                at = f"{where}/{str(key).replace('~', '~0').replace('/', '~1')}"
+                if isinstance(key, str) and "\x00" in key:
+                    return at
+                stack.append((at, inner))
+        elif isinstance(item, list):
+            stack.extend((f"{where}/{i}", inner) for i, inner in enumerate(item))
+    return None
+
+
+def nul_problem(body: bytes) -> Problem | None:
+    """A 422 naming the first string that holds a NUL character (written `\\u0000` in
+    JSON, the only way a JSON text can carry one), found before the app parses it."""
+    if not _NUL_ESCAPE.search(body):
+        return None
+    try:
+        where = first_nul(json.loads(body))
+    except ValueError:
+        return None  # not JSON: the parser says so
+    if where is None:
+        return None
+    return Problem(422, "request/malformed_body", f"{where}: text may not contain NUL "
+                   "(U+0000) characters", errors=[{"path": where, "message": "text may not "
+                                                   "contain NUL (U+0000) characters"}])
+
+
 class BodyLimit:
     """Read a request's whole body before the app sees it: over `max_bytes` (by
     Content-Length, or as it arrives) is a 413, JSON nesting deeper than `max_depth`
-    a 422 (`request/too_deep`); either is answered here, in one short response and no
-    log line, before anything parses the body."""
+    a 422 (`request/too_deep`), a NUL character in any text a 422 naming where; each is
+    answered here, in one short response and no log line, before the app sees it."""
 
     def __init__(self, app: ASGIApp, max_bytes: int, max_depth: int = 64) -> None:
         self.app = app
@@ -99,6 +138,10 @@ class BodyLimit:
             await _send_problem(send, Problem(
                 422, "request/too_deep",
                 f"the JSON body nests deeper than {self.max_depth} levels"), scope["path"])
+            return
+        nul = nul_problem(body)
+        if nul is not None:
+            await _send_problem(send, nul, scope["path"])
             return
         replayed = False
 

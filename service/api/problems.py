@@ -99,21 +99,45 @@ def from_referee(error: RefereeError) -> Problem:
                    headers=error.headers or None, **error.extra)
 
 
-def _json_path(loc: tuple[Any, ...]) -> str:
-    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
+def _json_path(loc: tuple[Any, ...], tags: frozenset[str]) -> str:
+    """A validation error's JSON pointer into the request: the request part left out,
+    and a discriminated union's tag (`order/declare/body` is `order/body`)."""
+    parts: list[str] = []
+    for i, p in enumerate(loc):
+        if i == 0 and p in ("body", "query", "path", "header"):
+            continue
+        if isinstance(p, str) and p in tags and parts and parts[-1] in ("order", "dice"):
+            continue
+        parts.append(str(p).replace("~", "~0").replace("/", "~1"))
     return "/" + "/".join(parts) if parts else "/"
 
 
-def _error_path(error: dict[str, Any]) -> str:
-    """Where a validation error is; a NUL found deep inside a field adds its pointer."""
-    path = _json_path(tuple(error.get("loc", ())))
-    at = (error.get("ctx") or {}).get("at") if error.get("type") == "nul_character" else None
-    return path.rstrip("/") + str(at) if at else path
+def _error(error: dict[str, Any], tags: frozenset[str]) -> dict[str, str]:
+    """One validation error as `{path, message}`, in words a client author reads."""
+    path = _json_path(tuple(error.get("loc", ())), tags)
+    kind = error.get("type")
+    message = str(error.get("msg", ""))
+    if kind == "extra_forbidden":
+        message = f"unknown key {path.rsplit('/', 1)[-1]!r}: this object does not take it"
+    elif kind == "missing":
+        message = "required"
+    elif kind == "union_tag_invalid":
+        ctx = error.get("ctx") or {}
+        field = str(ctx.get("discriminator", "kind")).strip("'")
+        path = path.rstrip("/") + f"/{field}"
+        message = f"unknown {field} {ctx.get('tag')!r}; expected one of {ctx.get('expected_tags')}"
+    elif kind == "union_tag_not_found":
+        ctx = error.get("ctx") or {}
+        field = str(ctx.get("discriminator", "kind")).strip("'")
+        path = path.rstrip("/") + f"/{field}"
+        message = "required"
+    return {"path": path, "message": message}
 
 
 # long: every failure's handler is registered here together, so none is missed.
-def install(app: FastAPI) -> None:
-    """Register the handlers that turn every failure into problem+json."""
+def install(app: FastAPI, tags: frozenset[str] = frozenset()) -> None:
+    """Register the handlers that turn every failure into problem+json; `tags` are the
+    discriminated unions' tags, left out of error paths."""
 
     @app.exception_handler(Problem)
     async def _problem(request: Request, exc: Problem) -> JSONResponse:
@@ -139,14 +163,20 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = [{"path": _error_path(e), "message": str(e.get("msg", ""))}
-                  for e in exc.errors()]
-        where = {str(e.get("loc", ("",))[0]) for e in exc.errors()}
+        raw = exc.errors()
+        errors = [_error(e, tags) for e in raw]
+        where = {str(e.get("loc", ("",))[0]) for e in raw}
         code = "request/malformed_body" if "body" in where else "request/invalid_parameter"
-        if any(e.get("type") == "json_invalid" for e in exc.errors()):
+        if any(e.get("type") == "json_invalid" for e in raw):
             code = "request/unparseable_body"
+        elif any(e.get("type") == "union_tag_invalid" and e.get("loc", ())[-1:] == ("order",)
+                 for e in raw):
+            code = "order/unknown_kind"
+        elif any(e.get("type") == "extra_forbidden" for e in raw):
+            code = "request/unknown_key"
         detail = "; ".join(f"{e['path']}: {e['message']}" for e in errors[:5])
-        return problem_response(Problem(422, code, detail, errors=errors), request)
+        return problem_response(Problem(422, code, detail, errors=errors,
+                                        rule="docs/api.md"), request)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:

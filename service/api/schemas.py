@@ -1,52 +1,67 @@
-"""Request bodies (the pinned shapes of DESIGN.md 4.0 and 4.1), with examples."""
+"""Request bodies at the API edge (docs/api.md), strict: a key a shape does not declare is
+a 422 naming it, and no value is coerced (a signed "7" is not 7).
+
+The signed order is a union discriminated by `kind`, one variant per order kind and GM
+act, whose `body` is the rules' own TypedDict for that kind (`service/rules/shapes.py`):
+the OpenAPI document, the validator and the handlers read one declaration, so they
+cannot drift. The referee verifies the signature over the order exactly as it arrived.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, cast
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-from pydantic_core import PydanticCustomError
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from service.rules import ACT_BODIES, ORDER_BODIES, PositionStep
+
+STRICT = ConfigDict(extra="forbid", strict=True)
 Name = Field(min_length=1, max_length=80)
+Key = Field(min_length=43, max_length=44, pattern=r"^[A-Za-z0-9_-]{43}=?$",
+            description="an Ed25519 public key: base64url of its raw 32 bytes")
 
 
-def first_nul(value: Any) -> str | None:
-    """The JSON pointer of a string (value or key) in `value` holding a NUL character,
-    or None: PostgreSQL cannot store one in text, so no request may carry one."""
-    stack: list[tuple[str, Any]] = [("", value)]
-    while stack:
-        where, item = stack.pop()
-        if isinstance(item, str):
-            if "\x00" in item:
-                return where or "/"
-        elif isinstance(item, dict):
-            for key, inner in item.items():
-                at = f"{where}/{str(key).replace('~', '~0').replace('/', '~1')}"
-                if isinstance(key, str) and "\x00" in key:
-                    return at
-                stack.append((at, inner))
-        elif isinstance(item, list):
-            stack.extend((f"{where}/{i}", inner) for i, inner in enumerate(item))
-    return None
+class Strict(BaseModel):
+    model_config = STRICT
 
 
-class Body(BaseModel):
-    """A request body: no text in it, however deep, may contain a NUL character (422
-    naming where, before anything reaches the database)."""
+class FairDice(Strict):
+    """Every turn's dice from secret random seeds, committed before any roll."""
 
-    @model_validator(mode="before")
-    @classmethod
-    def _no_nul(cls, data: Any) -> Any:
-        where = first_nul(data)
-        if where is not None:
-            raise PydanticCustomError("nul_character", "text may not contain NUL (U+0000) "
-                                      "characters", {"at": where})
-        return data
+    mode: Literal["fair"]
 
 
-class CreateGame(Body):
+class SeededDice(Strict):
+    """Reproducible dice from a master seed the creator gives (tournaments, replays)."""
+
+    mode: Literal["seeded"]
+    seed: str = Field(pattern=r"^([0-9a-fA-F]{2}){16,64}$",
+                      description="the master seed: 16-64 bytes as hex (32-128 digits)")
+
+
+class Script(Strict):
+    """Die faces per purpose, consumed in order; fair dice once a list runs out."""
+
+    initiative: list[Annotated[int, Field(ge=1, le=10)]] = Field(default=[], max_length=10_000)
+    weather: list[Annotated[int, Field(ge=1, le=10)]] = Field(default=[], max_length=10_000)
+    turn_end: list[Annotated[int, Field(ge=1, le=10)]] = Field(default=[], max_length=10_000)
+    roll: list[Annotated[int, Field(ge=1, le=100)]] = Field(default=[], max_length=10_000)
+
+
+class ScriptedDice(Strict):
+    """The creator's die faces (tutorials, re-playing a tabletop game, tests); flagged
+    as scripted in every view and export."""
+
+    mode: Literal["scripted"]
+    script: Script = Field(default_factory=Script)
+
+
+Dice = Annotated[FairDice | SeededDice | ScriptedDice, Field(discriminator="mode")]
+
+
+class CreateGame(Strict):
     model_config = ConfigDict(
-        extra="forbid",
+        extra="forbid", strict=True,
         json_schema_extra={"examples": [{
             "name": "Drang 1945", "scenario": "dno-demo",
             "options": {"turn_end": {"threshold": 83}},
@@ -54,231 +69,159 @@ class CreateGame(Body):
         }]},
     )
     name: str = Name
-    scenario: str | dict[str, Any] = Field(description="a built-in id or an inline scenario")
-    options: dict[str, Any] = Field(default_factory=dict)
-    dice: dict[str, Any] = Field(default_factory=lambda: {"mode": "fair"})
-    gm_public_key: str | None = Field(default=None, max_length=200, description=(
+    scenario: str | dict[str, Any] = Field(description=(
+        "a built-in scenario's id, or a whole scenario (docs/scenario.md)"))
+    options: dict[str, Any] = Field(default_factory=dict, description=(
+        "the game options (docs/rules-options.md); each omitted one takes its default"))
+    dice: Dice = Field(default_factory=lambda: FairDice(mode="fair"))
+    gm_public_key: str | None = Field(default=None, min_length=43, max_length=44,
+                                      pattern=r"^[A-Za-z0-9_-]{43}=?$", description=(
         "the GM's Ed25519 key (base64url): the GM then signs every act as an order of "
         "player \"gm\" and exports prove them (docs/security.md)"))
 
 
-class JoinSeat(Body):
+class JoinSeat(Strict):
     model_config = ConfigDict(
-        extra="forbid",
+        extra="forbid", strict=True,
         json_schema_extra={"examples": [{
-            "join_code": "k3J9...", "name": "Dave",
+            "join_code": "k3J9TqV0b2xVwQ", "name": "Dave",
             "public_key": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo", "powers": ["cw", "usa"],
-            "signature": "<base64url Ed25519 by that key over the RFC 8785 bytes of "
-                         "{type: wif-join/1, game, side, name, public_key, powers}>",
+            "signature": "a" * 86,
         }]},
     )
     join_code: str = Field(min_length=1, max_length=200)
     name: str = Name
-    public_key: str = Field(min_length=1, max_length=200)
-    powers: list[str] | None = Field(default=None, max_length=20)
+    public_key: str = Key
+    powers: list[Annotated[str, Field(min_length=1, max_length=40)]] | None = Field(
+        default=None, min_length=1, max_length=20,
+        description="the powers taken (omitted: every power of the side not yet held)")
     signature: str = Field(min_length=1, max_length=200, description=(
         "Ed25519 by `public_key` over the RFC 8785 bytes of {type: 'wif-join/1', game, "
         "side, name, public_key, powers} (docs/api.md): proves the key is held, and is the "
         "join's contribution to the dice"))
 
 
-class Order(Body):
-    model_config = ConfigDict(extra="forbid")
-    game: str = Field(max_length=100)
-    player: str = Field(max_length=100, description="the signer: a player's id, or \"gm\"")
-    seq: int = Field(ge=0, le=2**53 - 1)
+# One example body per order kind and GM act, each legal at its `EXAMPLE_AT` position in
+# the built-in dno-demo scenario (a test sends every one there).
+ORDER_EXAMPLES: dict[str, dict[str, Any]] = {
+    "initiative.reroll": {"demand": True},
+    "initiative.choose": {"position": "last"},
+    "declare": {"actions": {"cw": "land", "usa": "pass"},
+                "chits": {"cw": {"kind": "land", "hq": "cw-hq-monty"}}},
+    "done": {},
+    "production": {"powers": {"cw": {"bp_spent": 30, "bp_on_rps": 5}}},
+    "roll": {"dice": "2d10", "purpose": "attrition in 1432"},
+    "mode": {"changes": [{"unit": "ger-arm-1", "mode": "move"},
+                         {"unit": "ger-inf-2", "mode": "reserve", "orientation": "combat"}]},
+    "release": {"units": ["cw-arm-1"]},
+    "report": {"moves": [{"unit": "ger-arm-1", "to": "h31", "mp": 3}]},
+    "reorg": {"power": "cw", "items": [
+        {"unit": "cw-inf-50", "method": "overseas", "source": "1227", "port": "1333"},
+        {"unit": "cw-ftr-3", "method": "hq", "hq": "cw-hq-montgomery"}]},
+    "consent": {"proposal": 1, "agree": True},
+    "admin.pause": {"reason": "summer holidays", "hours": 72},
+    "admin.resume": {"reason": "back from holidays"},
+    "admin.end": {"reason": "the Axis conceded"},
+    "admin.deadlines": {"deadlines": {"declare": 86400, "production": None},
+                        "reason": "one day per declaration"},
+    "admin.force": {"reason": "the Allies' deadline passed"},
+    "admin.weather": {"table": [{"roll": r, "weather": "fine", "dice": 2, "supply_path": 4}
+                                for r in range(1, 11)], "from_turn": 3, "reason": "summer"},
+    "admin.edit": {"reason": "the Allies' corps was misplaced in the tabletop game",
+                   "units": {"cw-inf-1": {"at": "1332", "face_up": True}}},
+    "admin.dropout": {"side": "communists", "reason": "no answer for three weeks"},
+    "admin.act": {"side": "communists", "kind": "declare",
+                  "body": {"actions": {"ussr": "pass"}},
+                  "reason": "playing the Communists until a substitute joins"},
+    "admin.rollback": {"turn": 1, "impulse": 1, "requested_by": "allies",
+                       "reason": "the Allies declared for the wrong power"},
+    "admin.rollback_withdraw": {"reason": "the Allies settled it otherwise"},
+    "admin.replace_key": {"player_id": "<player id>",
+                          "public_key": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo",
+                          "reason": "Dave lost his laptop", "new_token": True},
+    "admin.reopen_seat": {"player_id": "<player id>", "reason": "Dave left the game"},
+}
+
+# Where each example is legal: the step, and impulse 0 for the initiative steps.
+EXAMPLE_AT: dict[str, tuple[int, str]] = {
+    "initiative.reroll": (0, "initiative.reroll"), "initiative.choose": (0, "initiative.choose"),
+    "declare": (1, "declare"), "production": (1, "production"), "reorg": (1, "reorganization"),
+    "release": (1, "reaction"), "report": (1, "action"), "mode": (1, "action"),
+}
+
+
+def _variant_name(kind: str) -> str:
+    return "".join(part.capitalize() for part in kind.replace(".", "_").split("_")) + "Order"
+
+
+class OrderFields(Strict):
+    """What every signed order says besides its kind and body."""
+
+    game: str = Field(min_length=1, max_length=64)
+    player: str = Field(min_length=1, max_length=64,
+                        description="the signer: a player's id, or \"gm\"")
+    seq: int = Field(ge=0, le=2**53 - 1, description=(
+        "unique per signer (a nonce): a resent order with the same seq and bytes gets its "
+        "first answer again"))
     prev: str = Field(pattern="^[0-9a-f]{64}$", description=(
         "the hash of the newest event the signer saw (the game's `head`): an order over a "
         "history the server did not show is refused, and `verify` checks every one"))
     turn: int = Field(ge=0, le=1_000_000)
     impulse: int = Field(ge=0, le=1_000_000)
-    step: str = Field(max_length=40)
-    kind: str = Field(max_length=40)
-    body: dict[str, Any] = Field(default_factory=dict)
+    step: PositionStep
 
 
-ORDER_EXAMPLES: dict[str, dict[str, Any]] = {
-    "roll": {"dice": "2d10", "purpose": "attrition in 1432"},
-    "declare": {"actions": {"cw": "land", "usa": "pass"},
-                "chits": {"cw": {"kind": "land", "hq": "cw-hq-monty"}}},
-    "initiative.reroll": {"demand": True},
-    "initiative.choose": {"position": "last"},
-    "done": {},
-    "production": {"powers": {"cw": {"bp_spent": 30, "bp_on_rps": 5}}},
-    "mode": {"changes": [{"unit": "ger-arm-1", "mode": "move"},
-                         {"unit": "ger-inf-2", "mode": "reserve", "orientation": "combat"}]},
-    "release": {"units": ["cw-arm-1"]},
-    "report": {"moves": [{"unit": "ger-arm-1", "to": "h31", "mp": 3, "transport": None}],
-               "combats": [{"by": "combat", "hex": "h21", "attackers": ["ger-arm-1"],
-                            "results": [{"kind": "dg"},
-                                        {"kind": "retreat", "units": ["cw-inf-1"],
-                                         "path": ["h11"]},
-                                        {"kind": "exploit", "units": ["ger-arm-1"],
-                                         "rating": 3}]}],
-               "face_down": ["ger-arm-1"]},
-    "reorg": {"power": "cw", "items": [
-        {"unit": "cw-inf-50", "method": "overseas", "source": "1227", "port": "1333"},
-        {"unit": "usa-arm-2", "method": "atr", "atr": "cw-atr-1"},
-        {"unit": "cw-ftr-3", "method": "hq", "hq": "cw-hq-montgomery"}]},
-}
-
-STEP_OF = {"declare": "declare", "initiative.reroll": "initiative.reroll",
-           "initiative.choose": "initiative.choose", "production": "production",
-           "reorg": "reorganization", "release": "reaction", "mode": "action",
-           "report": "combat", "roll": "action", "done": "action"}
+def _variant(kind: str, body: type) -> type[BaseModel]:
+    impulse, step = EXAMPLE_AT.get(kind, (1, "action"))
+    example = {"game": "<game id>", "player": "gm" if kind.startswith("admin.") else
+               "<player id>", "seq": 1, "prev": "<hash of the newest event seen>", "turn": 1,
+               "impulse": impulse, "step": step, "kind": kind, "body": ORDER_EXAMPLES[kind]}
+    model: type[BaseModel] = create_model(
+        _variant_name(kind), __base__=OrderFields,
+        __doc__=f"A signed order of kind `{kind}`: {body.__doc__ or ''}".strip(),
+        kind=(cast(Any, Literal)[kind], ...), body=(body, ...),
+    )
+    model.model_config["json_schema_extra"] = cast(Any, {"examples": [example]})
+    model.model_rebuild(force=True)
+    return model
 
 
-class SignedOrder(Body):
+ORDER_VARIANTS: dict[str, type[BaseModel]] = {
+    kind: _variant(kind, body) for kind, body in {**ORDER_BODIES, **ACT_BODIES}.items()}
+ORDER_KINDS = frozenset(ORDER_VARIANTS)
+if TYPE_CHECKING:
+    AnyOrder = dict[str, Any]
+else:
+    AnyOrder = Annotated[Union.__getitem__(tuple(ORDER_VARIANTS.values())),
+                         Field(discriminator="kind")]
+
+
+class SignedOrder(Strict):
     model_config = ConfigDict(
-        extra="forbid",
+        extra="forbid", strict=True,
         json_schema_extra={"examples": [
-            {"order": {"game": "<game id>", "player": "<player id>", "seq": i + 1,
-                       "prev": "<hash of the newest event seen>", "turn": 1,
-                       "impulse": 1, "step": STEP_OF[kind],
-                       "kind": kind, "body": body},
-             "signature": "<base64url Ed25519 over the RFC 8785 bytes of order>"}
-            for i, (kind, body) in enumerate(ORDER_EXAMPLES.items())
-        ]},
+            {"order": {"game": "<game id>", "player": "<player id>", "seq": 7,
+                       "prev": "<hash of the newest event seen>", "turn": 1, "impulse": 1,
+                       "step": "declare", "kind": "declare",
+                       "body": ORDER_EXAMPLES["declare"]},
+             "signature": "<base64url Ed25519 over the RFC 8785 bytes of order>"}]},
     )
-    order: Order
-    signature: str = Field(min_length=1, max_length=200)
+    order: AnyOrder
+    signature: str = Field(min_length=1, max_length=200, description=(
+        "base64url Ed25519 by the signer's key over the RFC 8785 bytes of `order`"))
 
 
-class AdminReason(Body):
-    model_config = ConfigDict(extra="forbid")
-    reason: str = Field(default="", max_length=2000)
-
-
-class AdminDeadlines(Body):
+class WebhookSettings(Strict):
     model_config = ConfigDict(
-        extra="forbid",
-        json_schema_extra={"examples": [{"deadlines": {"declare": 86400, "production": None},
-                                         "reason": "one day per declaration"}]},
-    )
-    deadlines: dict[str, int | None]
-    reason: str = Field(default="", max_length=2000)
-
-
-Role = Literal["player", "gm"]
-
-
-class WebhookSettings(Body):
-    model_config = ConfigDict(
-        extra="forbid",
+        extra="forbid", strict=True,
         json_schema_extra={"examples": [{"url": "https://example.org/wif-hook",
                                          "every_event": False}]},
     )
-    url: str = Field(min_length=8, max_length=2000, pattern=r"^https?://")
+    url: str = Field(min_length=8, max_length=2000, pattern=r"^https?://[^\s/?#]+[^\s]*$")
     every_event: bool = False
 
 
-class AdminWeather(Body):
-    model_config = ConfigDict(
-        extra="forbid",
-        json_schema_extra={"examples": [{
-            "table": [{"roll": r, "weather": "fine", "dice": 2, "supply_path": 4}
-                      for r in range(1, 11)],
-            "from_turn": 3, "reason": "summer"}]},
-    )
-    table: list[dict[str, Any]] | None = Field(default=None, max_length=10)
-    from_turn: int | None = Field(default=None, ge=1, le=100_000)
-    reason: str = Field(default="", max_length=2000)
-
-
-Reason = Field(default="", max_length=2000, description="why: shown to every side in the log")
-
-
-class AdminPause(Body):
-    model_config = ConfigDict(
-        extra="forbid",
-        json_schema_extra={"examples": [{"reason": "summer holidays", "hours": 72}]},
-    )
-    reason: str = Reason
-    hours: int | None = Field(default=None, ge=1, le=10_000, description=(
-        "how long at most (default and limit: the game's options.game.max_pause_hours); "
-        "the game then resumes by itself"))
-
-
-class AdminEdit(Body):
-    model_config = ConfigDict(
-        extra="forbid",
-        json_schema_extra={"examples": [{
-            "reason": "the Allies' corps was misplaced in the tabletop game",
-            "units": {"cw-inf-1": {"at": "1332", "face_up": True}},
-            "hexes": {"1332": {"controller": "cw", "port_damaged": False}},
-            "powers": {"cw": {"bp_spent_last_turn": 30, "bp_on_rps": 5}},
-        }]},
-    )
-    reason: str = Reason
-    units: dict[str, dict[str, Any]] = Field(
-        default_factory=dict, max_length=1000,
-        description="unit id -> {at, face_up, shattered, mode, orientation}")
-    hexes: dict[str, dict[str, Any]] = Field(
-        default_factory=dict, max_length=1000,
-        description="hex id -> {controller (power, minor or null), port_damaged}")
-    powers: dict[str, dict[str, Any]] = Field(
-        default_factory=dict, max_length=100,
-        description="power id -> {bp_spent_last_turn, bp_on_rps, rps, chits}")
-
-
-class AdminRollback(Body):
-    model_config = ConfigDict(
-        extra="forbid",
-        json_schema_extra={"examples": [{"turn": 2, "impulse": 5, "requested_by": "allies",
-                                         "reason": "the Allies declared for the wrong power"}]},
-    )
-    turn: int = Field(ge=1, le=100_000)
-    impulse: int = Field(ge=1, le=100_000)
-    reason: str = Reason
-    requested_by: str | None = Field(
-        default=None, max_length=40,
-        description="the side that asked for it: its consent is not needed")
-
-
-class AdminKey(Body):
-    model_config = ConfigDict(
-        extra="forbid",
-        json_schema_extra={"examples": [{
-            "public_key": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo",
-            "reason": "Dave lost his laptop", "new_token": True}]},
-    )
-    public_key: str = Field(min_length=1, max_length=200)
-    reason: str = Reason
-    new_token: bool = Field(default=False, description="also issue a new token (the old "
-                            "one stops working); returned to the GM")
-    consent: str | None = Field(default=None, max_length=200, description=(
-        "the player's consent: its current key's Ed25519 signature over the RFC 8785 bytes "
-        "of {type: 'wif-key-consent/1', game, player, public_key}. Without it the new key "
-        "may order only after options.game.key_wait_hours, and the old key no more"))
-
-
-class AdminDropout(Body):
-    model_config = ConfigDict(
-        extra="forbid",
-        json_schema_extra={"examples": [{"side": "communists", "dropped": True,
-                                         "reason": "no answer for three weeks"}]},
-    )
-    side: str = Field(min_length=1, max_length=40)
-    dropped: bool = Field(default=True, description="true: the side's dropout policy "
-                          "applies now; false: the side is back with its players")
-    reason: str = Reason
-
-
-class AdminAct(Body):
-    model_config = ConfigDict(
-        extra="forbid",
-        json_schema_extra={"examples": [{"side": "communists", "kind": "declare",
-                                         "body": {"actions": {"ussr": "pass"}},
-                                         "reason": "playing the Communists until a "
-                                                   "substitute joins"}]},
-    )
-    side: str = Field(min_length=1, max_length=40)
-    kind: str = Field(min_length=1, max_length=40)
-    body: dict[str, Any] = Field(default_factory=dict)
-    reason: str = Reason
-
-
-class ImportGame(Body):
+class ImportGame(BaseModel):
     """An export (GET /games/{id}/export, complete) from another server."""
 
     model_config = ConfigDict(extra="ignore")

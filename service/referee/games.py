@@ -12,7 +12,7 @@ from service.crypto import dice as crypto_dice
 from service.crypto.canonical import canonical_bytes, sha256_hex
 from service.referee import members
 from service.referee.dice import new_dice
-from service.referee.errors import Unauthorized
+from service.referee.errors import NotFound, Unauthorized
 from service.referee.ledger import Applied, append, apply, record_of
 from service.rules import (
     RULES_VERSION,
@@ -150,8 +150,9 @@ async def join_seat(uow: UnitOfWork, game_id: str, side: str, body: Mapping[str,
     game = await uow.games.lock(game_id)
     expected = game.row.join_codes.get(side)
     if expected is None:
-        raise Malformed("seat/unknown_side", f"no side {side!r} in this game",
-                        errors=[("/side", f"expected one of {sorted(game.row.join_codes)}")])
+        raise NotFound("seat/unknown_side", f"no side {side!r} in this game; its sides are "
+                       f"{', '.join(sorted(game.row.join_codes))}",
+                       errors=[("/side", f"expected one of {sorted(game.row.join_codes)}")])
     code = tokens.hash_token(str(body["join_code"]))
     substitutes = game.row.substitute_codes or {}
     vacated = next((pid for pid, h in substitutes.items() if h == code), None)

@@ -23,17 +23,13 @@ from service.crypto.canonical import sha256_hex
 from service.referee import gm, members, receipts
 from service.referee.errors import Denied, RefereeError, Unauthorized
 from service.referee.ledger import apply
-from service.rules import Actor, Command, RulesError, awaiting, decide, position
+from service.rules import GM_ACTS, ORDERS, Actor, Command, RulesError, awaiting, decide, position
 from service.rules.errors import Forbidden, Malformed, Refused
 from service.store.games import Game, Signer, StoredOrder
 from service.store.uow import UnitOfWork
 
 # Orders whose answers stay sealed from other sides until their window closes.
 SEALED_ORDERS = ("initiative.reroll",)
-# What a GM may sign (the same acts as the /admin routes).
-GM_ACTS = ("admin.pause", "admin.resume", "admin.end", "admin.deadlines", "admin.force",
-           "admin.weather", "admin.edit", "admin.dropout", "admin.act", "admin.rollback",
-           "admin.rollback_withdraw", "admin.replace_key", "admin.reopen_seat")
 # Secrets an answer carries that a stored, replayable result must not keep.
 _SECRETS = ("join_code", "token")
 
@@ -126,16 +122,30 @@ def check(game_id: str, signer: str, key: str, actor: Actor, envelope: Envelope)
         signed = signing.order_signing_bytes(order.signed())
     except ValueError as error:
         raise Malformed("order/not_canonical", f"the order has no RFC 8785 canonical form "
-                        f"(so it cannot be signed): {error}", rule="docs/api.md",
+                        f"(so it cannot be signed): {error}; numbers must be finite and "
+                        "integers within +-(2**53 - 1)", rule="docs/api.md",
                         errors=[("/order", str(error))]) from None
     if not signing.verify(key, signed, envelope.signature):
         raise Unauthorized("order/bad_signature",
                            "the signature does not verify with the signer's registered key")
+    if actor.role == "player" and order.kind not in ORDERS:
+        raise Forbidden("order/gm_only", f"{order.kind} is not a player's order: it is the "
+                        "GM's", rule="docs/api.md",
+                        errors=[("/order/kind", f"a player's kinds are {sorted(ORDERS)}")])
     extra = {"salt": secrets.token_hex(32)} if order.kind in SEALED_ORDERS else {}
     command = Command(kind=order.kind, body=order.body, actor=actor, at=rfc3339(utc_now()),
                       position=(order.turn, order.impulse, order.step), extra=extra,
                       trigger=crypto_dice.trigger_of(envelope.signature))
     return Checked(order, sha256_hex(signed), command)
+
+
+def in_request(refusal: RulesError, signer: str) -> RulesError:
+    """A refusal whose paths point into the request: the rules point into the order (a
+    player's) or into the act's body (the GM's), the request holds it under `order`."""
+    prefix = "/order/body" if signer == identity.GM else "/order"
+    refusal.errors = [(path if path.startswith("/order") else prefix + path, message)
+                      for path, message in refusal.errors]
+    return refusal
 
 
 async def dry_run(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
@@ -150,6 +160,8 @@ async def dry_run(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
         # tells other sides' sealed answers: a dry run only says it would be taken.
         try:
             decide(game.state, checked.command, _NoDice())
+        except RulesError as refusal:
+            raise in_request(refusal, player.id) from None
         except _WouldRoll:
             pass
         return {"valid": True, "dry_run": True, "sealed": True, "rolls_dice": False,
@@ -157,6 +169,8 @@ async def dry_run(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
                                       "window closes"}
     try:
         decision = decide(game.state, checked.command, _NoDice())
+    except RulesError as refusal:
+        raise in_request(refusal, player.id) from None
     except _WouldRoll:
         return {"valid": True, "dry_run": True, "rolls_dice": True, "events": [],
                 "note": "the order is valid; what follows depends on dice, which are "
@@ -234,12 +248,15 @@ async def _take(uow: UnitOfWork, game: Game, stored: StoredOrder | None, prev_kn
                       "read the state again and sign the order over its head",
                       rule="docs/api.md", errors=[("/order/prev", "unknown chain head")],
                       extra={"head": {"seq": game.head_seq, "hash": game.head_hash}})
-    if order.player == identity.GM:
-        outcome = await gm.perform(uow, game, gm.Act(
-            order.kind, order.body, checked.command.trigger, envelope.stored(),
-            checked.command.position))
-    else:
-        outcome = (await apply(uow, game, checked.command, envelope.stored())).outcome()
+    try:
+        if order.player == identity.GM:
+            outcome = await gm.perform(uow, game, gm.Act(
+                order.kind, order.body, checked.command.trigger, envelope.stored(),
+                checked.command.position))
+        else:
+            outcome = (await apply(uow, game, checked.command, envelope.stored())).outcome()
+    except RulesError as refusal:
+        raise in_request(refusal, order.player) from None
     receipt = await receipts.receipt(
         uow, game=game.id, player=order.player, seq=order.seq, order_hash=checked.order_hash,
         result="accepted", head={"seq": game.head_seq, "hash": game.head_hash},

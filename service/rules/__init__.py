@@ -9,14 +9,27 @@ map engine), `reorg` (11.18), `modes` (OCS 5.0), `gm` (the game master) and
 
 from service.rules.awaiting import awaiting, current_step, next_due, position
 from service.rules.command import Actor, Command
-from service.rules.decide import ORDERS, Decision, decide
+from service.rules.decide import ACT_BODIES, GM_ACTS, ORDER_BODIES, ORDERS, Decision, decide
 from service.rules.errors import Forbidden, Malformed, Refused, RulesError
 from service.rules.events import RULES_VERSION, Event
 from service.rules.evolve import evolve, fold
-from service.rules.state import Setup, State, initial_state
+from service.rules.gm import (
+    ActBody,
+    DeadlinesBody,
+    DropoutBody,
+    EditBody,
+    KeyBody,
+    PauseBody,
+    ReasonBody,
+    RollbackBody,
+    WeatherBody,
+)
+from service.rules.state import PositionStep, Setup, State, Step, initial_state
 
 __all__ = [
-    "ORDERS", "RULES_VERSION", "Actor", "Command", "Decision", "Event", "Forbidden",
+    "ACT_BODIES", "GM_ACTS", "ORDERS", "ORDER_BODIES", "RULES_VERSION", "ActBody", "Actor",
+    "Command", "DeadlinesBody", "Decision", "DropoutBody", "EditBody", "Event", "Forbidden",
+    "KeyBody", "PauseBody", "PositionStep", "ReasonBody", "RollbackBody", "Step", "WeatherBody",
     "Malformed", "Refused", "RulesError", "Setup", "State", "awaiting", "current_step",
     "decide", "evolve", "fold", "initial_state", "next_due", "position",
 ]

@@ -21,6 +21,7 @@ from service.rules.errors import Malformed, Refused
 from service.rules.events import Event
 from service.rules.evolve import evolve
 from service.rules.flow import Flow
+from service.rules.shapes import unknown_keys
 from service.rules.state import SideControl, State
 
 Handler = Callable[[Flow, Command], None]
@@ -39,6 +40,7 @@ def play_for_side(f: Flow, c: Command) -> None:
     if not isinstance(body, Mapping):
         raise Malformed("order/invalid_body", "body must be an object",
                         errors=[("/body", "expected an object")])
+    refuse_unknown_keys(str(kind), body)
     control = s.dropouts.get(side, SideControl())
     vacant = any(x.vacant and x.side == side for x in s.seats.values())
     if control.mode is None and not vacant:
@@ -68,6 +70,41 @@ ORDERS: Mapping[str, Handler] = {
     "reorg": reorg.reorganize,
     CONSENT: gm.consent,
 }
+
+# The body of each order kind (docs/api.md "Order kinds"): closed TypedDicts beside
+# their handlers, the API edge's schemas.
+ORDER_BODIES: Mapping[str, type] = {
+    "initiative.reroll": turn.RerollBody,
+    "initiative.choose": turn.ChooseBody,
+    "declare": turn.DeclareBody,
+    "done": turn.DoneBody,
+    "production": turn.ProductionBody,
+    "roll": turn.RollBody,
+    "mode": modes.ModeBody,
+    "release": modes.ReleaseBody,
+    "report": modes.ReportBody,
+    "reorg": reorg.ReorgBody,
+    CONSENT: gm.ConsentBody,
+}
+
+# The GM's acts, by kind, with their bodies: a GM with a key signs them as orders of
+# player "gm"; without one it posts them to /admin (docs/game-master.md).
+ACT_BODIES: Mapping[str, type] = {
+    "admin.pause": gm.PauseBody,
+    "admin.resume": gm.ReasonBody,
+    "admin.end": gm.ReasonBody,
+    "admin.deadlines": gm.DeadlinesBody,
+    "admin.force": gm.ReasonBody,
+    "admin.weather": gm.WeatherBody,
+    "admin.edit": gm.EditBody,
+    "admin.dropout": gm.DropoutBody,
+    "admin.act": gm.ActBody,
+    "admin.rollback": gm.RollbackBody,
+    "admin.rollback_withdraw": gm.ReasonBody,
+    "admin.replace_key": gm.KeyAct,
+    "admin.reopen_seat": gm.ReopenAct,
+}
+GM_ACTS: tuple[str, ...] = tuple(ACT_BODIES)
 
 # Commands of the seats, the GM and the clock, by kind.
 COMMANDS: Mapping[str, Handler] = {
@@ -127,6 +164,15 @@ def check_position(state: State, command: Command) -> None:
                       rule="DESIGN 4.1", extra={"current": position(state)})
 
 
+def refuse_unknown_keys(kind: str, body: Mapping[str, object]) -> None:
+    """A key the order kind's body does not declare is refused, not signed into the log
+    and ignored (docs/api.md "Strict bodies")."""
+    problems = unknown_keys(body, ORDER_BODIES[kind], "/body")
+    if problems:
+        raise Malformed("order/unknown_key", f"{problems[0][0]}: {problems[0][1]}",
+                        rule="docs/api.md", errors=problems)
+
+
 def decide(state: State, command: Command, dice: Dice | None) -> Decision:
     """Validate `command` and return the events it causes (RulesError if refused)."""
     handler = COMMANDS.get(command.kind) or ORDERS.get(command.kind)
@@ -134,6 +180,7 @@ def decide(state: State, command: Command, dice: Dice | None) -> Decision:
         raise Malformed("order/unknown_kind", f"unknown order kind {command.kind!r}",
                         errors=[("/order/kind", f"expected one of {sorted(ORDERS)}")])
     if command.kind in ORDERS:
+        refuse_unknown_keys(command.kind, command.body)
         check_order_allowed(state, command)
     elif command.kind in ("admin.deadlines", "admin.force", "clock.expire"):
         if state.status == "finished":

@@ -74,6 +74,9 @@ Step = Literal[
     "combat", "exploitation", "reorganization", "final_reorganization", "production",
     "finished",
 ]
+# What an order's `step` and `position.step` name: a step, or `consent` while a rollback
+# proposal waits for the sides' consent (docs/game-master.md).
+PositionStep = Literal[Step, "consent"]
 JOIN: Final = "join"
 REROLL: Final = "initiative.reroll"
 CHOOSE: Final = "initiative.choose"
@@ -96,8 +99,10 @@ POWER_STEPS: tuple[Step, ...] = (DECLARE, PRODUCTION)
 # a reroll attempt.
 BOX_BONUS = (2, 1, 0, 0, 0)
 REROLL_BOXES = 3
-ACTIONS = ("pass", "land", "air", "naval", "combined")
-CHIT_KINDS = ("air", "land", "naval", "combined", "reorganize_hqs", "reorganize_units")
+Action = Literal["pass", "land", "air", "naval", "combined"]
+ACTIONS: tuple[Action, ...] = get_args(Action)
+ChitKind = Literal["air", "land", "naval", "combined", "reorganize_hqs", "reorganize_units"]
+CHIT_KINDS: tuple[ChitKind, ...] = get_args(ChitKind)
 
 
 @dataclass(frozen=True, slots=True)

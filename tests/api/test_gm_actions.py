@@ -89,7 +89,7 @@ async def test_state_edits_are_checked_against_the_scenario_format(
                   "cw-hq-1": {"at": "west-sea"}},
         "hexes": {"h99": {"controller": "cw"}, "h10": {"controller": "atlantis",
                                                        "port_damaged": True}},
-        "powers": {"narnia": {"rps": 3}, "cw": {"bp_on_rps": -1}},
+        "powers": {"narnia": {"rps": 3}},
         "reason": "typo"})
     assert r.status_code == 422
     problem = r.json()
@@ -97,7 +97,11 @@ async def test_state_edits_are_checked_against_the_scenario_format(
     paths = {e["path"] for e in problem["errors"]}
     assert paths == {"/units/no-such-unit", "/units/cw-inf-1/at", "/units/cw-hq-1/at",
                      "/hexes/h99", "/hexes/h10/controller", "/hexes/h10/port_damaged",
-                     "/powers/narnia", "/powers/cw/bp_on_rps"}
+                     "/powers/narnia"}
+    # A figure out of its range is refused by the body's own type (docs/api.md).
+    r = await game.admin("edit", {"powers": {"cw": {"bp_on_rps": -1}}, "reason": "typo"})
+    assert r.status_code == 422 and r.json()["code"] == "request/malformed_body"
+    assert [e["path"] for e in r.json()["errors"]] == ["/powers/cw/bp_on_rps"]
     r = await game.admin("edit", {"units": {"cw-inf-1": {"at": "h20"}}, "reason": "x"})
     assert r.status_code == 409 and r.json()["code"] == "edit/enemy_stack"
     assert r.json()["errors"][0]["path"] == "/units/cw-inf-1/at"

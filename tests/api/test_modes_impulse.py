@@ -52,7 +52,7 @@ async def test_a_german_impulse_with_modes_reaction_combat_exploitation_and_clea
     problem = refused.json()
     assert (problem["rule"], problem["unit"], problem["code"]) == ("OCS 5.7c", "ger-inf-1",
                                                                    "mode/enemy_zoc")
-    assert problem["errors"][0]["path"] == "/body/changes/0/mode"
+    assert problem["errors"][0]["path"] == "/order/body/changes/0/mode"
     assert "ger-inf-1 is in an enemy ZOC" in problem["detail"]
 
     await axis.ok("report", {"moves": [

@@ -92,7 +92,7 @@ async def test_order_for_a_power_not_held_is_403(client: httpx.AsyncClient) -> N
     before = await _fingerprint(game)
     r = await cw.order("declare", {"actions": {"usa": "pass"}})
     body = await _rejected(game, r, 403, "order/power_not_held", before)
-    assert body["errors"][0]["path"] == "/body/actions/usa"
+    assert body["errors"][0]["path"] == "/order/body/actions/usa"
 
 
 async def test_replayed_seq_returns_the_first_result(game: Game) -> None:
@@ -145,8 +145,8 @@ async def test_malformed_body_is_422_with_the_path(game: Game) -> None:
     axis = game.players["axis"]
     before = await _fingerprint(game)
     r = await axis.order("roll", {"dice": "0d1", "purpose": ""})
-    body = await _rejected(game, r, 422, "order/invalid_body", before)
-    assert {e["path"] for e in body["errors"]} == {"/body/dice", "/body/purpose"}
+    body = await _rejected(game, r, 422, "request/malformed_body", before)
+    assert {e["path"] for e in body["errors"]} == {"/order/body/dice", "/order/body/purpose"}
 
 
 async def test_wrong_step_is_409_and_names_who_is_awaited(game: Game) -> None:

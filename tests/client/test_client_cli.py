@@ -228,8 +228,8 @@ def test_a_refused_order_prints_the_servers_detail_and_exits_non_zero(
     assert "turn 1, impulse 0, step initiative.reroll" in refused.stderr
     # Malformed: the item that is wrong is named.
     bad = wif(t.seats["axis"], "order", "initiative.reroll", '{"demand": "maybe"}', code=1)
-    assert "demand must be true or false" in bad.stderr
-    assert "/body/demand: expected a boolean" in bad.stderr
+    assert "/order/body/demand: Input should be a valid boolean" in bad.stderr
+    assert "(422 request/malformed_body)" in bad.stderr
     # Local mistakes never reach the server.
     assert "power=value" in wif(t.seats["axis"], "declare", "germany", code=2).stderr
     assert "not valid JSON" in wif(t.seats["axis"], "order", "done", "{", code=2).stderr

@@ -3,6 +3,20 @@ pause, deadlines and the clock, dropouts and civil disorder, edits, key replacem
 rollback with consent, import.
 """
 
+from service.rules.gm.bodies import (
+    ActBody,
+    ConsentBody,
+    DeadlinesBody,
+    DropoutBody,
+    EditBody,
+    KeyAct,
+    KeyBody,
+    PauseBody,
+    ReasonBody,
+    ReopenAct,
+    RollbackBody,
+    WeatherBody,
+)
 from service.rules.gm.common import RULE, reason_of, side_named, with_reason
 from service.rules.gm.dropouts import EVOLVE as _DROPOUTS_EVOLVE
 from service.rules.gm.dropouts import declare_dropout, play_civil_disorder
@@ -36,6 +50,8 @@ EVOLVE = {**_LIFECYCLE_EVOLVE, **_DROPOUTS_EVOLVE, **_EDITS_EVOLVE, **_SEATS_EVO
           **_ROLLBACK_EVOLVE}
 
 __all__ = [
+    "ActBody", "ConsentBody", "DeadlinesBody", "DropoutBody", "EditBody", "KeyAct", "KeyBody",
+    "PauseBody", "ReasonBody", "ReopenAct", "RollbackBody", "WeatherBody",
     "EVOLVE", "KEPT_KINDS", "RULE", "clock_expired", "consent", "create", "declare_dropout", "edit",
     "end", "force_defaults", "import_game", "pause", "play_civil_disorder", "reason_of",
     "refuse_if_proposal", "reopen_seat", "replace_key", "resume", "rollback",

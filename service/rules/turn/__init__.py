@@ -2,6 +2,14 @@
 three-sided initiative, rounds and weather, the impulse's steps, the turn-end track.
 """
 
+from service.rules.turn.bodies import (
+    ChooseBody,
+    DeclareBody,
+    DoneBody,
+    ProductionBody,
+    RerollBody,
+    RollBody,
+)
 from service.rules.turn.defaults import apply_defaults
 from service.rules.turn.evolve import EVOLVE as _TURN_EVOLVE
 from service.rules.turn.orders import choose_slot, declare, done, produce, reroll, roll
@@ -12,6 +20,7 @@ from service.rules.turn.weather import set_weather_table
 EVOLVE = {**_TURN_EVOLVE, **_WEATHER_EVOLVE}
 
 __all__ = [
+    "ChooseBody", "DeclareBody", "DoneBody", "ProductionBody", "RerollBody", "RollBody",
     "EVOLVE", "apply_defaults", "choose_slot", "declare", "done", "produce", "reroll", "roll",
     "new_chain", "set_weather_table", "start_game",
 ]

@@ -136,7 +136,7 @@ def test_an_enemy_unit_is_not_ours_to_reorganize() -> None:
 
 def test_malformed_orders_list_every_bad_field_design_4_1() -> None:
     t = at_step(_map())
-    body = {"power": "cw", "extra": 1, "items": [
+    body = {"power": "cw", "items": [
         {"unit": "cw-a", "method": "teleport"},
         {"unit": "nobody", "method": "primary", "source": "9999"},
         {"unit": "cw-a", "method": "primary"},
@@ -147,7 +147,6 @@ def test_malformed_orders_list_every_bad_field_design_4_1() -> None:
     with pytest.raises(Malformed) as bad:
         t.act("reorg", body, side="allies")
     assert bad.value.errors == [
-        ("/body/extra", "a reorg order has only power and items"),
         ("/body/items/0/method", "expected one of atr, hq, limited, overseas, primary, rail, "
                                  "secondary, supply_unit, trs, at_sea, chit, port_repair"),
         ("/body/items/1/source", "unknown hex or unit '9999'"),
@@ -159,6 +158,12 @@ def test_malformed_orders_list_every_bad_field_design_4_1() -> None:
     ]
     with pytest.raises(Malformed):
         t.act("reorg", {"power": "cw", "items": []}, side="allies")
+    # A key no reorg body has is refused before anything else is read (docs/api.md).
+    with pytest.raises(Malformed) as unknown:
+        t.act("reorg", {**body, "extra": 1}, side="allies")
+    assert unknown.value.code == "order/unknown_key"
+    assert unknown.value.errors == [
+        ("/body/extra", "unknown key 'extra' (the keys are: items, power)")]
 
 
 def test_a_player_pays_only_with_a_power_it_holds() -> None:

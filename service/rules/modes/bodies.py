@@ -1,0 +1,113 @@
+"""The bodies of the modes orders (OCS 5.0; docs/api.md "Order kinds"): mode changes,
+releases of Reserves and the report of what was played on the map."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, NotRequired
+
+from annotated_types import Ge, Le, MaxLen, MinLen
+from typing_extensions import TypedDict
+
+from service.rules.shapes import closed
+
+Mode = Literal["combat", "move", "reserve", "strat", "exploit", "dg"]
+Orientation = Literal["combat", "move"]
+Transport = Literal["rail", "air", "sea", "amphibious"]
+Work = Literal["engineering", "gauge", "rail_repair", "hedgehog"]
+CombatBy = Literal["overrun", "combat", "barrage", "naval"]
+ResultKind = Literal["dg", "loss", "eliminated", "retreat", "exploit", "ignored", "advance",
+                     "shattered"]
+MissionResult = Literal["shattered", "eliminated"]
+Units = Annotated[list[str], MinLen(1), MaxLen(500)]
+
+
+@closed
+class ModeChange(TypedDict):
+    """A unit's new mode (OCS 5.3) and, where it has a choice, the side that shows."""
+
+    unit: str
+    mode: Mode
+    orientation: NotRequired[Orientation]
+
+
+@closed
+class ModeBody(TypedDict):
+    """`mode`: mode changes of the phasing side's units in the action step."""
+
+    changes: Annotated[list[ModeChange], MinLen(1), MaxLen(500)]
+
+
+@closed
+class ReleaseBody(TypedDict):
+    """`release`: Reserve units released in the reaction step (OCS 5.7b)."""
+
+    units: Units
+
+
+@closed
+class Move(TypedDict):
+    """A unit's move: where it ends, the MP it spent, the hexes entered, by what."""
+
+    unit: str
+    to: str
+    mp: NotRequired[Annotated[float, Ge(0), Le(1000)] | None]
+    transport: NotRequired[Transport | None]
+    path: NotRequired[Annotated[list[str], MinLen(1), MaxLen(200)] | None]
+    carrier: NotRequired[str | None]
+
+
+@closed
+class WorkItem(TypedDict):
+    """Engineering, gauge conversion, rail repair or a hedgehog (OCS 5.5b, 5.10e)."""
+
+    unit: str
+    work: Work
+    hex: NotRequired[str]
+
+
+@closed
+class Mission(TypedDict):
+    """An air unit's mission: out to `to`, back to `base`, and what befell it."""
+
+    unit: str
+    to: str
+    mission: NotRequired[Annotated[str, MinLen(1), MaxLen(60)]]
+    base: NotRequired[str]
+    result: NotRequired[MissionResult | None]
+
+
+@closed
+class CombatResult(TypedDict):
+    """One result of a combat; which keys a kind takes: docs/api.md "report"."""
+
+    kind: ResultKind
+    hex: NotRequired[str]
+    unit: NotRequired[str]
+    steps: NotRequired[Annotated[int, Ge(1), Le(20)]]
+    units: NotRequired[Units]
+    path: NotRequired[Annotated[list[str], MinLen(1), MaxLen(50)]]
+    losses: NotRequired[Annotated[list[str], MaxLen(50)]]
+    rating: NotRequired[Literal[2, 3, 4]]
+    text: NotRequired[Annotated[str, MaxLen(500)]]
+
+
+@closed
+class Combat(TypedDict):
+    """An overrun, combat, barrage or naval combat and its results, in order."""
+
+    by: CombatBy
+    hex: str
+    attackers: Units
+    results: NotRequired[Annotated[list[CombatResult], MaxLen(100)]]
+
+
+@closed
+class ReportBody(TypedDict):
+    """`report`: what was played on the map in the action, reaction, combat and
+    exploitation steps, applied in the order moves, works, missions, combats, face down."""
+
+    moves: NotRequired[Annotated[list[Move], MaxLen(500)]]
+    works: NotRequired[Annotated[list[WorkItem], MaxLen(500)]]
+    missions: NotRequired[Annotated[list[Mission], MaxLen(500)]]
+    combats: NotRequired[Annotated[list[Combat], MaxLen(200)]]
+    face_down: NotRequired[Annotated[list[str], MaxLen(500)]]
