@@ -172,6 +172,12 @@ class WebhookSettings(Body):
     every_event: bool = False
 
 
+class Empty(Body):
+    """A body that says nothing (optional; `{}` when sent, anything more is 422)."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{}]})
+
+
 class AdminWeather(Body):
     model_config = ConfigDict(
         extra="forbid",
