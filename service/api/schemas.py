@@ -221,6 +221,13 @@ class WebhookSettings(Strict):
     every_event: bool = False
 
 
+class Empty(Strict):
+    """A body that says nothing (optional; `{}` when sent, anything more is 422)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True,
+                              json_schema_extra={"examples": [{}]})
+
+
 class ImportGame(BaseModel):
     """An export (GET /games/{id}/export, complete) from another server."""
 

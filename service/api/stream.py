@@ -1,6 +1,9 @@
 """`GET /v1/games/{id}/stream`: Server-Sent Events of the caller's view of each event as
-it is committed. `id:` is the event's seq; `Last-Event-ID` (or `?after=`) resumes with
-nothing missed and nothing twice. Heartbeats every 15 s as SSE comments."""
+it is committed. `id:` is the event's seq, `event:` its kind; `Last-Event-ID` (or
+`?after=`) resumes with nothing missed and nothing twice; with neither, the whole log
+from seq 1 comes first. Heartbeats every 15 s as SSE comments. The caller is named by
+`Authorization: Bearer` or, for a browser's EventSource (which cannot send headers), by
+a single-use `?ticket=` from `POST /v1/games/{id}/stream/tickets` (docs/api.md)."""
 
 from __future__ import annotations
 
@@ -16,31 +19,48 @@ from sse_starlette.sse import EventSourceResponse
 from service.api.auth import bearer, work
 from service.api.games import GameId
 from service.api.problems import Problem
-from service.referee import members, reads
+from service.api.schemas import Empty
+from service.referee import reads, tickets
 from service.referee.errors import RefereeError
 
 router = APIRouter(prefix="/v1")
 REREAD_SECONDS = 5.0
+HEARTBEAT_SECONDS = 15
 BATCH = 500
 
 
-@router.get("/games/{game_id}/stream", summary="Live events (SSE); resume with Last-Event-ID",
+@router.post("/games/{game_id}/stream/tickets", status_code=201,
+             summary="A single-use ticket (60 s) that opens my stream without the token")
+async def stream_ticket(game_id: GameId, request: Request, body: Empty | None = None
+                        ) -> dict[str, Any]:
+    token = bearer(request)
+    async with work(request) as uow:
+        return await tickets.issue(uow, game_id, token)
+
+
+@router.get("/games/{game_id}/stream",
+            summary="Live events (SSE); resume with Last-Event-ID or after; bearer or ticket",
             response_class=EventSourceResponse)
 async def stream(
     game_id: GameId,
     request: Request,
     last_event_id: Annotated[str | None, Header()] = None,
     after: Annotated[int | None, Query(ge=0, le=2**62)] = None,
+    ticket: Annotated[str | None, Query(min_length=1, max_length=200, description=(
+        "a ticket from POST .../stream/tickets, instead of the Authorization header"
+    ))] = None,
 ) -> EventSourceResponse:
-    token = bearer(request)
-    async with work(request) as uow:
-        await members.member(uow, game_id, token)
     start = after or 0
     if last_event_id is not None:
         if not last_event_id.isdigit() or len(last_event_id) > 18:
             raise Problem(422, "request/invalid_parameter", "Last-Event-ID is an event seq",
                           errors=[{"path": "/headers/last-event-id", "message": "not a seq"}])
         start = int(last_event_id)
+    async with work(request) as uow:
+        if ticket is not None:
+            digest = await tickets.redeem(uow, game_id, ticket)
+        else:
+            digest = await tickets.of_token(uow, game_id, bearer(request))
     hub = request.app.state.hub
 
     async def events() -> AsyncIterator[dict[str, Any]]:
@@ -52,7 +72,7 @@ async def stream(
                 while True:
                     try:
                         async with work(request) as uow:
-                            batch = await reads.stream_page(uow, game_id, token, after=last,
+                            batch = await reads.stream_page(uow, game_id, digest, after=last,
                                                             limit=BATCH)
                     except RefereeError:  # the seat was revoked: the stream ends
                         return
@@ -67,4 +87,4 @@ async def stream(
         finally:
             hub.unsubscribe(game_id, wake)
 
-    return EventSourceResponse(events(), ping=15)
+    return EventSourceResponse(events(), ping=HEARTBEAT_SECONDS)

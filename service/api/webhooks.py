@@ -1,20 +1,22 @@
-"""A player's webhook: register, read, remove; and the delivery log."""
+"""A webhook (a player's, or the game master's): register, read, remove; the delivery
+log, and sending a message again."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Path, Query, Request, Response
 
 from service.api.auth import bearer, work
 from service.api.games import GameId
-from service.api.schemas import WebhookSettings
+from service.api.schemas import Empty, WebhookSettings
 from service.referee import webhooks
 
 router = APIRouter(prefix="/v1")
 
 
-@router.put("/games/{game_id}/webhook", summary="Register my webhook (returns its secret)")
+@router.put("/games/{game_id}/webhook",
+            summary="Register my webhook (returns its secret; enables it again if disabled)")
 async def put_webhook(game_id: GameId, body: WebhookSettings, request: Request
                       ) -> dict[str, Any]:
     token = bearer(request)
@@ -24,7 +26,7 @@ async def put_webhook(game_id: GameId, body: WebhookSettings, request: Request
                                   policy=request.app.state.egress)
 
 
-@router.get("/games/{game_id}/webhook", summary="My webhook (without its secret)")
+@router.get("/games/{game_id}/webhook", summary="My webhook and its state (without its secret)")
 async def get_webhook(game_id: GameId, request: Request) -> dict[str, Any]:
     token = bearer(request)
     async with work(request) as uow:
@@ -45,3 +47,15 @@ async def deliveries(game_id: GameId, request: Request,
     token = bearer(request)
     async with work(request) as uow:
         return await webhooks.deliveries(uow, game_id, token, limit)
+
+
+MessageId = Annotated[str, Path(max_length=200, description="a message id from the delivery log")]
+
+
+@router.post("/games/{game_id}/webhook/deliveries/{message_id}/resend", status_code=202,
+             summary="Send one of my notifications again (due now, retried anew)")
+async def resend(game_id: GameId, message_id: MessageId, request: Request,
+                 body: Empty | None = None) -> dict[str, Any]:
+    token = bearer(request)
+    async with work(request) as uow:
+        return await webhooks.resend(uow, game_id, token, message_id)

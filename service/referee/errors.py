@@ -43,5 +43,11 @@ class NotFound(RefereeError):
     status = 404
 
 
-__all__ = ["BadData", "Denied", "GameNotFound", "NotFound", "RefereeError", "Unauthorized",
-           "Unavailable"]
+class Conflict(RefereeError):
+    """Not possible in the current state of things (409)."""
+
+    status = 409
+
+
+__all__ = ["BadData", "Conflict", "Denied", "GameNotFound", "NotFound", "RefereeError",
+           "Unauthorized", "Unavailable"]

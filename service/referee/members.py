@@ -58,11 +58,15 @@ class Member:
 async def member(uow: UnitOfWork, game_id: str, token: str) -> Member:
     """The caller's seat in `game_id`: 404 unknown game, 401 unknown token, 403 a token
     of another game."""
+    return await member_by_digest(uow, game_id, hash_token(token))
+
+
+async def member_by_digest(uow: UnitOfWork, game_id: str, digest: str) -> Member:
+    """`member`, from the digest of the token (what a stream ticket keeps)."""
     try:
         game = await uow.games.get(game_id)
     except GameNotFound:
         raise NotFound("game/not_found", f"no game {game_id}") from None
-    digest = hash_token(token)
     if digest == game.row.gm_token_hash:
         seen_valid(digest)
         return Member(game, None)

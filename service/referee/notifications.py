@@ -1,15 +1,21 @@
 """Notifications through a transactional outbox: rows written in the order's own
 transaction, delivered after commit by the `Courier`, which is safe with several
 processes (each message claimed with FOR UPDATE SKIP LOCKED and leased), with retries
-and backoff and a delivery log the player can read. Deadline reminders at 50% and 90%
-of a step. Where a message may go, and how long an attempt may take: `egress`."""
+over more than a day (exponential backoff with jitter, `RETRY_DELAYS`), and a delivery
+log the owner can read. A webhook whose attempts have all failed for `DISABLE_AFTER`
+is disabled until it is registered again. Deadline reminders at 50% and 90% of a step.
+The GM's webhook gets every event and deadline notices. Where a message may go, and how
+long an attempt may take: `egress`. Time and randomness are injectable (`Clock`,
+`Random`) so that the schedule can be tested without waiting."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import logging
+import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -24,13 +30,32 @@ from service.store.uow import Transactions, UnitOfWork
 
 log = logging.getLogger("service.notifications")
 
-MAX_ATTEMPTS = 8
+Clock = Callable[[], datetime]
+Random = Callable[[], float]  # uniform in [0, 1)
+
+# The wait after the nth failed attempt (of a message, since it was queued or resent):
+# the Standard Webhooks schedule, with one more 10-hour wait. With the jitter at its
+# least the retries still span 30 hours; at its most, 45.
+RETRY_DELAYS: tuple[timedelta, ...] = (
+    timedelta(seconds=5), timedelta(minutes=5), timedelta(minutes=30), timedelta(hours=2),
+    timedelta(hours=5), timedelta(hours=10), timedelta(hours=10), timedelta(hours=10))
+JITTER = 0.2  # each wait is its delay times a uniform factor in [0.8, 1.2)
+MAX_ATTEMPTS = len(RETRY_DELAYS) + 1
+# A webhook is disabled when an attempt fails and every attempt for this long has failed.
+DISABLE_AFTER = timedelta(days=5)
 REMINDER_FRACTIONS = (0.5, 0.9)
 
+_system_random: Random = random.SystemRandom().random
 
-def backoff(attempts: int) -> timedelta:
-    """1 s, 2 s, 4 s ... capped at 10 minutes."""
-    return timedelta(seconds=min(600, 2 ** max(0, attempts - 1)))
+
+def next_attempt(attempts: int, now: datetime, rand: Random = _system_random
+                 ) -> datetime | None:
+    """When to try again after the `attempts`-th failed attempt at `now` (None: the
+    message has failed for good). `rand()` gives the jitter, uniform in [0, 1)."""
+    if not 1 <= attempts <= len(RETRY_DELAYS):
+        return None
+    factor = 1 - JITTER + 2 * JITTER * min(max(rand(), 0.0), 1.0)
+    return now + RETRY_DELAYS[attempts - 1] * factor
 
 
 def _awaits(state: State, powers: list[str]) -> dict[str, Any] | None:
@@ -50,6 +75,10 @@ async def enqueue(uow: UnitOfWork, game_id: str, version: int, before: State,
     now = utc_now()
     rows: list[dict[str, Any]] = []
     for hook, powers in hooks:
+        if powers is None:  # the GM's webhook: every event, nobody's move
+            powers, every_event = [], True
+        else:
+            every_event = hook.every_event
         entry = _awaits(after, powers)
         earlier = _awaits(before, powers)
         moved = position(before) != position(after)
@@ -62,7 +91,7 @@ async def enqueue(uow: UnitOfWork, game_id: str, version: int, before: State,
                                      "position": position(after)}},
                 "attempts": 0, "next_attempt_at": now, "failed": False,
             })
-        if hook.every_event and events:
+        if every_event and events:
             rows.append({
                 "game_id": game_id, "id": f"msg_events_{hook.player_id}_{version}",
                 "player_id": hook.player_id, "kind": "events",
@@ -79,20 +108,25 @@ async def enqueue_reminders(uow: UnitOfWork, now: datetime | None = None) -> int
     """Reminders at 50% and 90% of a step's deadline, once each (ids deduplicate)."""
     now = now or utc_now()
     rows = []
-    for game_id, started, deadline, player_id, powers in \
+    for game_id, started, deadline, owner, powers in \
             await uow.outbox.reminder_candidates(now):
         game = await uow.games.get(game_id)
-        entry = _awaits(game.state, powers)
-        if entry is None:
+        if powers is None:  # the GM's webhook: a notice of every side still awaited
+            waiting: Any = awaiting(game.state)
+            kind = "game.deadline_notice"
+        else:
+            waiting = _awaits(game.state, powers)
+            kind = "game.deadline_reminder"
+        if not waiting:
             continue
         for fraction in REMINDER_FRACTIONS:
             if now >= started + (deadline - started) * fraction:
                 rows.append({
                     "game_id": game_id,
-                    "id": f"msg_remind_{player_id}_{int(started.timestamp())}_{int(fraction*100)}",
-                    "player_id": player_id, "kind": "reminder",
-                    "payload": {"type": "game.deadline_reminder", "timestamp": rfc3339(now),
-                                "data": {"game": game_id, "awaiting": entry,
+                    "id": f"msg_remind_{owner}_{int(started.timestamp())}_{int(fraction*100)}",
+                    "player_id": owner, "kind": "reminder",
+                    "payload": {"type": kind, "timestamp": rfc3339(now),
+                                "data": {"game": game_id, "awaiting": waiting,
                                          "deadline": rfc3339(deadline),
                                          "elapsed": f"{int(fraction * 100)}%"}},
                     "attempts": 0, "next_attempt_at": now, "failed": False,
@@ -114,25 +148,45 @@ class Due:
     secret: str
 
 
-async def claim(uow: UnitOfWork, limit: int, lease: timedelta) -> list[Due]:
-    """Up to `limit` due messages, leased to this process (SKIP LOCKED)."""
-    now = utc_now()
+async def claim(uow: UnitOfWork, limit: int, lease: timedelta, now: datetime | None = None
+                ) -> list[Due]:
+    """Up to `limit` messages due at `now`, leased to this process (SKIP LOCKED)."""
+    now = now or utc_now()
     return [Due(m.game_id, m.id, m.player_id, m.attempts, m.payload, hook.url, hook.secret)
             for m, hook in await uow.outbox.claim_due(now, limit, now + lease)]
 
 
-async def record(uow: UnitOfWork, due: Due, status: int | None, error: str | None) -> None:
-    """Log an attempt; the message is delivered, failed for good, or due again later."""
-    attempts = due.attempts + 1
+async def record(uow: UnitOfWork, due: Due, status: int | None, error: str | None, *,
+                 now: datetime | None = None, rand: Random = _system_random) -> None:
+    """Log an attempt made at `now`; the message is delivered, failed for good (after
+    `MAX_ATTEMPTS` since it was queued or resent), or due again after a jittered wait.
+    A failure may disable the webhook (`DISABLE_AFTER`)."""
+    now = now or utc_now()
+    message = await uow.outbox.lock(due.game_id, due.id)
+    if message is None:
+        return
+    attempts = message.attempts + 1
     values: dict[str, Any] = {"attempts": attempts}
     if error is None:
-        values["delivered_at"] = utc_now()
-    elif attempts >= MAX_ATTEMPTS:
-        values["failed"] = True
+        values["delivered_at"] = now
     else:
-        values["next_attempt_at"] = utc_now() + backoff(attempts)
-    await uow.outbox.attempted(due.game_id, due.id, due.player_id, attempt=attempts,
-                               at=utc_now(), status_code=status, error=error, changes=values)
+        retry = next_attempt(attempts, now, rand)
+        if retry is None:
+            values["failed"] = True
+        else:
+            values["next_attempt_at"] = retry
+    await uow.outbox.attempted(due.game_id, due.id, due.player_id, at=now, status_code=status,
+                               error=error, changes=values)
+    if error is None:
+        await uow.webhooks.delivered(due.game_id, due.player_id, due.url)
+        return
+    since = await uow.webhooks.failing(due.game_id, due.player_id, due.url, now)
+    if since is not None and now - since >= DISABLE_AFTER:
+        await uow.webhooks.disable(
+            due.game_id, due.player_id, at=now,
+            reason=f"every delivery attempt since {rfc3339(since)} failed (the last: "
+                   f"{error}); register the webhook again (PUT) to enable it")
+        log.info("notifications: webhook of %s in %s disabled", due.player_id, due.game_id)
 
 
 async def send(http: httpx.AsyncClient, due: Due, policy: egress.Policy
@@ -152,14 +206,18 @@ class Courier:
     at a time per process, each attempt within the policy's time limit in all, and
     none holding a database connection while a receiver answers (a message is leased
     in one short transaction, its attempt recorded in another). Deadline reminders
-    are queued here too. Safe with several processes."""
+    are queued here too. Safe with several processes. `clock` and `rand` (the retry
+    jitter) are the real ones unless a test gives its own."""
 
     def __init__(self, transactions: Transactions, policy: egress.Policy, *,
-                 concurrency: int, interval: float) -> None:
+                 concurrency: int, interval: float, clock: Clock = utc_now,
+                 rand: Random = _system_random) -> None:
         self.transactions = transactions
         self.policy = policy
         self.concurrency = max(1, concurrency)
         self.interval = interval
+        self.clock = clock
+        self.rand = rand
         self.lease = timedelta(seconds=policy.timeout + 60)
         self.running: set[asyncio.Task[None]] = set()
 
@@ -175,17 +233,21 @@ class Courier:
                     task.cancel()
                 await asyncio.gather(*self.running, return_exceptions=True)
 
-    async def _tick(self, http: httpx.AsyncClient) -> None:
-        free = self.concurrency - len(self.running)
+    async def _claim(self, free: int) -> list[Due]:
         claimed: list[Due] = []
         try:
             async with self.transactions() as uow:
-                await enqueue_reminders(uow)
+                await enqueue_reminders(uow, self.clock())
             if free:
                 async with self.transactions() as uow:
-                    claimed = await claim(uow, free, self.lease)
+                    claimed = await claim(uow, free, self.lease, self.clock())
         except Exception:  # noqa: BLE001 - the database may be away: next tick
             log.exception("notifications: claiming due messages failed")
+        return claimed
+
+    async def _tick(self, http: httpx.AsyncClient) -> None:
+        free = self.concurrency - len(self.running)
+        claimed = await self._claim(free)
         for due in claimed:
             task = asyncio.create_task(self._deliver(http, due))
             self.running.add(task)
@@ -196,6 +258,16 @@ class Courier:
         else:
             await asyncio.sleep(self.interval)
 
+    async def deliver_due(self, http: httpx.AsyncClient) -> int:
+        """One round, waited for: queue the reminders due by the clock, then send every
+        message due by it (`concurrency` at a time) and record each attempt. How many
+        were sent. For tests and tools that drive the clock themselves."""
+        sent = 0
+        while claimed := await self._claim(self.concurrency):
+            await asyncio.gather(*(self._deliver(http, due) for due in claimed))
+            sent += len(claimed)
+        return sent
+
     async def _deliver(self, http: httpx.AsyncClient, due: Due) -> None:
         try:
             status, error = await send(http, due, self.policy)
@@ -204,6 +276,6 @@ class Courier:
             status, error = None, egress.NO_ANSWER
         try:
             async with self.transactions() as uow:
-                await record(uow, due, status, error)
+                await record(uow, due, status, error, now=self.clock(), rand=self.rand)
         except Exception:  # noqa: BLE001 - sent again when the lease ends
             log.exception("notifications: recording the attempt of %s failed", due.id)

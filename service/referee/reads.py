@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -9,7 +10,7 @@ from typing import Any
 import orjson
 
 from service.crypto import dice as crypto_dice
-from service.referee import members, receipts
+from service.referee import members, receipts, webhooks
 from service.referee.abandoned import annotate, rollbacks, rolled_back
 from service.rules import Event, State
 from service.rules.board import state_supply
@@ -65,11 +66,12 @@ async def events_for(uow: UnitOfWork, game: Game, viewer: Viewer, *, after: int,
     return [annotate(r, abandoned) for r in visible(records, game.state, viewer)]
 
 
-async def stream_page(uow: UnitOfWork, game_id: str, token: str, *, after: int,
+async def stream_page(uow: UnitOfWork, game_id: str, digest: str, *, after: int,
                       limit: int) -> list[dict[str, Any]]:
-    """The next page of a live stream: the token is checked again each time, so a
-    stream ends when its seat is revoked or its key replaced with a new token."""
-    m = await members.member(uow, game_id, token)
+    """The next page of a live stream opened by the token with this digest (directly
+    or through a ticket): the token is checked again each time, so a stream ends when
+    its seat is revoked or its key replaced with a new token."""
+    m = await members.member_by_digest(uow, game_id, digest)
     return await events_for(uow, m.game, m.viewer, after=after, limit=limit)
 
 
@@ -191,30 +193,45 @@ class StateView:
     body: bytes | None
 
 
-_VIEWS: OrderedDict[tuple[str, int, Viewer, str], bytes] = OrderedDict()
+_VIEWS: OrderedDict[tuple[str, int, Viewer, str, str], bytes] = OrderedDict()
 _VIEWS_MAX_BYTES = 64 * 2**20
 _views_bytes = 0
 
 
 async def state_view(uow: UnitOfWork, game_id: str, token: str,
                      if_none_match: str | None) -> StateView:
+    """The caller's view, with the state of the caller's webhook (`webhook`: None when
+    none is registered). The webhook's state is not part of the game's version, so the
+    ETag names it too: a webhook disabled or registered again changes the ETag."""
     m = await members.member(uow, game_id, token)
     viewer = m.viewer
+    hook = webhooks.status(await uow.webhooks.get(game_id, webhooks.owner_of(m)))
     flagged = "-diverged" if viewer.role == "gm" and m.game.row.divergence else ""
-    etag = f'W/"{m.game.version}-{viewer.role}-{viewer.player_id or ""}{flagged}"'
+    etag = (f'W/"{m.game.version}-{viewer.role}-{viewer.player_id or ""}{flagged}'
+            f'{_webhook_tag(hook)}"')
     if if_none_match == etag:
         return StateView(etag, None)
-    return StateView(etag, rendered_view(m.game, viewer))
+    return StateView(etag, rendered_view(m.game, viewer, hook))
 
 
-def rendered_view(game: Game, viewer: Viewer) -> bytes:
+def _webhook_tag(hook: dict[str, Any] | None) -> str:
+    """A short tag of the webhook's state for the ETag ("" when there is none)."""
+    if hook is None:
+        return ""
+    return "-w" + hashlib.sha256(orjson.dumps(hook, option=orjson.OPT_SORT_KEYS)
+                                 ).hexdigest()[:12]
+
+
+def rendered_view(game: Game, viewer: Viewer, hook: dict[str, Any] | None = None) -> bytes:
     """The member's view of the current state with every land unit's supply, as JSON,
-    rendered once per game version and viewer: for a big game the view itself costs
-    tens of milliseconds, and players read far more often than the game changes.
-    (game id, version) names one committed state, as reads only see committed rows."""
+    rendered once per game version, viewer and webhook state: for a big game the view
+    itself costs tens of milliseconds, and players read far more often than the game
+    changes. (game id, version) names one committed state, as reads only see committed
+    rows."""
     global _views_bytes
     flag = game.row.divergence if viewer.role == "gm" else None
-    key = (game.id, game.version, viewer, str(flag.get("checked_at")) if flag else "")
+    key = (game.id, game.version, viewer, str(flag.get("checked_at")) if flag else "",
+           _webhook_tag(hook))
     cached = _VIEWS.get(key)
     if cached is not None:
         _VIEWS.move_to_end(key)
@@ -225,6 +242,7 @@ def rendered_view(game: Game, viewer: Viewer) -> bytes:
     body["game"]["name"] = game.row.name
     body["game"]["gm_signs"] = bool(game.row.gm_public_key)
     body["head"] = {"seq": game.head_seq, "hash": game.head_hash}
+    body["webhook"] = hook  # the caller's webhook (docs/api.md, Webhooks)
     if viewer.role == "gm":
         body["game"]["divergence"] = flag  # `service replay-check` (docs/game-master.md)
     rendered = orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)

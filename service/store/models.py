@@ -205,8 +205,16 @@ class ServerKeyRow(Base):
     retired_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
+GM_OWNER = "gm"  # the owner id of the GM's webhook and messages (player ids are hex)
+
+
 class WebhookRow(Base):
-    """A player's webhook: "your move" notifications, optionally every event."""
+    """A webhook: a player's ("your move", deadline reminders, optionally every event)
+    or, with `player_id` "gm", the game master's (every event, deadline reminders).
+
+    `failing_since` is the first failed attempt since the last delivered one (None: the
+    newest attempt was delivered); once attempts have failed for long enough the webhook
+    is disabled (`disabled_at`, `disabled_reason`) until it is registered again."""
 
     __tablename__ = "webhooks"
 
@@ -216,10 +224,15 @@ class WebhookRow(Base):
     secret: Mapped[str] = mapped_column(Text)
     every_event: Mapped[bool] = mapped_column(default=False)
     created_at: Mapped[datetime] = _now()
+    failing_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    disabled_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    disabled_reason: Mapped[str | None] = mapped_column(Text)
 
 
 class OutboxRow(Base):
-    """A notification written in the order's transaction, delivered after commit."""
+    """A notification written in the order's transaction, delivered after commit.
+    `attempts` counts the attempts since it was queued (or resent, which starts the
+    retry schedule again); the delivery log numbers every attempt ever made."""
 
     __tablename__ = "outbox"
 
@@ -254,3 +267,19 @@ Index(
     OutboxRow.next_attempt_at,
     postgresql_where=OutboxRow.delivered_at.is_(None) & OutboxRow.failed.is_(False),
 )
+
+
+class StreamTicketRow(Base):
+    """A short-lived, single-use ticket that opens one live stream (an EventSource
+    cannot send a bearer token). Only its SHA-256 is kept, with the digest of the token
+    that asked for it: the stream is the caller's, checked again on every page."""
+
+    __tablename__ = "stream_tickets"
+
+    ticket_hash: Mapped[str] = mapped_column(Text, primary_key=True)
+    game_id: Mapped[str] = mapped_column(Text, ForeignKey("games.id", ondelete="CASCADE"))
+    token_hash: Mapped[str] = mapped_column(Text)
+    player_id: Mapped[str | None] = mapped_column(Text)  # None: the GM
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = _now()

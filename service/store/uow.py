@@ -26,6 +26,7 @@ from service.store.log import EventLog
 from service.store.orders import Orders
 from service.store.players import Players
 from service.store.server_keys import ServerKeys
+from service.store.tickets import StreamTickets
 from service.store.webhooks import Outbox, Webhooks
 
 Publish = Callable[[str, int], None]
@@ -53,6 +54,7 @@ class UnitOfWork:
         self.dice = DiceSeeds(session)
         self.webhooks = Webhooks(session)
         self.outbox = Outbox(session)
+        self.tickets = StreamTickets(session)
         self.appended: dict[str, int] = {}  # game id -> newest seq, published after commit
 
     def appended_to(self, game_id: str, seq: int) -> None:

@@ -6,27 +6,39 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, insert, select, text, update
+from sqlalchemy import (
+    DateTime,
+    Integer,
+    Text,
+    delete,
+    func,
+    insert,
+    literal,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from service.store.models import DeliveryRow, OutboxRow, PlayerRow, WebhookRow
+from service.store.models import GM_OWNER, DeliveryRow, OutboxRow, PlayerRow, WebhookRow
 
 
 class Webhooks:
-    """Each player's webhook (one per player and game)."""
+    """Each player's webhook and the GM's (one per owner and game; the GM's owner id is
+    `models.GM_OWNER`)."""
 
     def __init__(self, session: AsyncSession) -> None:
         self.session = session
 
     async def put(self, game_id: str, player_id: str, *, url: str, secret: str,
                   every_event: bool) -> None:
+        """Register or replace; either way the webhook is active with a clean record."""
+        fresh = {"url": url, "secret": secret, "every_event": every_event,
+                 "failing_since": None, "disabled_at": None, "disabled_reason": None}
         await self.session.execute(
-            pg_insert(WebhookRow).values(game_id=game_id, player_id=player_id, url=url,
-                                         secret=secret, every_event=every_event)
-            .on_conflict_do_update(index_elements=["game_id", "player_id"],
-                                   set_={"url": url, "secret": secret,
-                                         "every_event": every_event}))
+            pg_insert(WebhookRow).values(game_id=game_id, player_id=player_id, **fresh)
+            .on_conflict_do_update(index_elements=["game_id", "player_id"], set_=fresh))
 
     async def get(self, game_id: str, player_id: str) -> WebhookRow | None:
         return await self.session.get(WebhookRow, (game_id, player_id))
@@ -35,14 +47,47 @@ class Webhooks:
         await self.session.execute(delete(WebhookRow).where(
             WebhookRow.game_id == game_id, WebhookRow.player_id == player_id))
 
-    async def with_powers(self, game_id: str) -> list[tuple[WebhookRow, list[str]]]:
-        """The game's webhooks, each with the powers its player holds."""
+    async def with_powers(self, game_id: str) -> list[tuple[WebhookRow, list[str] | None]]:
+        """The game's active webhooks, each with the powers its player holds (None: the
+        GM's)."""
         rows = await self.session.execute(
             select(WebhookRow, PlayerRow.powers)
-            .join(PlayerRow, (PlayerRow.game_id == WebhookRow.game_id)
-                  & (PlayerRow.id == WebhookRow.player_id))
-            .where(WebhookRow.game_id == game_id))
-        return [(hook, list(powers)) for hook, powers in rows.all()]
+            .outerjoin(PlayerRow, (PlayerRow.game_id == WebhookRow.game_id)
+                       & (PlayerRow.id == WebhookRow.player_id))
+            .where(WebhookRow.game_id == game_id, WebhookRow.disabled_at.is_(None)))
+        return [(hook, None if powers is None else list(powers))
+                for hook, powers in rows.all()]
+
+    async def delivered(self, game_id: str, player_id: str, url: str) -> None:
+        """An attempt to `url` was delivered: the failing streak, if any, ends."""
+        await self.session.execute(update(WebhookRow).where(
+            WebhookRow.game_id == game_id, WebhookRow.player_id == player_id,
+            WebhookRow.url == url, WebhookRow.failing_since.is_not(None))
+            .values(failing_since=None))
+
+    async def failing(self, game_id: str, player_id: str, url: str, now: datetime
+                      ) -> datetime | None:
+        """An attempt to `url` failed at `now`: when the webhook's failing streak began
+        (now, if this attempt begins it). None if the webhook is gone, disabled, or was
+        registered again with another URL meanwhile."""
+        since: datetime | None = await self.session.scalar(
+            update(WebhookRow).where(
+                WebhookRow.game_id == game_id, WebhookRow.player_id == player_id,
+                WebhookRow.url == url, WebhookRow.disabled_at.is_(None))
+            .values(failing_since=func.coalesce(WebhookRow.failing_since, now))
+            .returning(WebhookRow.failing_since))
+        return since
+
+    async def disable(self, game_id: str, player_id: str, *, at: datetime,
+                      reason: str) -> None:
+        """Disable the webhook; its pending messages fail (the owner may resend them)."""
+        await self.session.execute(update(WebhookRow).where(
+            WebhookRow.game_id == game_id, WebhookRow.player_id == player_id)
+            .values(disabled_at=at, disabled_reason=reason))
+        await self.session.execute(update(OutboxRow).where(
+            OutboxRow.game_id == game_id, OutboxRow.player_id == player_id,
+            OutboxRow.delivered_at.is_(None), OutboxRow.failed.is_(False))
+            .values(failed=True))
 
 
 class Outbox:
@@ -58,19 +103,21 @@ class Outbox:
                 pg_insert(OutboxRow).values(list(rows)).on_conflict_do_nothing())
 
     async def reminder_candidates(self, now: datetime
-                                  ) -> list[tuple[str, datetime, datetime, str, list[str]]]:
-        """(game, step started, deadline, player, powers) for every webhook of an active
-        game past half of its step's deadline."""
+                                  ) -> list[tuple[str, datetime, datetime, str, list[str] | None]]:
+        """(game, step started, deadline, owner, powers) for every active webhook of an
+        active game past half of its step's deadline (powers None: the GM's webhook)."""
         rows = await self.session.execute(text(
             "SELECT g.id, g.step_started_at, g.next_deadline, w.player_id, p.powers"
             " FROM games g JOIN webhooks w ON w.game_id = g.id"
-            " JOIN players p ON p.game_id = w.game_id AND p.id = w.player_id"
+            " LEFT JOIN players p ON p.game_id = w.game_id AND p.id = w.player_id"
             " WHERE g.status = 'active' AND g.next_deadline IS NOT NULL"
+            " AND w.disabled_at IS NULL"
+            " AND (p.id IS NOT NULL OR w.player_id = :gm)"
             " AND g.step_started_at IS NOT NULL AND g.next_deadline > :now"
             " AND :now >= g.step_started_at + (g.next_deadline - g.step_started_at) * 0.5"
-        ), {"now": now})
-        return [(g, started, deadline, player, list(powers))
-                for g, started, deadline, player, powers in rows.all()]
+        ), {"now": now, "gm": GM_OWNER})
+        return [(g, started, deadline, owner, None if powers is None else list(powers))
+                for g, started, deadline, owner, powers in rows.all()]
 
     async def claim_due(self, now: datetime, limit: int, lease_until: datetime
                         ) -> list[tuple[OutboxRow, WebhookRow]]:
@@ -82,7 +129,7 @@ class Outbox:
             .join(WebhookRow, (WebhookRow.game_id == OutboxRow.game_id)
                   & (WebhookRow.player_id == OutboxRow.player_id))
             .where(OutboxRow.delivered_at.is_(None), OutboxRow.failed.is_(False),
-                   OutboxRow.next_attempt_at <= now)
+                   OutboxRow.next_attempt_at <= now, WebhookRow.disabled_at.is_(None))
             .order_by(OutboxRow.next_attempt_at).limit(limit)
             .with_for_update(of=OutboxRow, skip_locked=True))).all()
         for message, _ in rows:
@@ -91,15 +138,50 @@ class Outbox:
                 .values(next_attempt_at=lease_until))
         return [(message, hook) for message, hook in rows]
 
-    async def attempted(self, game_id: str, outbox_id: str, player_id: str, *, attempt: int,
+    async def lock(self, game_id: str, outbox_id: str) -> OutboxRow | None:
+        """The message, locked until the end of the transaction (its attempts are
+        recorded one at a time, even when a resend raced with an attempt in flight)."""
+        found: OutboxRow | None = (await self.session.execute(
+            select(OutboxRow).where(OutboxRow.game_id == game_id, OutboxRow.id == outbox_id)
+            .with_for_update().execution_options(populate_existing=True))).scalar_one_or_none()
+        return found
+
+    async def attempted(self, game_id: str, outbox_id: str, player_id: str, *,
                         at: datetime, status_code: int | None, error: str | None,
                         changes: dict[str, Any]) -> None:
-        """Log one delivery attempt and update the message (`changes`)."""
-        await self.session.execute(insert(DeliveryRow).values(
-            game_id=game_id, outbox_id=outbox_id, attempt=attempt,
-            player_id=player_id, at=at, status_code=status_code, error=error))
+        """Log one delivery attempt (numbered after every earlier one of the message,
+        across resends) and update the (locked) message with `changes`."""
+        number = (select(func.coalesce(func.max(DeliveryRow.attempt), 0) + 1)
+                  .where(DeliveryRow.game_id == game_id, DeliveryRow.outbox_id == outbox_id)
+                  .scalar_subquery())
+        await self.session.execute(insert(DeliveryRow).from_select(
+            ["game_id", "outbox_id", "attempt", "player_id", "at", "status_code", "error"],
+            select(literal(game_id), literal(outbox_id), number, literal(player_id),
+                   literal(at, DateTime(timezone=True)), literal(status_code, Integer),
+                   literal(error, Text))))
         await self.session.execute(update(OutboxRow).where(
             OutboxRow.game_id == game_id, OutboxRow.id == outbox_id).values(**changes))
+
+    async def of_owner(self, game_id: str, player_id: str, outbox_id: str
+                       ) -> OutboxRow | None:
+        """One message of this owner (None: no such message, or another's)."""
+        found: OutboxRow | None = (await self.session.execute(
+            select(OutboxRow).where(OutboxRow.game_id == game_id, OutboxRow.id == outbox_id,
+                                    OutboxRow.player_id == player_id)
+            .with_for_update().execution_options(populate_existing=True))).scalar_one_or_none()
+        return found
+
+    async def requeue(self, game_id: str, outbox_id: str, now: datetime) -> None:
+        """Send the message again from `now`, its retry schedule started anew."""
+        await self.session.execute(update(OutboxRow).where(
+            OutboxRow.game_id == game_id, OutboxRow.id == outbox_id)
+            .values(delivered_at=None, failed=False, attempts=0, next_attempt_at=now))
+
+    async def attempts_of(self, game_id: str, outbox_id: str) -> list[DeliveryRow]:
+        return list((await self.session.execute(
+            select(DeliveryRow).where(DeliveryRow.game_id == game_id,
+                                      DeliveryRow.outbox_id == outbox_id)
+            .order_by(DeliveryRow.attempt))).scalars().all())
 
     async def of_player(self, game_id: str, player_id: str, limit: int
                         ) -> tuple[list[OutboxRow], list[DeliveryRow]]:
@@ -111,5 +193,5 @@ class Outbox:
         attempts = (await self.session.execute(
             select(DeliveryRow).where(DeliveryRow.game_id == game_id,
                                       DeliveryRow.player_id == player_id)
-            .order_by(DeliveryRow.at))).scalars().all()
+            .order_by(DeliveryRow.outbox_id, DeliveryRow.attempt))).scalars().all()
         return list(messages), list(attempts)

@@ -287,6 +287,7 @@ async function openGame(seat) {
       scheduleRefresh();
     },
     poll: pollSummary,
+    head: async () => (await get("")).data.head.seq,
     onMode: (mode) => {
       page.liveMode = mode;
       const node = $("#live-mode");

@@ -13,6 +13,7 @@ Screenshots go to test-artifacts/.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -114,7 +115,8 @@ async def _open(browser: Browser, problems: Problems, name: str, url: str,
             await route.fulfill(status=404, content_type="application/problem+json",
                                 body='{"status": 404, "detail": "Not Found"}')
 
-        await context.route("**/v1/games/*/stream", not_found)
+        # The stream and its tickets (a ticket's URL has a query, which globs miss).
+        await context.route(re.compile(r"/v1/games/[^/?]+/stream(/tickets)?(\?|$)"), not_found)
     page = await context.new_page()
     problems.watch(name, page)
     await page.goto(url)

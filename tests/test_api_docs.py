@@ -1,0 +1,41 @@
+"""docs/api.md cannot drift from the code (issue 23, item 4): the stream's event names
+it lists are `EventKind`'s, and so are the names the /play page listens for
+(service/web/kinds.js); its retry schedule is the courier's."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from pathlib import Path
+from typing import get_args
+
+from service.referee import notifications
+from service.rules.events import EventKind
+
+ROOT = Path(__file__).resolve().parents[1]
+API = (ROOT / "docs" / "api.md").read_text()
+
+
+def test_the_documented_event_names_are_the_event_kinds() -> None:
+    listed = API.split("<!-- event-kinds -->")[1].split("<!-- /event-kinds -->")[0]
+    names = re.findall(r"`([a-z_.]+)`", listed)
+    assert names == list(get_args(EventKind))
+
+
+def test_the_play_page_listens_for_every_event_kind() -> None:
+    source = (ROOT / "service" / "web" / "kinds.js").read_text()
+    body = source.split("EVENT_KINDS = Object.freeze([")[1].split("]);")[0]
+    assert re.findall(r'"([^"]+)"', body) == list(get_args(EventKind))
+
+
+def test_the_documented_retry_schedule_is_the_couriers() -> None:
+    units = {"s": "seconds", "min": "minutes", "h": "hours"}
+    rows = re.findall(r"^\| (\d+) \| (at once|(\d+) (s|min|h)) \|", API, re.MULTILINE)
+    assert [int(r[0]) for r in rows] == list(range(1, notifications.MAX_ATTEMPTS + 1))
+    documented = tuple(timedelta(**{units[r[3]]: int(r[2])}) for r in rows[1:])
+    assert documented == notifications.RETRY_DELAYS
+    total = sum(notifications.RETRY_DELAYS, timedelta())
+    assert "30 h 4 min" in API and "45 h 6 min" in API
+    assert timedelta(hours=30, minutes=4) <= total * 0.8 < timedelta(hours=30, minutes=5)
+    assert timedelta(hours=45, minutes=6) <= total * 1.2 < timedelta(hours=45, minutes=7)
+    assert notifications.DISABLE_AFTER == timedelta(days=5) and "5 days" in API
