@@ -1,0 +1,8 @@
+"""The WiF referee service.
+
+`__version__` is the one place the version is written: the package metadata, the
+OpenAPI document's `info.version` and the CLI read it, and the README's changelog opens
+with it (a test checks).
+"""
+
+__version__ = "0.4.0"

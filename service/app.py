@@ -11,7 +11,8 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from service.api import games, health, problems, reorg, schemas, stream, webhooks
+from service import __version__
+from service.api import contract, games, health, problems, reorg, schemas, stream, webhooks
 from service.api.limits import BodyLimit, RateLimit
 from service.referee import egress, receipts
 from service.referee.notifications import Courier
@@ -79,7 +80,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
 
     app = FastAPI(
         title="WiF referee",
-        version="0.1.0",
+        version=__version__,
         description="Play-by-web referee for three-sided World in Flames-style games: "
         "signed orders, verifiable dice, a hash-chained turn log.",
         lifespan=lifespan,
@@ -105,4 +106,5 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
     from service.web import mount
 
     mount(app)
+    app.openapi = lambda: contract.document(app, __version__)  # type: ignore[method-assign]
     return app

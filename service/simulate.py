@@ -32,7 +32,7 @@ import sys
 import time
 import zlib
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -189,7 +189,7 @@ class Simulation:
                 self.observe(event)
         return events
 
-    def answer(self, entry: dict[str, Any]) -> list[Event]:
+    def answer(self, entry: Mapping[str, Any]) -> list[Event]:
         """The policy's answer to one `awaiting` entry."""
         side: str = entry["side"]
         step: str = entry["step"]

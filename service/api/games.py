@@ -10,10 +10,35 @@ from fastapi import APIRouter, Body, Path, Query, Request, Response
 from fastapi.responses import JSONResponse
 
 from service.api.auth import bearer, require_operator, work
+from service.api.contract import (
+    BEARER,
+    BODY,
+    CHANGE,
+    LIMITS,
+    OPTIONAL_BEARER,
+    READ,
+    answers,
+    schema_of,
+)
 from service.api.schemas import ORDER_EXAMPLES, CreateGame, ImportGame, JoinSeat, SignedOrder
 from service.referee import games as referee
 from service.referee import gm as gm_cases
 from service.referee import orders, reads, receipts
+from service.referee.answers import (
+    Accepted,
+    ActOutcome,
+    Created,
+    DiceRecord,
+    Export,
+    GameList,
+    Imported,
+    Joined,
+    LogPage,
+    Preview,
+    ServerKeys,
+    StateAnswer,
+    Summary,
+)
 from service.rules import (
     ActBody,
     DeadlinesBody,
@@ -27,6 +52,11 @@ from service.rules import (
 )
 
 router = APIRouter(prefix="/v1")
+NOT_MODIFIED = {"description": "the caller's copy (`If-None-Match`: the ETag) is current"}
+ORDER_200 = {"description": "the order was accepted before (same seq, same bytes: its first "
+                            "answer, with `Idempotent-Replayed: true`), or a dry run's preview",
+             "content": {"application/json": {"schema": schema_of(Accepted | Preview)}}}
+ACT_ANSWERS = answers(200, ActOutcome, *CHANGE)
 GameId = Annotated[str, Path(max_length=64, description="the game's id")]
 
 
@@ -39,47 +69,57 @@ def json_response(body: Any, status_code: int = 200,
                     status_code=status_code, media_type="application/json", headers=headers)
 
 
-@router.post("/games", status_code=201, summary="Create a game")
-async def create_game(body: CreateGame, request: Request) -> dict[str, Any]:
+@router.post("/games", status_code=201, summary="Create a game",
+             response_model=None, openapi_extra=OPTIONAL_BEARER,
+             responses=answers(201, Created, 401, *BODY, *LIMITS))
+async def create_game(body: CreateGame, request: Request) -> Created:
     require_operator(request, "creating games")
     async with work(request) as uow:
         return await referee.create_game(uow, body.model_dump(exclude_unset=True))
 
 
-@router.get("/server-key", summary="The keys this server signs receipts with")
-async def server_key(request: Request) -> dict[str, Any]:
+@router.get("/server-key", summary="The keys this server signs receipts with",
+             response_model=None, responses=answers(200, ServerKeys, *LIMITS))
+async def server_key(request: Request) -> ServerKeys:
     async with work(request) as uow:
         keys = await receipts.keys(uow)
     current = next((k for k in reversed(keys) if k["retired_at"] is None), None)
     return {"current": current, "keys": keys}
 
 
-@router.get("/games", summary="List the games the caller belongs to")
+@router.get("/games", summary="List the games the caller belongs to",
+             response_model=None, openapi_extra=BEARER,
+             responses=answers(200, GameList, 401, 422, *LIMITS))
 async def list_games(
     request: Request,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     after: Annotated[str | None, Query(max_length=64)] = None,
-) -> dict[str, Any]:
+) -> GameList:
     token = bearer(request)
     async with work(request) as uow:
         return await referee.list_games(uow, token, limit=limit, after=after)
 
 
-@router.get("/games/{game_id}", summary="Summary: status, turn, step and who must act")
-async def game_summary(game_id: GameId, request: Request) -> dict[str, Any]:
+@router.get("/games/{game_id}", summary="Summary: status, turn, step and who must act",
+             response_model=None, openapi_extra=BEARER,
+             responses=answers(200, Summary, *READ))
+async def game_summary(game_id: GameId, request: Request) -> Summary:
     token = bearer(request)
     async with work(request) as uow:
         return await referee.game_summary(uow, game_id, token)
 
 
-@router.post("/games/{game_id}/seats/{side}", status_code=201, summary="Join a side")
+@router.post("/games/{game_id}/seats/{side}", status_code=201, summary="Join a side",
+             response_model=None, responses=answers(201, Joined, 401, 404, 409, *BODY, *LIMITS))
 async def join(game_id: GameId, side: Annotated[str, Path(max_length=40)], body: JoinSeat,
-               request: Request) -> dict[str, Any]:
+               request: Request) -> Joined:
     async with work(request) as uow:
         return await referee.join_seat(uow, game_id, side, body.model_dump())
 
 
-@router.get("/games/{game_id}/state", summary="The caller's view of the current state")
+@router.get("/games/{game_id}/state", summary="The caller's view of the current state",
+             response_model=None, openapi_extra=BEARER,
+             responses={**answers(200, StateAnswer, *READ), 304: NOT_MODIFIED})
 async def game_state(game_id: GameId, request: Request) -> Any:
     token = bearer(request)
     async with work(request) as uow:
@@ -90,19 +130,23 @@ async def game_state(game_id: GameId, request: Request) -> Any:
     return Response(found.body, media_type="application/json", headers={"ETag": found.etag})
 
 
-@router.get("/games/{game_id}/log", summary="Every event in order (paginated)")
+@router.get("/games/{game_id}/log", summary="Every event in order (paginated)",
+             response_model=None, openapi_extra=BEARER,
+             responses=answers(200, LogPage, *READ))
 async def game_log(
     game_id: GameId,
     request: Request,
     after: Annotated[int, Query(ge=0, le=2**62)] = 0,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-) -> dict[str, Any]:
+) -> LogPage:
     token = bearer(request)
     async with work(request) as uow:
         return await reads.log(uow, game_id, token, after=after, limit=limit)
 
 
-@router.post("/games/{game_id}/orders", status_code=201, summary="Submit a signed order")
+@router.post("/games/{game_id}/orders", status_code=201, summary="Submit a signed order",
+             response_model=None, openapi_extra=BEARER,
+             responses={**answers(201, Accepted, *CHANGE), 200: ORDER_200})
 async def post_order(
     game_id: GameId, envelope: SignedOrder, request: Request,
     dry_run: Annotated[bool, Query(description="validate and preview; change nothing")] = False,
@@ -121,15 +165,19 @@ async def post_order(
     return json_response(result.body, status_code=201)
 
 
-@router.get("/games/{game_id}/dice", summary="Commitments, revealed seeds, every roll")
-async def dice(game_id: GameId, request: Request) -> dict[str, Any]:
+@router.get("/games/{game_id}/dice", summary="Commitments, revealed seeds, every roll",
+             response_model=None, openapi_extra=BEARER,
+             responses=answers(200, DiceRecord, *READ))
+async def dice(game_id: GameId, request: Request) -> DiceRecord:
     token = bearer(request)
     async with work(request) as uow:
         return await reads.dice(uow, game_id, token)
 
 
-@router.get("/games/{game_id}/export", summary="The whole verifiable record")
-async def export(game_id: GameId, request: Request) -> dict[str, Any]:
+@router.get("/games/{game_id}/export", summary="The whole verifiable record",
+             response_model=None, openapi_extra=BEARER,
+             responses=answers(200, Export, *READ))
+async def export(game_id: GameId, request: Request) -> Export:
     token = bearer(request)
     async with work(request) as uow:
         return await reads.export(uow, game_id, token)
@@ -151,30 +199,40 @@ NoBody = Annotated[ReasonBody | None, _example("admin.resume")]
 
 
 @router.post("/games/{game_id}/admin/pause",
-             summary="GM: pause (clocks stop; the game resumes by itself after the maximum)")
+             summary="GM: pause (clocks stop; the game resumes by itself after the maximum)",
+             response_model=None, openapi_extra=BEARER,
+             responses=ACT_ANSWERS)
 async def admin_pause(game_id: GameId, request: Request,
                       body: Annotated[PauseBody | None, _example("admin.pause")] = None) -> Any:
     return await _admin(request, game_id, "admin.pause", body)
 
 
-@router.post("/games/{game_id}/admin/resume", summary="GM: resume")
+@router.post("/games/{game_id}/admin/resume", summary="GM: resume",
+             response_model=None, openapi_extra=BEARER,
+             responses=ACT_ANSWERS)
 async def admin_resume(game_id: GameId, request: Request, body: NoBody = None) -> Any:
     return await _admin(request, game_id, "admin.resume", body)
 
 
-@router.post("/games/{game_id}/admin/end", summary="GM: end the game, reveal the dice seeds")
+@router.post("/games/{game_id}/admin/end", summary="GM: end the game, reveal the dice seeds",
+             response_model=None, openapi_extra=BEARER,
+             responses=ACT_ANSWERS)
 async def admin_end(game_id: GameId, request: Request, body: NoBody = None) -> Any:
     return await _admin(request, game_id, "admin.end", body)
 
 
-@router.post("/games/{game_id}/admin/deadlines", summary="GM: set deadlines per step")
+@router.post("/games/{game_id}/admin/deadlines", summary="GM: set deadlines per step",
+             response_model=None, openapi_extra=BEARER,
+             responses=ACT_ANSWERS)
 async def admin_deadlines(game_id: GameId, request: Request,
                           body: Annotated[DeadlinesBody, _example("admin.deadlines")]) -> Any:
     return await _admin(request, game_id, "admin.deadlines", body)
 
 
 @router.post("/games/{game_id}/admin/weather",
-             summary="GM: the weather table from a coming turn on (null: the game's own)")
+             summary="GM: the weather table from a coming turn on (null: the game's own)",
+             response_model=None, openapi_extra=BEARER,
+             responses=ACT_ANSWERS)
 async def admin_weather(game_id: GameId, request: Request,
                         body: Annotated[WeatherBody, _example("admin.weather")]) -> Any:
     data = {k: v for k, v in body.items() if v is not None}
@@ -182,13 +240,17 @@ async def admin_weather(game_id: GameId, request: Request,
     return await _admin(request, game_id, "admin.weather", data)
 
 
-@router.post("/games/{game_id}/admin/force", summary="GM: apply the default action now")
+@router.post("/games/{game_id}/admin/force", summary="GM: apply the default action now",
+             response_model=None, openapi_extra=BEARER,
+             responses=ACT_ANSWERS)
 async def admin_force(game_id: GameId, request: Request, body: NoBody = None) -> Any:
     return await _admin(request, game_id, "admin.force", body)
 
 
 @router.post("/games/{game_id}/admin/edit",
-             summary="GM: edit units, hex control and port damage, BP/RP figures")
+             summary="GM: edit units, hex control and port damage, BP/RP figures",
+             response_model=None, openapi_extra=BEARER,
+             responses=ACT_ANSWERS)
 async def admin_edit(game_id: GameId, request: Request,
                      body: Annotated[EditBody, _example("admin.edit")]) -> Any:
     return await _admin(request, game_id, "admin.edit", body)
@@ -202,14 +264,18 @@ async def _gm_case(request: Request, game_id: str, case: Any, *args: Any) -> Any
 
 @router.post("/games/{game_id}/admin/rollback",
              summary="GM: roll back to the start of an impulse (past revealed dice: propose "
-                     "it to the other sides)")
+                     "it to the other sides)",
+             response_model=None, openapi_extra=BEARER,
+             responses=ACT_ANSWERS)
 async def admin_rollback(game_id: GameId, request: Request,
                          body: Annotated[RollbackBody, _example("admin.rollback")]) -> Any:
     return await _gm_case(request, game_id, gm_cases.rollback, body)
 
 
 @router.post("/games/{game_id}/admin/rollback/withdraw",
-             summary="GM: withdraw the pending rollback proposal")
+             summary="GM: withdraw the pending rollback proposal",
+             response_model=None, openapi_extra=BEARER,
+             responses=ACT_ANSWERS)
 async def admin_rollback_withdraw(game_id: GameId, request: Request, body: NoBody = None) -> Any:
     return await _admin(request, game_id, "admin.rollback_withdraw", body)
 
@@ -218,7 +284,9 @@ PlayerId = Annotated[str, Path(max_length=64, description="the player's id")]
 
 
 @router.post("/games/{game_id}/admin/players/{player_id}/key",
-             summary="GM: bind a new Ed25519 key to a player (optionally a new token)")
+             summary="GM: bind a new Ed25519 key to a player (optionally a new token)",
+             response_model=None, openapi_extra=BEARER,
+             responses=ACT_ANSWERS)
 async def admin_key(game_id: GameId, player_id: PlayerId, request: Request,
                     body: Annotated[KeyBody, _example("admin.replace_key", "player_id")]
                     ) -> Any:
@@ -226,29 +294,37 @@ async def admin_key(game_id: GameId, player_id: PlayerId, request: Request,
 
 
 @router.post("/games/{game_id}/admin/players/{player_id}/reassign",
-             summary="GM: revoke a player's seat and issue a join code for a substitute")
+             summary="GM: revoke a player's seat and issue a join code for a substitute",
+             response_model=None, openapi_extra=BEARER,
+             responses=ACT_ANSWERS)
 async def admin_reassign(game_id: GameId, player_id: PlayerId, request: Request,
                          body: NoBody = None) -> Any:
     return await _gm_case(request, game_id, gm_cases.reopen_seat, player_id, dict(body or {}))
 
 
 @router.post("/games/{game_id}/admin/dropout",
-             summary="GM: a side has dropped out (its policy applies), or is back")
+             summary="GM: a side has dropped out (its policy applies), or is back",
+             response_model=None, openapi_extra=BEARER,
+             responses=ACT_ANSWERS)
 async def admin_dropout(game_id: GameId, request: Request,
                         body: Annotated[DropoutBody, _example("admin.dropout")]) -> Any:
     return await _admin(request, game_id, "admin.dropout", body)
 
 
 @router.post("/games/{game_id}/admin/act",
-             summary="GM: play an order for a side that dropped out (logged as the GM's)")
+             summary="GM: play an order for a side that dropped out (logged as the GM's)",
+             response_model=None, openapi_extra=BEARER,
+             responses=ACT_ANSWERS)
 async def admin_act(game_id: GameId, request: Request,
                     body: Annotated[ActBody, _example("admin.act")]) -> Any:
     return await _gm_case(request, game_id, gm_cases.act, body)
 
 
 @router.post("/games/import", status_code=201,
-             summary="Import an export from another server (verified first); play goes on")
-async def import_game(body: ImportGame, request: Request) -> dict[str, Any]:
+             summary="Import an export from another server (verified first); play goes on",
+             response_model=None, openapi_extra=OPTIONAL_BEARER,
+             responses=answers(201, Imported, 401, *BODY, *LIMITS))
+async def import_game(body: ImportGame, request: Request) -> Imported:
     require_operator(request, "importing games")
     async with work(request) as uow:
         return await gm_cases.import_game(uow, body.model_dump())

@@ -2,23 +2,37 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal
 
 from fastapi import APIRouter, Request
+from typing_extensions import TypedDict
 
 from service.api.auth import work
+from service.api.contract import answers
 from service.api.problems import Problem
 
 router = APIRouter()
 
 
-@router.get("/healthz", summary="The process answers")
-async def healthz() -> dict[str, str]:
+class Health(TypedDict):
+    status: Literal["ok", "ready"]
+
+
+class ProblemType(TypedDict):
+    type: str
+    code: str
+    description: str
+
+
+@router.get("/healthz", summary="The process answers", response_model=None,
+            responses=answers(200, Health))
+async def healthz() -> Health:
     return {"status": "ok"}
 
 
-@router.get("/readyz", summary="The database answers")
-async def readyz(request: Request) -> dict[str, str]:
+@router.get("/readyz", summary="The database answers", response_model=None,
+            responses=answers(200, Health, 503))
+async def readyz(request: Request) -> Health:
     try:
         async with work(request) as uow:
             await uow.ping()
@@ -28,8 +42,9 @@ async def readyz(request: Request) -> dict[str, str]:
     return {"status": "ready"}
 
 
-@router.get("/problems/{code:path}", summary="What a problem type means")
-async def problem_type(code: str) -> dict[str, Any]:
+@router.get("/problems/{code:path}", summary="What a problem type means", response_model=None,
+            responses=answers(200, ProblemType))
+async def problem_type(code: str) -> ProblemType:
     return {"type": f"/problems/{code}", "code": code,
             "description": "An error of this kind; the response's `detail`, `rule` and "
                            "`errors` say what and where."}

@@ -4,24 +4,28 @@ and why each other would not. Players plan their own side's units; the GM any.""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
 from service.api.auth import bearer, work
+from service.api.contract import BEARER, LIMITS, answers
 from service.api.games import GameId
 from service.referee import planning
+from service.referee.answers import ReorgPlan
 
 router = APIRouter(prefix="/v1")
 
 
 @router.get("/games/{game_id}/reorg/options",
-            summary="Plan a unit's reorganization: every legal method, and why not the others")
+            summary="Plan a unit's reorganization: every legal method, and why not the others",
+            response_model=None, openapi_extra=BEARER,
+            responses=answers(200, ReorgPlan, 401, 403, 404, 422, *LIMITS))
 async def options(
     game_id: GameId,
     request: Request,
     unit: Annotated[str, Query(min_length=1, max_length=64, description="a unit's id")],
-) -> dict[str, Any]:
+) -> ReorgPlan:
     token = bearer(request)
     async with work(request) as uow:
         return await planning.reorg_options(uow, game_id, token, unit)

@@ -17,22 +17,31 @@ from fastapi import APIRouter, Header, Query, Request
 from sse_starlette.sse import EventSourceResponse
 
 from service.api.auth import bearer, work
+from service.api.contract import BEARER, BODY, LIMITS, OPTIONAL_BEARER, READ, answers
 from service.api.games import GameId
 from service.api.problems import Problem
 from service.api.schemas import Empty
 from service.referee import reads, tickets
+from service.referee.answers import Ticket
 from service.referee.errors import RefereeError
 
 router = APIRouter(prefix="/v1")
+STREAM = {"type": "string", "description": (
+    "Server-Sent Events: each `event:` is an event's kind (never the default `message`), "
+    "`id:` its seq, `data:` the EventRecord as JSON; `: ping` comments every 15 s")}
+STREAM_WORDS = ("the caller's view of each event as it is committed (docs/api.md, "
+                "Streams): event names are the event kinds, ids the seqs")
 REREAD_SECONDS = 5.0
 HEARTBEAT_SECONDS = 15
 BATCH = 500
 
 
 @router.post("/games/{game_id}/stream/tickets", status_code=201,
-             summary="A single-use ticket (60 s) that opens my stream without the token")
+             summary="A single-use ticket (60 s) that opens my stream without the token",
+             response_model=None, openapi_extra=BEARER,
+             responses=answers(201, Ticket, 401, 404, *BODY, *LIMITS))
 async def stream_ticket(game_id: GameId, request: Request, body: Empty | None = None
-                        ) -> dict[str, Any]:
+                        ) -> Ticket:
     token = bearer(request)
     async with work(request) as uow:
         return await tickets.issue(uow, game_id, token)
@@ -40,7 +49,9 @@ async def stream_ticket(game_id: GameId, request: Request, body: Empty | None = 
 
 @router.get("/games/{game_id}/stream",
             summary="Live events (SSE); resume with Last-Event-ID or after; bearer or ticket",
-            response_class=EventSourceResponse)
+            response_class=EventSourceResponse, openapi_extra=OPTIONAL_BEARER,
+            responses=answers(200, STREAM, *READ, media_type="text/event-stream",
+                              description=STREAM_WORDS))
 async def stream(
     game_id: GameId,
     request: Request,

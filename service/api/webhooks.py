@@ -3,22 +3,26 @@ log, and sending a message again."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request, Response
 
 from service.api.auth import bearer, work
+from service.api.contract import BEARER, BODY, LIMITS, READ, answers
 from service.api.games import GameId
 from service.api.schemas import Empty, WebhookSettings
 from service.referee import webhooks
+from service.referee.answers import Deliveries, Message, Registered, Webhook
 
 router = APIRouter(prefix="/v1")
 
 
 @router.put("/games/{game_id}/webhook",
-            summary="Register my webhook (returns its secret; enables it again if disabled)")
+            summary="Register my webhook (returns its secret; enables it again if disabled)",
+            response_model=None, openapi_extra=BEARER,
+            responses=answers(200, Registered, 401, 404, *BODY, *LIMITS))
 async def put_webhook(game_id: GameId, body: WebhookSettings, request: Request
-                      ) -> dict[str, Any]:
+                      ) -> Registered:
     token = bearer(request)
     async with work(request) as uow:
         return await webhooks.put(uow, game_id, token, url=body.url,
@@ -26,14 +30,17 @@ async def put_webhook(game_id: GameId, body: WebhookSettings, request: Request
                                   policy=request.app.state.egress)
 
 
-@router.get("/games/{game_id}/webhook", summary="My webhook and its state (without its secret)")
-async def get_webhook(game_id: GameId, request: Request) -> dict[str, Any]:
+@router.get("/games/{game_id}/webhook", summary="My webhook and its state (without its secret)",
+            response_model=None, openapi_extra=BEARER, responses=answers(200, Webhook, *READ))
+async def get_webhook(game_id: GameId, request: Request) -> Webhook:
     token = bearer(request)
     async with work(request) as uow:
         return await webhooks.get(uow, game_id, token)
 
 
-@router.delete("/games/{game_id}/webhook", status_code=204, summary="Remove my webhook")
+@router.delete("/games/{game_id}/webhook", status_code=204, summary="Remove my webhook",
+               response_model=None, openapi_extra=BEARER,
+               responses=answers(204, None, *READ, description="removed (or there was none)"))
 async def delete_webhook(game_id: GameId, request: Request) -> Response:
     token = bearer(request)
     async with work(request) as uow:
@@ -41,9 +48,10 @@ async def delete_webhook(game_id: GameId, request: Request) -> Response:
     return Response(status_code=204)
 
 
-@router.get("/games/{game_id}/webhook/deliveries", summary="My notifications and attempts")
+@router.get("/games/{game_id}/webhook/deliveries", summary="My notifications and attempts",
+            response_model=None, openapi_extra=BEARER, responses=answers(200, Deliveries, *READ))
 async def deliveries(game_id: GameId, request: Request,
-                     limit: Annotated[int, Query(ge=1, le=500)] = 100) -> dict[str, Any]:
+                     limit: Annotated[int, Query(ge=1, le=500)] = 100) -> Deliveries:
     token = bearer(request)
     async with work(request) as uow:
         return await webhooks.deliveries(uow, game_id, token, limit)
@@ -53,9 +61,11 @@ MessageId = Annotated[str, Path(max_length=200, description="a message id from t
 
 
 @router.post("/games/{game_id}/webhook/deliveries/{message_id}/resend", status_code=202,
-             summary="Send one of my notifications again (due now, retried anew)")
+             summary="Send one of my notifications again (due now, retried anew)",
+             response_model=None, openapi_extra=BEARER,
+             responses=answers(202, Message, 401, 404, 409, *BODY, *LIMITS))
 async def resend(game_id: GameId, message_id: MessageId, request: Request,
-                 body: Empty | None = None) -> dict[str, Any]:
+                 body: Empty | None = None) -> Message:
     token = bearer(request)
     async with work(request) as uow:
         return await webhooks.resend(uow, game_id, token, message_id)

@@ -5,8 +5,8 @@ effects survive it (who plays, the clock, the dice record). Reads mark them
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from service.rules.events import EventRecord
 from service.store.uow import UnitOfWork
 
 
@@ -33,7 +33,7 @@ def rolled_back(seq: int, abandoned: list[Abandoned]) -> bool:
     return any(seq in a for a in abandoned)
 
 
-def annotate(record: dict[str, Any], abandoned: list[Abandoned]) -> dict[str, Any]:
+def annotate(record: EventRecord, abandoned: list[Abandoned]) -> EventRecord:
     """Mark an event a later rollback abandoned (`"rolled_back": true`; not hashed)."""
     if abandoned and rolled_back(record["seq"], abandoned):
         record["rolled_back"] = True

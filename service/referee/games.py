@@ -11,6 +11,7 @@ from service.crypto import chain, identity, signing, tokens
 from service.crypto import dice as crypto_dice
 from service.crypto.canonical import canonical_bytes, sha256_hex
 from service.referee import members
+from service.referee.answers import Created, GameList, Joined, Summary
 from service.referee.dice import new_dice
 from service.referee.errors import NotFound, Unauthorized
 from service.referee.ledger import Applied, append, apply, record_of
@@ -99,7 +100,7 @@ def _dice_config(given: Mapping[str, Any] | None) -> dict[str, Any]:
                     errors=[("/dice/mode", "expected fair, seeded or scripted")])
 
 
-async def create_game(uow: UnitOfWork, request: Mapping[str, Any]) -> dict[str, Any]:
+async def create_game(uow: UnitOfWork, request: Mapping[str, Any]) -> Created:
     scenario = _scenario(request["scenario"])
     sides = [s.id for s in scenario.sides]
     options = resolve_options(request.get("options"), len(sides), tuple(sides))
@@ -144,7 +145,7 @@ def check_public_key(key: str, path: str = "/public_key") -> None:
 
 
 async def join_seat(uow: UnitOfWork, game_id: str, side: str, body: Mapping[str, Any]
-                    ) -> dict[str, Any]:
+                    ) -> Joined:
     """Take a seat with the side's join code while the game is open, or take over a seat
     the GM reopened, with the join code the GM issued for it (a substitute)."""
     game = await uow.games.lock(game_id)
@@ -195,7 +196,7 @@ async def join_seat(uow: UnitOfWork, game_id: str, side: str, body: Mapping[str,
             "head": applied.head}
 
 
-def summary(game: Game) -> dict[str, Any]:
+def summary(game: Game) -> Summary:
     """A game's summary: where it stands and who must act."""
     state = game.state
     return {
@@ -216,7 +217,7 @@ def summary(game: Game) -> dict[str, Any]:
     }
 
 
-async def game_summary(uow: UnitOfWork, game_id: str, token: str) -> dict[str, Any]:
+async def game_summary(uow: UnitOfWork, game_id: str, token: str) -> Summary:
     """The summary as the caller sees it: the GM also sees the replay-check flag."""
     m = await members.member(uow, game_id, token)
     found = summary(m.game)
@@ -226,7 +227,7 @@ async def game_summary(uow: UnitOfWork, game_id: str, token: str) -> dict[str, A
 
 
 async def list_games(uow: UnitOfWork, token: str, *, limit: int, after: str | None
-                     ) -> dict[str, Any]:
+                     ) -> GameList:
     """The games the token belongs to, a page at a time (401 for a token of none)."""
     digest = tokens.hash_token(token)
     games = await uow.games.of_token(digest, after=after, limit=limit + 1)

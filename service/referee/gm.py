@@ -18,6 +18,14 @@ from service.crypto import identity, signing, tokens
 from service.crypto.canonical import canonical_bytes, sha256_hex
 from service.referee import members
 from service.referee.abandoned import rollbacks, rolled_back
+from service.referee.answers import (
+    ActOutcome,
+    Imported,
+    ImportedPlayer,
+    KeyReplaced,
+    Outcome,
+    SeatReopened,
+)
 from service.referee.errors import Unauthorized
 from service.referee.games import check_public_key, gm_actor_command
 from service.referee.ledger import Applied, apply
@@ -84,7 +92,7 @@ class Act:
     position: tuple[int, int, str] | None = None
 
 
-async def perform(uow: UnitOfWork, game: Game, act: Act) -> dict[str, Any]:
+async def perform(uow: UnitOfWork, game: Game, act: Act) -> ActOutcome:
     """A GM act on the locked `game`: what it does to the game (the rules decide), and
     what it changes beside the game (keys, tokens, join codes)."""
     if act.kind == "admin.rollback":
@@ -103,7 +111,7 @@ async def _apply(uow: UnitOfWork, game: Game, act: Act,
     return await apply(uow, game, command, signed=act.signed)
 
 
-async def _rollback(uow: UnitOfWork, game: Game, act: Act) -> dict[str, Any]:
+async def _rollback(uow: UnitOfWork, game: Game, act: Act) -> Outcome:
     """Roll the game back to the start of an impulse; past revealed dice, propose it to
     the other sides instead."""
     turn, impulse = act.body.get("turn"), act.body.get("impulse")
@@ -137,7 +145,7 @@ async def _player(uow: UnitOfWork, game_id: str, player_id: object) -> PlayerRow
     return found
 
 
-async def _replace_key(uow: UnitOfWork, game: Game, act: Act) -> dict[str, Any]:
+async def _replace_key(uow: UnitOfWork, game: Game, act: Act) -> KeyReplaced:
     """Bind a new Ed25519 key to a player. With the player's consent (signed by its
     current key) the new key orders at once; without it (a lost key), every side sees the
     replacement and the new key may order only after the game's waiting period, while
@@ -169,7 +177,7 @@ async def _replace_key(uow: UnitOfWork, game: Game, act: Act) -> dict[str, Any]:
     return {**applied.outcome(), "player_id": player.id, "token": new_token}
 
 
-async def _reopen_seat(uow: UnitOfWork, game: Game, act: Act) -> dict[str, Any]:
+async def _reopen_seat(uow: UnitOfWork, game: Game, act: Act) -> SeatReopened:
     """Reassign a seat: revoke its player's token and issue a join code with which a
     substitute takes the seat (POST /seats/{side})."""
     player = await _player(uow, game.id, act.body.get("player_id"))
@@ -185,30 +193,30 @@ async def _reopen_seat(uow: UnitOfWork, game: Game, act: Act) -> dict[str, Any]:
 
 
 async def rollback(uow: UnitOfWork, game_id: str, token: str, body: Mapping[str, Any]
-                   ) -> dict[str, Any]:
+                   ) -> ActOutcome:
     return await perform(uow, await as_gm(uow, game_id, token), Act("admin.rollback", body))
 
 
 async def act(uow: UnitOfWork, game_id: str, token: str, body: Mapping[str, Any]
-              ) -> dict[str, Any]:
+              ) -> ActOutcome:
     """The GM plays a side that dropped out (or whose seat awaits a substitute)."""
     return await perform(uow, await as_gm(uow, game_id, token), Act("admin.act", body))
 
 
 async def replace_key(uow: UnitOfWork, game_id: str, token: str, player_id: str,
-                      body: Mapping[str, Any]) -> dict[str, Any]:
+                      body: Mapping[str, Any]) -> ActOutcome:
     return await perform(uow, await as_gm(uow, game_id, token),
                          Act("admin.replace_key", {**body, "player_id": player_id}))
 
 
 async def reopen_seat(uow: UnitOfWork, game_id: str, token: str, player_id: str,
-                      body: Mapping[str, Any]) -> dict[str, Any]:
+                      body: Mapping[str, Any]) -> ActOutcome:
     return await perform(uow, await as_gm(uow, game_id, token),
                          Act("admin.reopen_seat", {**body, "player_id": player_id}))
 
 
 async def command(uow: UnitOfWork, game_id: str, token: str, kind: str,
-                  body: Mapping[str, Any]) -> dict[str, Any]:
+                  body: Mapping[str, Any]) -> ActOutcome:
     """A GM command without more (pause, resume, end, deadlines, force, weather, edit,
     dropout, withdraw a rollback)."""
     return await perform(uow, await as_gm(uow, game_id, token), Act(kind, body))
@@ -236,7 +244,7 @@ def _dice_config(export: Mapping[str, Any]) -> dict[str, Any]:
     return {"mode": "fair"}
 
 
-async def import_game(uow: UnitOfWork, export: Mapping[str, Any]) -> dict[str, Any]:
+async def import_game(uow: UnitOfWork, export: Mapping[str, Any]) -> Imported:
     """Create a game from a verified, complete export; the hash chain goes on from its
     last event. Players keep their ids and keys and get new tokens; the GM gets a new
     token and new join codes. The current turn's dice seed stayed on the old server, so
@@ -310,9 +318,9 @@ def _verified(export: Mapping[str, Any]) -> None:
 
 
 async def _import_members(uow: UnitOfWork, game_id: str, export: Mapping[str, Any]
-                          ) -> dict[str, dict[str, Any]]:
+                          ) -> dict[str, ImportedPlayer]:
     """The players with new tokens (keys and ids kept), and their signed orders."""
-    player_tokens: dict[str, dict[str, Any]] = {}
+    player_tokens: dict[str, ImportedPlayer] = {}
     for p in export["players"]:
         token = tokens.new_token()
         active = bool(p.get("active", True))

@@ -12,32 +12,30 @@ from typing import Any
 
 from service.clock import utc_now
 from service.crypto import chain
+from service.referee.answers import Head, Outcome
 from service.referee.dice import ServerDice, load_dice
 from service.referee.notifications import enqueue
 from service.rules import Command, Decision, State, awaiting, decide, next_due, position
 from service.rules.codec import to_data
+from service.rules.events import EventRecord
 from service.store.games import Game, snapshot_due
 from service.store.uow import UnitOfWork
 
 
 @dataclass
 class Applied:
-    """What a command did: the stored events, the state they lead to, the new version."""
+    """What a command did: the stored events, the state they lead to, the new version
+    and the chain head after it (what the next order names as `prev`)."""
 
-    events: list[dict[str, Any]]
+    events: list[EventRecord]
     state: State
     version: int
+    head: Head
 
-    def outcome(self) -> dict[str, Any]:
+    def outcome(self) -> Outcome:
         """The answer to every command that changes a game (orders and GM acts alike)."""
         return {"version": self.version, "events": self.events, "head": self.head,
                 "position": position(self.state), "awaiting": awaiting(self.state)}
-
-    @property
-    def head(self) -> dict[str, Any]:
-        """The chain head after the command: what the next order names as `prev`."""
-        last = self.events[-1] if self.events else None
-        return {"seq": last["seq"], "hash": last["hash"]} if last else {}
 
 
 def record_of(command: Command, first_event: int,
@@ -67,7 +65,7 @@ async def append(uow: UnitOfWork, game: Game, decision: Decision,
     before = game.state
     seq, digest = game.head_seq, game.head_hash
     snapshot_seq = game.snapshot_seq
-    records: list[dict[str, Any]] = []
+    records: list[EventRecord] = []
     snapshots: list[dict[str, Any]] = []
     for event, state in zip(decision.events, decision.states, strict=True):
         seq += 1
@@ -92,7 +90,7 @@ async def append(uow: UnitOfWork, game: Game, decision: Decision,
         await enqueue(uow, game.id, version, before, after, records)
     if records:
         uow.appended_to(game.id, seq)
-    return Applied(records, after, version)
+    return Applied(records, after, version, {"seq": seq, "hash": digest})
 
 
 async def apply(uow: UnitOfWork, game: Game, command: Command,

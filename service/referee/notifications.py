@@ -15,7 +15,7 @@ import json
 import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -58,7 +58,7 @@ def next_attempt(attempts: int, now: datetime, rand: Random = _system_random
     return now + RETRY_DELAYS[attempts - 1] * factor
 
 
-def _awaits(state: State, powers: list[str]) -> dict[str, Any] | None:
+def _awaits(state: State, powers: list[str]) -> Mapping[str, Any] | None:
     for entry in awaiting(state):
         if set(entry["powers"]) & set(powers):
             return entry
@@ -66,7 +66,7 @@ def _awaits(state: State, powers: list[str]) -> dict[str, Any] | None:
 
 
 async def enqueue(uow: UnitOfWork, game_id: str, version: int, before: State,
-                  after: State, events: list[dict[str, Any]]) -> None:
+                  after: State, events: Sequence[Mapping[str, Any]]) -> None:
     """In the order's transaction: "your move" for every player with a webhook who is
     newly awaited (or awaited at a new step), and every event for those who asked."""
     hooks = await uow.webhooks.with_powers(game_id)

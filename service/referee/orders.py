@@ -14,13 +14,14 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from service.clock import rfc3339, utc_now
 from service.crypto import dice as crypto_dice
 from service.crypto import identity, signing
 from service.crypto.canonical import sha256_hex
 from service.referee import gm, members, receipts
+from service.referee.answers import Accepted, ActOutcome, Preview
 from service.referee.errors import Denied, RefereeError, Unauthorized
 from service.referee.ledger import apply
 from service.rules import GM_ACTS, ORDERS, Actor, Command, RulesError, awaiting, decide, position
@@ -36,7 +37,7 @@ _SECRETS = ("join_code", "token")
 
 @dataclass
 class OrderResult:
-    body: dict[str, Any]
+    body: Accepted
     replayed: bool
 
 
@@ -149,7 +150,7 @@ def in_request(refusal: RulesError, signer: str) -> RulesError:
 
 
 async def dry_run(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
-                  ) -> dict[str, Any]:
+                  ) -> Preview:
     """Validate a player's order and say what it would do, changing nothing."""
     player = await members.player_for_order(uow, game_id, token)
     actor = Actor(id=player.id, role="player", side=player.side, powers=tuple(player.powers))
@@ -240,7 +241,7 @@ async def _take(uow: UnitOfWork, game: Game, stored: StoredOrder | None, prev_kn
     order = checked.order
     if stored is not None:
         if stored.order_hash == checked.order_hash:
-            return OrderResult(stored.result, replayed=True)
+            return OrderResult(cast(Accepted, stored.result), replayed=True)
         raise Refused("order/seq_reused", f"seq {order.seq} was already used for another "
                       "order", rule="docs/api.md", errors=[("/order/seq", "reused")])
     if not prev_known and order.prev != game.head_hash:
@@ -248,6 +249,7 @@ async def _take(uow: UnitOfWork, game: Game, stored: StoredOrder | None, prev_kn
                       "read the state again and sign the order over its head",
                       rule="docs/api.md", errors=[("/order/prev", "unknown chain head")],
                       extra={"head": {"seq": game.head_seq, "hash": game.head_hash}})
+    outcome: ActOutcome
     try:
         if order.player == identity.GM:
             outcome = await gm.perform(uow, game, gm.Act(
@@ -261,7 +263,7 @@ async def _take(uow: UnitOfWork, game: Game, stored: StoredOrder | None, prev_kn
         uow, game=game.id, player=order.player, seq=order.seq, order_hash=checked.order_hash,
         result="accepted", head={"seq": game.head_seq, "hash": game.head_hash},
         version=game.version)
-    result = {"accepted": True, "seq": order.seq, **outcome, "receipt": receipt}
+    result = cast(Accepted, {"accepted": True, "seq": order.seq, **outcome, "receipt": receipt})
     kept = {k: v for k, v in result.items() if k not in _SECRETS}
     await uow.orders.add(
         game_id=game.id, player_id=order.player, seq=order.seq, order_hash=checked.order_hash,

@@ -6,9 +6,9 @@ units; the GM any."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
 
 from service.referee import members
+from service.referee.answers import ReorgPlan
 from service.referee.errors import Denied
 from service.rules import position
 from service.rules.errors import Malformed
@@ -20,7 +20,7 @@ _PLANNERS_MAX = 8
 
 
 async def reorg_options(uow: UnitOfWork, game_id: str, token: str, unit: str
-                        ) -> dict[str, Any]:
+                        ) -> ReorgPlan:
     """Every way to reorganize `unit` now, and why each other method would not work."""
     m = await members.member(uow, game_id, token)
     game = m.game

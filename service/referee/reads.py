@@ -12,16 +12,25 @@ import orjson
 from service.crypto import dice as crypto_dice
 from service.referee import members, receipts, webhooks
 from service.referee.abandoned import annotate, rollbacks, rolled_back
+from service.referee.answers import (
+    DiceRecord,
+    Export,
+    LogPage,
+    StateAnswer,
+    TurnDice,
+    WebhookStatus,
+)
 from service.rules import Event, State
 from service.rules.board import state_supply
 from service.rules.codec import to_data
+from service.rules.events import EventRecord
 from service.rules.view import Viewer, is_sealed, view
 from service.store.games import Game
 from service.store.log import DICE_KINDS
 from service.store.uow import UnitOfWork
 
 
-def _redact(record: dict[str, Any]) -> dict[str, Any]:
+def _redact(record: EventRecord) -> EventRecord:
     return {**record, "data": {"side": record["data"].get("side"), "sealed": True},
             "text": f"{record['data'].get('side')} answered (sealed until the window closes).",
             "sealed": True}
@@ -52,14 +61,14 @@ def _sealed_command(command: dict[str, Any], state: State, viewer: Viewer) -> di
     return {**command, "body": {"sealed": True}, "extra": {}, "signed": envelope}
 
 
-def visible(records: list[dict[str, Any]], state: State, viewer: Viewer) -> list[dict[str, Any]]:
+def visible(records: list[EventRecord], state: State, viewer: Viewer) -> list[EventRecord]:
     """Events as `viewer` may see them now: sealed answers of other sides redacted."""
     return [_redact(r) if is_sealed(Event.from_record(r), state, viewer) else r
             for r in records]
 
 
 async def events_for(uow: UnitOfWork, game: Game, viewer: Viewer, *, after: int,
-                     limit: int) -> list[dict[str, Any]]:
+                     limit: int) -> list[EventRecord]:
     """A page of the log as `viewer` sees it, rolled-back events marked."""
     records = await uow.log.since(game.id, after, limit)
     abandoned = await rollbacks(uow, game.id) if records else []
@@ -67,7 +76,7 @@ async def events_for(uow: UnitOfWork, game: Game, viewer: Viewer, *, after: int,
 
 
 async def stream_page(uow: UnitOfWork, game_id: str, digest: str, *, after: int,
-                      limit: int) -> list[dict[str, Any]]:
+                      limit: int) -> list[EventRecord]:
     """The next page of a live stream opened by the token with this digest (directly
     or through a ticket): the token is checked again each time, so a stream ends when
     its seat is revoked or its key replaced with a new token."""
@@ -76,22 +85,22 @@ async def stream_page(uow: UnitOfWork, game_id: str, digest: str, *, after: int,
 
 
 async def log(uow: UnitOfWork, game_id: str, token: str, *, after: int, limit: int
-              ) -> dict[str, Any]:
+              ) -> LogPage:
     m = await members.member(uow, game_id, token)
     events = await events_for(uow, m.game, m.viewer, after=after, limit=limit)
     nxt = events[-1]["seq"] if len(events) == limit else None
     return {"events": events, "next_after": nxt, "head": m.game.head_seq}
 
 
-async def dice(uow: UnitOfWork, game_id: str, token: str) -> dict[str, Any]:
+async def dice(uow: UnitOfWork, game_id: str, token: str) -> DiceRecord:
     """The dice record (docs/dice.md): the seed chains with their anchors, and per turn
     what its seed must hash to, the seed once revealed, and every roll with its inputs."""
     game = (await members.member(uow, game_id, token)).game
     abandoned = await rollbacks(uow, game.id)
     chains: list[dict[str, Any]] = []
-    turns: dict[int, dict[str, Any]] = {}
+    turns: dict[int, TurnDice] = {}
 
-    def turn_entry(t: int) -> dict[str, Any]:
+    def turn_entry(t: int) -> TurnDice:
         return turns.setdefault(t, {"turn": t, "commitment": None, "seed": None, "rolls": []})
 
     for row in await uow.log.of_kinds(game.id, DICE_KINDS):
@@ -120,7 +129,7 @@ async def dice(uow: UnitOfWork, game_id: str, token: str) -> dict[str, Any]:
             "chains": chains, "turns": [turns[t] for t in sorted(turns)]}
 
 
-async def export(uow: UnitOfWork, game_id: str, token: str) -> dict[str, Any]:
+async def export(uow: UnitOfWork, game_id: str, token: str) -> Export:
     """Everything a third party needs to verify the game offline."""
     m = await members.member(uow, game_id, token)
     game, viewer = m.game, m.viewer
@@ -214,7 +223,7 @@ async def state_view(uow: UnitOfWork, game_id: str, token: str,
     return StateView(etag, rendered_view(m.game, viewer, hook))
 
 
-def _webhook_tag(hook: dict[str, Any] | None) -> str:
+def _webhook_tag(hook: WebhookStatus | None) -> str:
     """A short tag of the webhook's state for the ETag ("" when there is none)."""
     if hook is None:
         return ""
@@ -222,7 +231,7 @@ def _webhook_tag(hook: dict[str, Any] | None) -> str:
                                  ).hexdigest()[:12]
 
 
-def rendered_view(game: Game, viewer: Viewer, hook: dict[str, Any] | None = None) -> bytes:
+def rendered_view(game: Game, viewer: Viewer, hook: WebhookStatus | None = None) -> bytes:
     """The member's view of the current state with every land unit's supply, as JSON,
     rendered once per game version, viewer and webhook state: for a big game the view
     itself costs tens of milliseconds, and players read far more often than the game
@@ -236,13 +245,12 @@ def rendered_view(game: Game, viewer: Viewer, hook: dict[str, Any] | None = None
     if cached is not None:
         _VIEWS.move_to_end(key)
         return cached
-    body = view(game.state, viewer)
-    body["supply"] = supply(game)
+    body: StateAnswer = {**view(game.state, viewer), "supply": supply(game),
+                         "head": {"seq": game.head_seq, "hash": game.head_hash},
+                         "webhook": hook}  # the caller's webhook (docs/api.md, Webhooks)
     body["game"]["version"] = game.version
     body["game"]["name"] = game.row.name
     body["game"]["gm_signs"] = bool(game.row.gm_public_key)
-    body["head"] = {"seq": game.head_seq, "hash": game.head_hash}
-    body["webhook"] = hook  # the caller's webhook (docs/api.md, Webhooks)
     if viewer.role == "gm":
         body["game"]["divergence"] = flag  # `service replay-check` (docs/game-master.md)
     rendered = orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)

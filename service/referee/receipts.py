@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Literal
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from service.clock import rfc3339, utc_now
 from service.crypto import identity, signing
+from service.referee.answers import Head, Receipt, ServerKey, SignedReceipt
 from service.store.models import ServerKeyRow
 from service.store.uow import UnitOfWork
 
@@ -78,7 +79,7 @@ async def rotate(uow: UnitOfWork) -> ServerKeyRow:
     return row
 
 
-async def keys(uow: UnitOfWork) -> list[dict[str, Any]]:
+async def keys(uow: UnitOfWork) -> list[ServerKey]:
     """Every key the server has signed receipts with (public halves)."""
     return [{"id": k.id, "public_key": k.public_key, "created_at": rfc3339(k.created_at),
              "retired_at": rfc3339(k.retired_at) if k.retired_at else None}
@@ -86,12 +87,13 @@ async def keys(uow: UnitOfWork) -> list[dict[str, Any]]:
 
 
 async def receipt(uow: UnitOfWork, *, game: str, player: str, seq: int, order_hash: str,
-                  result: str, head: dict[str, Any] | None, version: int | None,
-                  code: str | None = None, at: datetime | None = None) -> dict[str, Any]:
+                  result: Literal["accepted", "refused"], head: Head | None,
+                  version: int | None,
+                  code: str | None = None, at: datetime | None = None) -> SignedReceipt:
     """A signed receipt: the order (by player, seq and the hash of its canonical bytes),
     what became of it, and the chain head after it."""
     key = await current_key(uow)
-    body: dict[str, Any] = {"type": RECEIPT, "game": game, "player": player, "seq": seq,
+    body: Receipt = {"type": "wif-receipt/1", "game": game, "player": player, "seq": seq,
                             "order_hash": order_hash, "result": result, "head": head,
                             "version": version, "at": rfc3339(at or utc_now()),
                             "key": key.id}

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import secrets
 from datetime import datetime, timedelta
-from typing import Any
 
 from service.clock import rfc3339, utc_now
 from service.crypto.tokens import hash_token
 from service.referee import members
+from service.referee.answers import Ticket
 from service.referee.errors import Unauthorized
 from service.store.uow import UnitOfWork
 
@@ -30,7 +30,7 @@ WHY = {
 
 
 async def issue(uow: UnitOfWork, game_id: str, token: str, now: datetime | None = None
-                ) -> dict[str, Any]:
+                ) -> Ticket:
     """A new ticket for the caller's stream of `game_id` (401/403/404 as for any read)."""
     now = now or utc_now()
     member = await members.member(uow, game_id, token)

@@ -5,11 +5,11 @@ of the notifications sent to it, and sending one of them again."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from service.clock import rfc3339, utc_now
 from service.crypto import webhooks
 from service.referee import egress, members
+from service.referee.answers import Deliveries, Message, Registered, Webhook, WebhookStatus
 from service.referee.errors import Conflict, NotFound
 from service.rules import Malformed
 from service.store.models import GM_OWNER, DeliveryRow, OutboxRow, WebhookRow
@@ -24,7 +24,7 @@ def owner_of(member: members.Member) -> str:
     return GM_OWNER if member.player is None else member.player.id
 
 
-def status(hook: WebhookRow | None) -> dict[str, Any] | None:
+def status(hook: WebhookRow | None) -> WebhookStatus | None:
     """A webhook's state as its owner sees it (in GET /webhook and the state view)."""
     if hook is None:
         return None
@@ -35,7 +35,7 @@ def status(hook: WebhookRow | None) -> dict[str, Any] | None:
 
 
 async def put(uow: UnitOfWork, game_id: str, token: str, *, url: str, every_event: bool,
-              policy: egress.Policy) -> dict[str, Any]:
+              policy: egress.Policy) -> Registered:
     """Register (or replace) the caller's webhook: an http(s) URL whose host resolves to
     a public address (or one the operator allowed); 422 otherwise. The GM's gets every
     event whatever `every_event` says."""
@@ -55,12 +55,14 @@ async def put(uow: UnitOfWork, game_id: str, token: str, *, url: str, every_even
             "state": "active", "disabled_at": None, "reason": None, "failing_since": None}
 
 
-async def get(uow: UnitOfWork, game_id: str, token: str) -> dict[str, Any]:
+async def get(uow: UnitOfWork, game_id: str, token: str) -> Webhook:
     owner = owner_of(await members.member(uow, game_id, token))
     hook = await uow.webhooks.get(game_id, owner)
     if hook is None:
         raise NotFound("webhook/not_found", "no webhook registered")
-    return {"every_event": hook.every_event, **(status(hook) or {})}
+    shown = status(hook)
+    assert shown is not None
+    return {"every_event": hook.every_event, **shown}
 
 
 async def delete(uow: UnitOfWork, game_id: str, token: str) -> None:
@@ -68,7 +70,7 @@ async def delete(uow: UnitOfWork, game_id: str, token: str) -> None:
     await uow.webhooks.delete(game_id, owner)
 
 
-def _message(msg: OutboxRow, attempts: list[DeliveryRow]) -> dict[str, Any]:
+def _message(msg: OutboxRow, attempts: list[DeliveryRow]) -> Message:
     return {
         "id": msg.id, "kind": msg.kind, "payload": msg.payload,
         "state": "delivered" if msg.delivered_at else "failed" if msg.failed else "pending",
@@ -78,7 +80,7 @@ def _message(msg: OutboxRow, attempts: list[DeliveryRow]) -> dict[str, Any]:
         else rfc3339(msg.next_attempt_at)}
 
 
-async def deliveries(uow: UnitOfWork, game_id: str, token: str, limit: int) -> dict[str, Any]:
+async def deliveries(uow: UnitOfWork, game_id: str, token: str, limit: int) -> Deliveries:
     """The caller's newest notifications, each with its attempts and its state."""
     owner = owner_of(await members.member(uow, game_id, token))
     messages, attempts = await uow.outbox.of_player(game_id, owner, limit)
@@ -89,7 +91,7 @@ async def deliveries(uow: UnitOfWork, game_id: str, token: str, limit: int) -> d
 
 
 async def resend(uow: UnitOfWork, game_id: str, token: str, message_id: str,
-                 now: datetime | None = None) -> dict[str, Any]:
+                 now: datetime | None = None) -> Message:
     """Send one of the caller's messages again (failed, delivered or still pending):
     pending, due now, its retry schedule started anew, under the same `webhook-id`.
     404 for a message that is not the caller's; 409 while its webhook is missing or

@@ -8,23 +8,46 @@ proposal is pending, only the sides whose consent it needs are awaited (step
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Final, NotRequired
+
+from typing_extensions import TypedDict
 
 from service.rules import state as st
-from service.rules.state import State
+from service.rules.state import PositionStep, State
+
+CONSENT: Final = "consent"
 
 
-def current_step(state: State) -> str:
+class Position(TypedDict):
+    """What an order must name: the turn, the impulse (0 during initiative) and the step
+    (`consent` while a rollback proposal waits for the sides)."""
+
+    turn: int
+    impulse: int
+    step: PositionStep
+
+
+class AwaitingEntry(TypedDict):
+    """A side that must act: the powers it answers for, the step and its deadline, the
+    order kinds that answer it and, where the step's decision is a fixed set, its
+    `choices` by body field (`actions.*`: every power's action)."""
+
+    side: str
+    powers: list[str]
+    step: PositionStep
+    deadline: str | None
+    orders: list[str]
+    choices: NotRequired[dict[str, list[Any]]]
+
+
+def current_step(state: State) -> PositionStep:
     """The step orders must name: `consent` while a rollback proposal is pending."""
     return CONSENT if state.proposal is not None else state.turn.step
 
 
-def position(state: State) -> dict[str, Any]:
+def position(state: State) -> Position:
     return {"turn": state.turn.number, "impulse": state.turn.impulse,
             "step": current_step(state)}
-
-
-CONSENT = "consent"
 
 
 def deadline(state: State) -> str | None:
@@ -76,17 +99,17 @@ def choices(state: State, step: str) -> dict[str, list[Any]]:
     return {}
 
 
-def _entry(state: State, side: str, powers: list[str], step: str, due: str | None
-           ) -> dict[str, Any]:
-    entry: dict[str, Any] = {"side": side, "powers": powers, "step": step, "deadline": due,
-                             "orders": list(_ORDERS.get(step, ()))}
+def _entry(state: State, side: str, powers: list[str], step: PositionStep, due: str | None
+           ) -> AwaitingEntry:
+    entry: AwaitingEntry = {"side": side, "powers": powers, "step": step, "deadline": due,
+                            "orders": list(_ORDERS.get(step, ()))}
     fixed = choices(state, step)
     if fixed:
         entry["choices"] = fixed
     return entry
 
 
-def awaiting(state: State) -> list[dict[str, Any]]:
+def awaiting(state: State) -> list[AwaitingEntry]:
     """Who must act now (DESIGN 4.3): each side with the powers it answers for, the
     step, its deadline, the `orders` that answer it and, where the decision is a fixed
     set, its `choices`."""
@@ -97,7 +120,7 @@ def awaiting(state: State) -> list[dict[str, Any]]:
         return [_entry(state, side, list(state.side_powers(side)), CONSENT, None)
                 for side in p.needs if side not in p.consented]
     if state.status == "open":
-        entries = []
+        entries: list[AwaitingEntry] = []
         for side in state.setup.sides:
             free = [p for p in state.side_powers(side) if state.powers[p].holder is None]
             if free:

@@ -9,7 +9,9 @@ and structured `data` for programs. The referee adds `seq`, `rules_version` and 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast, get_args
+from typing import Any, Literal, NotRequired, cast, get_args
+
+from typing_extensions import TypedDict
 
 RULES_VERSION = "1"
 
@@ -41,6 +43,27 @@ EventKind = Literal[
 EVENT_KINDS: frozenset[str] = frozenset(get_args(EventKind))
 
 
+class EventRecord(TypedDict):
+    """An event as it is stored, hashed and shown (docs/api.md "The log"): `hash` chains
+    it to the one before; `rolled_back` marks one a later rollback abandoned and
+    `sealed` one whose content is withheld from the reader until its window closes
+    (neither is hashed)."""
+
+    seq: int
+    turn: int
+    impulse: int
+    step: str
+    kind: EventKind
+    actor: str
+    text: str
+    data: dict[str, Any]
+    at: str
+    rules_version: str
+    hash: NotRequired[str]
+    rolled_back: NotRequired[bool]
+    sealed: NotRequired[bool]
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     kind: EventKind
@@ -52,7 +75,7 @@ class Event:
     step: str = "join"
     at: str = ""
 
-    def record(self, seq: int) -> dict[str, Any]:
+    def record(self, seq: int) -> EventRecord:
         """The event as it is stored and hashed (without `hash`)."""
         return {
             "seq": seq,
@@ -68,7 +91,7 @@ class Event:
         }
 
     @classmethod
-    def from_record(cls, record: dict[str, Any]) -> Event:
+    def from_record(cls, record: EventRecord | dict[str, Any]) -> Event:
         return cls(
             kind=cast(EventKind, record["kind"]),
             text=record["text"],

@@ -10,12 +10,27 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
+
+from annotated_types import Ge, Le, MaxLen, MinLen
+from typing_extensions import TypedDict
 
 from service.rules.errors import Malformed
+from service.rules.shapes import closed
+
+
+@closed
+class WeatherRow(TypedDict):
+    """One row of a weather table: the d10 roll, the weather, the circled number (the
+    turn-end dice) and the basic supply path (RULES-NOTES 17, 26)."""
+
+    roll: Annotated[int, Ge(1), Le(10)]
+    weather: Annotated[str, MinLen(1), MaxLen(40)]
+    dice: Annotated[int, Ge(1), Le(10)]
+    supply_path: Annotated[int, Ge(0), Le(20)]
 
 # RULES-NOTES "Default weather table": one d10 per round (row 17).
-DEFAULT_WEATHER_TABLE: list[dict[str, Any]] = [
+DEFAULT_WEATHER_TABLE: list[WeatherRow] = [
     {"roll": 1, "weather": "blizzard", "dice": 4, "supply_path": 2},
     {"roll": 2, "weather": "snow", "dice": 3, "supply_path": 3},
     {"roll": 3, "weather": "storm", "dice": 3, "supply_path": 3},
@@ -214,8 +229,8 @@ def dropout_policy(options: Mapping[str, Any], side: str) -> tuple[str, int]:
             int(own.get("missed_deadlines", dropout["missed_deadlines"])))
 
 
-def weather_row(table: list[dict[str, Any]], roll: int) -> dict[str, Any]:
+def weather_row(table: list[WeatherRow], roll: int) -> WeatherRow:
     for row in table:
         if row["roll"] == roll:
-            return dict(row)
+            return row.copy()
     raise KeyError(roll)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Final, Literal, get_args
+from typing import Any, Final, Literal, cast, get_args
 
 from service.rules.codec import from_data
 from service.rules.events import Event
+from service.rules.options import WeatherRow
 from service.rules.scenario import Scenario
 
 
@@ -113,7 +114,7 @@ class Setup:
     game_id: str
     scenario: Scenario
     options: dict[str, Any]
-    dice_mode: str
+    dice_mode: Literal["fair", "seeded", "scripted"]
     base: Scenario | None = field(default=None, compare=False)
 
     @property
@@ -287,7 +288,7 @@ class DiceState:
 
 @dataclass(frozen=True, slots=True)
 class State:
-    status: str
+    status: Literal["open", "active", "paused", "finished"]
     turn: TurnState
     initiative: InitiativeState
     powers: dict[str, PowerState]
@@ -316,9 +317,9 @@ class State:
         """The side's powers in scenario order (stored dicts do not keep their order)."""
         return tuple(p.id for p in self.setup.scenario.powers if p.side == side)
 
-    def weather_table(self) -> list[dict[str, Any]]:
-        table: list[dict[str, Any]] = self.setup.options["weather"]["table"]
-        return self.weather_override or table
+    def weather_table(self) -> list[WeatherRow]:
+        table: list[WeatherRow] = self.setup.options["weather"]["table"]
+        return cast(list[WeatherRow], self.weather_override) or table
 
     def rail_used(self, power: str) -> int:
         """Rail moves major power `power` used in the current impulse (11.18.6)."""

@@ -6,20 +6,205 @@ Sealed decisions (reroll answers) stay hidden from other sides until the window 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, NotRequired, cast
+
+from typing_extensions import TypedDict
 
 from service.rules import state as st
-from service.rules.awaiting import awaiting
+from service.rules.awaiting import AwaitingEntry, awaiting
+from service.rules.command import Role
 from service.rules.events import Event
-from service.rules.modes import mode_view
-from service.rules.options import dropout_policy
-from service.rules.reorg import reorg_view
-from service.rules.state import PowerState, SideControl, State
+from service.rules.modes import ModeView, mode_view
+from service.rules.options import WeatherRow, dropout_policy
+from service.rules.reorg import ReorgView, reorg_view
+from service.rules.state import PowerState, SideControl, State, Step
+
+Status = Literal["open", "active", "paused", "finished"]
+
+
+class PauseView(TypedDict):
+    paused_at: str | None
+    until: str | None
+    max_hours: int | None
+
+
+class GameView(TypedDict):
+    """The game: its status, dice mode, options (docs/rules-options.md) and weather
+    table; the server adds its name, version and whether the GM signs its acts."""
+
+    id: str
+    status: Status
+    dice_mode: Literal["fair", "seeded", "scripted"]
+    scripted: bool
+    options: dict[str, Any]
+    scenario: str
+    pause: PauseView
+    weather_table: list[WeatherRow]
+    weather_table_from_turn: int | None
+    not_modeled: list[str]
+    name: NotRequired[str]
+    version: NotRequired[int]
+    gm_signs: NotRequired[bool]
+    divergence: NotRequired[dict[str, Any] | None]
+
+
+class TurnView(TypedDict):
+    """Where the turn stands (seed 002): round, impulse, the phasing side and its step,
+    the impulse order, the turn-end track and the round's weather."""
+
+    number: int
+    round: int
+    impulse: int
+    phasing_side: str | None
+    step: Step
+    order: list[str]
+    turn_end_total: int
+    threshold: int
+    weather: WeatherRow | None
+    impulses_taken: dict[str, int]
+    step_started_at: str | None
+
+
+class InitiativeView(TypedDict):
+    """The initiative track (seed 002 Initiative Track): boxes 0-4 from the +2 box."""
+
+    boxes: dict[str, int]
+    last_turn_rank: list[str]
+    dice: dict[str, int]
+    totals: dict[str, int]
+    ranking: list[str]
+    chooser: str | None
+    reroll_eligible: list[str]
+    reroll_answered: list[str]
+    reroll_answers: dict[str, bool]
+
+
+class PowerView(TypedDict):
+    """A power: its side, RPs it can still spend in this reorganization step, chits,
+    BP figures, who holds it, its declaration this impulse and its production."""
+
+    side: str
+    neutral: bool
+    conquered: bool
+    rps: int
+    chits: int
+    bp_spent_last_turn: int
+    bp_on_rps: int
+    holder: str | None
+    declared: str | None
+    chit: dict[str, Any] | None
+    production: dict[str, int] | None
+
+
+# `class` is a Python keyword, so this part takes the functional syntax.
+UnitClass = Literal["land", "air", "naval"]
+_UnitClass = TypedDict("_UnitClass", {"class": UnitClass})
+
+
+class UnitView(_UnitClass, ModeView):
+    """A unit on the map: where it is, its counter's facts and its OCS mode."""
+
+    power: str
+    at: str
+    type: str
+    size: str | None
+    cost: int
+    face_up: bool
+    shattered: bool
+    mode: str | None
+    orientation: str | None
+
+
+class SeatView(TypedDict):
+    player_id: str
+    name: str
+    powers: list[str]
+    vacant: bool
+
+
+class DropoutView(TypedDict):
+    policy: str
+    missed_deadlines: int
+    missed: int
+    dropped_out: bool
+    mode: str | None
+
+
+class SideView(TypedDict):
+    """Who plays a side: its seats, and its dropout policy and state."""
+
+    players: list[SeatView]
+    dropout: DropoutView
+
+
+class ProposalView(TypedDict):
+    number: int
+    turn: int
+    impulse: int
+    reason: str
+    abandons: list[int]
+    rolls: int
+    needs: list[str]
+    consented: list[str]
+    requested_by: str | None
+
+
+class RollbackView(TypedDict):
+    proposal: ProposalView | None
+
+
+class ChainView(TypedDict):
+    chain: int
+    from_turn: int
+    anchor: str
+    length: int
+
+
+class DiceView(TypedDict):
+    """The dice commitments and revealed seeds (docs/dice.md)."""
+
+    commitments: dict[str, str]
+    revealed: dict[str, str]
+    rolls_this_turn: int
+    chains: list[ChainView]
+
+
+class MeView(TypedDict):
+    role: Role
+    player_id: str | None
+    side: str | None
+    powers: list[str]
+
+
+class HexEditView(TypedDict):
+    controller: str | None
+    port_damaged: bool | None
+
+
+class StateView(TypedDict):
+    """What a member sees of the state (docs/api.md "The state"); the server adds the
+    chain's head, every land unit's supply and the caller's webhook."""
+
+    game: GameView
+    turn: TurnView
+    initiative: InitiativeView
+    awaiting: list[AwaitingEntry]
+    powers: dict[str, PowerView]
+    units: dict[str, UnitView]
+    reorg: ReorgView
+    minors: dict[str, str]
+    eliminated: dict[str, str]
+    map_edits: dict[str, HexEditView]
+    sides: dict[str, SideView]
+    rollback: RollbackView
+    deadlines: dict[str, int]
+    dice: DiceView
+    me: MeView
 
 
 @dataclass(frozen=True, slots=True)
 class Viewer:
-    role: str  # player | gm
+    role: Role
     player_id: str | None = None
     side: str | None = None
     powers: tuple[str, ...] = ()
@@ -28,13 +213,13 @@ class Viewer:
 SEALED_KINDS = ("initiative.reroll_answered",)
 
 
-def _unit_view(uid: str, state: State) -> dict[str, Any]:
+def _unit_view(uid: str, state: State) -> UnitView:
     unit = state.units[uid]
     spec = state.setup.scenario.unit(uid)
     return {
         "power": unit.power,
         "at": unit.at,
-        "class": spec.unit_class,
+        "class": cast(UnitClass, spec.unit_class),
         "type": spec.type,
         "size": spec.size,
         "cost": spec.cost,
@@ -46,7 +231,7 @@ def _unit_view(uid: str, state: State) -> dict[str, Any]:
     }
 
 
-def view(state: State, viewer: Viewer) -> dict[str, Any]:
+def view(state: State, viewer: Viewer) -> StateView:
     """What `viewer` sees of the state (DESIGN 4.3): everything but other sides' sealed
     answers while their window is open; the GM sees every side's reorganization."""
     return {
@@ -85,7 +270,7 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
     }
 
 
-def _game_view(state: State) -> dict[str, Any]:
+def _game_view(state: State) -> GameView:
     setup = state.setup
     return {
         "id": setup.game_id,
@@ -106,7 +291,7 @@ def _game_view(state: State) -> dict[str, Any]:
     }
 
 
-def _turn_view(state: State) -> dict[str, Any]:
+def _turn_view(state: State) -> TurnView:
     t = state.turn
     return {
         "number": t.number,
@@ -117,13 +302,13 @@ def _turn_view(state: State) -> dict[str, Any]:
         "order": list(t.order),
         "turn_end_total": t.turn_end_total,
         "threshold": t.threshold,
-        "weather": t.weather,
+        "weather": cast(WeatherRow | None, t.weather),
         "impulses_taken": dict(t.impulses_taken),
         "step_started_at": t.step_started_at,
     }
 
 
-def _initiative_view(state: State, viewer: Viewer) -> dict[str, Any]:
+def _initiative_view(state: State, viewer: Viewer) -> InitiativeView:
     """Sealed reroll answers (RULES-NOTES 16) are shown to their own side only, until
     the window closes."""
     ini = state.initiative
@@ -145,7 +330,7 @@ def _initiative_view(state: State, viewer: Viewer) -> dict[str, Any]:
     }
 
 
-def _power_view(ps: PowerState) -> dict[str, Any]:
+def _power_view(ps: PowerState) -> PowerView:
     return {
         "side": ps.side,
         "neutral": ps.neutral,
@@ -161,9 +346,9 @@ def _power_view(ps: PowerState) -> dict[str, Any]:
     }
 
 
-def _sides_view(state: State) -> dict[str, Any]:
+def _sides_view(state: State) -> dict[str, SideView]:
     """Who plays each side: its seats, and its dropout policy and state."""
-    out: dict[str, Any] = {}
+    out: dict[str, SideView] = {}
     for side in state.setup.sides:
         policy, limit = dropout_policy(state.setup.options, side)
         control = state.dropouts.get(side, SideControl())

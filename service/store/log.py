@@ -3,24 +3,25 @@ and the state snapshots kept along it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from service.clock import rfc3339
+from service.rules.events import EventKind, EventRecord
 from service.store.models import EventRow, SnapshotRow, table
 
 DICE_KINDS = ("dice.committed", "dice.revealed", "dice.rolled", "dice.recommitted")
 
 
-def event_record(row: EventRow) -> dict[str, Any]:
-    """An event as it is hashed and shown (DESIGN 4.2)."""
+def event_record(row: EventRow) -> EventRecord:
+    """An event as it is hashed and shown (docs/api.md "The log")."""
     return {
         "seq": row.seq, "turn": row.turn, "impulse": row.impulse, "step": row.step,
-        "kind": row.kind, "actor": row.actor, "text": row.text, "data": row.data,
+        "kind": cast(EventKind, row.kind), "actor": row.actor, "text": row.text, "data": row.data,
         "at": rfc3339(row.at), "rules_version": row.rules_version, "hash": row.hash,
     }
 
@@ -35,7 +36,7 @@ class EventLog:
     def __init__(self, session: AsyncSession) -> None:
         self.session = session
 
-    async def append(self, game_id: str, records: Sequence[dict[str, Any]]) -> None:
+    async def append(self, game_id: str, records: Sequence[Mapping[str, Any]]) -> None:
         """Store chained records (with `hash`); `at` is RFC 3339 text."""
         if records:
             await self.session.execute(_INSERT_EVENTS, [
@@ -43,7 +44,7 @@ class EventLog:
                 for r in records])
 
     async def since(self, game_id: str, after: int, limit: int | None = None,
-                    upto: int | None = None) -> list[dict[str, Any]]:
+                    upto: int | None = None) -> list[EventRecord]:
         query = select(EventRow).where(EventRow.game_id == game_id, EventRow.seq > after)
         if upto is not None:
             query = query.where(EventRow.seq <= upto)
@@ -52,7 +53,7 @@ class EventLog:
             query = query.limit(limit)
         return [event_record(row) for row in (await self.session.execute(query)).scalars()]
 
-    async def of_kinds(self, game_id: str, kinds: Sequence[str]) -> list[dict[str, Any]]:
+    async def of_kinds(self, game_id: str, kinds: Sequence[str]) -> list[EventRecord]:
         rows = (await self.session.execute(
             select(EventRow).where(EventRow.game_id == game_id, EventRow.kind.in_(list(kinds)))
             .order_by(EventRow.seq))).scalars()

@@ -11,6 +11,7 @@ from annotated_types import Ge, Le, MaxLen, MinLen
 from typing_extensions import TypedDict
 
 from service.rules.modes import Mode, Orientation
+from service.rules.options import WeatherRow
 from service.rules.shapes import closed
 from service.rules.state import Step
 
@@ -50,17 +51,6 @@ class DeadlinesBody(TypedDict):
 
     deadlines: dict[Step, Annotated[int, Ge(1), Le(90 * 86400)] | None]
     reason: NotRequired[Reason]
-
-
-@closed
-class WeatherRow(TypedDict):
-    """One row of a weather table: the d10 roll, the weather, the circled number (the
-    turn-end dice) and the basic supply path."""
-
-    roll: Annotated[int, Ge(1), Le(10)]
-    weather: Annotated[str, MinLen(1), MaxLen(40)]
-    dice: Annotated[int, Ge(1), Le(10)]
-    supply_path: Annotated[int, Ge(0), Le(20)]
 
 
 @closed

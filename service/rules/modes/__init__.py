@@ -6,7 +6,7 @@ from service.rules.modes import vocabulary
 from service.rules.modes.bodies import Mode, ModeBody, Orientation, ReleaseBody, ReportBody
 from service.rules.modes.change import EVOLVE as _CHANGE_EVOLVE
 from service.rules.modes.change import change_modes, movement_end_refusal
-from service.rules.modes.effective import effective, mode_view
+from service.rules.modes.effective import ModeView, effective, mode_view
 from service.rules.modes.face_down import EVOLVE as _FACE_DOWN_EVOLVE
 from service.rules.modes.face_down import face_down_at_clean_up
 from service.rules.modes.release import EVOLVE as _RELEASE_EVOLVE
@@ -20,7 +20,7 @@ EVOLVE = {**_CHANGE_EVOLVE, **_RELEASE_EVOLVE, **_REPORT_EVOLVE, **_RESULTS_EVOL
           **_FACE_DOWN_EVOLVE}
 
 __all__ = [
-    "Mode", "ModeBody", "Orientation", "ReleaseBody", "ReportBody",
+    "Mode", "ModeBody", "ModeView", "Orientation", "ReleaseBody", "ReportBody",
     "EVOLVE", "MODES", "ORIENTATIONS", "change_modes", "effective", "face_down_at_clean_up",
     "file_report", "impulse_marks_cleared", "mode_view", "movement_end_refusal",
     "release_reserves", "strat_supply", "vocabulary",

@@ -20,7 +20,8 @@ attack (RULES-NOTES 27: it cannot move; WiF's disorganized units do not attack).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+
+from typing_extensions import TypedDict
 
 from service.rules import state as st
 from service.rules.board import exerts_zoc
@@ -180,7 +181,44 @@ def effective(state: State, uid: str) -> Effective | None:
     )
 
 
-def mode_view(state: State, uid: str) -> dict[str, Any]:
+class ThisImpulse(TypedDict):
+    """What the unit did in this impulse (OCS 5.3, 5.7): `released` names the step in
+    which it left Reserve."""
+
+    mode_changed: bool
+    moved: bool
+    attacked: bool
+    released: str | None
+
+
+class EffectiveView(TypedDict):
+    """A unit's values in its current mode (OCS 5.5-5.10)."""
+
+    attack: float
+    defence: float
+    ma: float
+    mp_left: float
+    movement_ma: float
+    action_rating: int
+    attrition_action_rating: int
+    barrage: float
+    zoc: bool
+    can_attack: bool
+    can_overrun: bool
+    can_barrage: bool
+    can_use_transport: bool
+
+
+class ModeView(TypedDict):
+    """The mode fields of a unit's view: steps lost, what it did this impulse, and its
+    effective values (null for units that use no modes)."""
+
+    steps_lost: int
+    this_impulse: ThisImpulse
+    effective: EffectiveView | None
+
+
+def mode_view(state: State, uid: str) -> ModeView:
     """The mode fields of a unit's view: steps lost, what it did this impulse, and its
     effective values (None for units that use no modes)."""
     unit = state.units[uid]

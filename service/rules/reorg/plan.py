@@ -19,10 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, cast
+
+from typing_extensions import TypedDict
 
 from service.rules import state as st
 from service.rules.board import Board, Path, Stance, coastal_ok, reach_index, reaches_unlimited
+from service.rules.reorg.bodies import ReorgItem
 from service.rules.reorg.methods import (
     METHODS,
     RULES,
@@ -40,6 +43,57 @@ from service.rules.state import State
 
 NEAREST = 3
 _LOOK = 8  # candidates examined per bounded list
+
+
+class PathShown(TypedDict):
+    kind: str
+    hexes: list[str]
+    seas: list[str]
+    length: int
+
+
+class CapacityShown(TypedDict):
+    key: str
+    amount: int
+    used: int
+    limit: int | None
+    left_after: int | None
+
+
+class OptionShown(TypedDict):
+    """A method for the unit: when `legal`, the `item` to send in a `reorg` order and
+    what it costs; when not, why (`reason`, `rule`, the item `field` at fault)."""
+
+    method: str
+    legal: bool
+    item: ReorgItem
+    power: NotRequired[str | None]
+    cost: NotRequired[int | None]
+    affordable: NotRequired[bool | None]
+    provider: NotRequired[str | None]
+    path: NotRequired[PathShown | None]
+    capacity: NotRequired[list[CapacityShown]]
+    flips: NotRequired[list[str]]
+    expends: NotRequired[str | None]
+    notes: NotRequired[list[str]]
+    reason: NotRequired[str | None]
+    rule: NotRequired[str | None]
+    field: NotRequired[str | None]
+    code: NotRequired[str | None]
+
+
+class PlanShown(TypedDict):
+    """Every way to reorganize `unit` now (11.18): the options that work and the methods
+    that would not, with why; `power` pays by default, `rps` it has left."""
+
+    unit: str
+    power: str
+    rps: int
+    step_open: bool
+    reason: str | None
+    rule: str | None
+    options: list[OptionShown]
+    illegal: list[OptionShown]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,22 +118,23 @@ class Option:
     field: str | None = None
     code: str | None = None
 
-    def as_data(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"method": self.method, "legal": self.legal, "item": self.item}
+    def as_data(self) -> OptionShown:
+        out: OptionShown = {"method": self.method, "legal": self.legal,
+                            "item": cast(ReorgItem, self.item)}
         if self.legal:
-            out.update(
-                power=self.power, cost=self.cost, affordable=self.affordable,
-                provider=self.provider,
-                path=None if self.path is None else {
-                    "kind": self.path.kind, "hexes": list(self.path.hexes),
-                    "seas": list(self.path.seas), "length": self.path.length},
-                capacity=[{"key": u.key, "amount": u.amount, "used": u.used, "limit": u.limit,
-                           "left_after": None if u.limit is None
-                           else u.limit - u.used - u.amount} for u in self.uses],
-                flips=list(self.flips), expends=self.expends, notes=list(self.notes),
-            )
+            out["power"], out["cost"] = self.power, self.cost
+            out["affordable"], out["provider"] = self.affordable, self.provider
+            out["path"] = None if self.path is None else {
+                "kind": self.path.kind, "hexes": list(self.path.hexes),
+                "seas": list(self.path.seas), "length": self.path.length}
+            out["capacity"] = [{"key": u.key, "amount": u.amount, "used": u.used,
+                                "limit": u.limit, "left_after": None if u.limit is None
+                                else u.limit - u.used - u.amount} for u in self.uses]
+            out["flips"], out["expends"] = list(self.flips), self.expends
+            out["notes"] = list(self.notes)
         else:
-            out.update(reason=self.reason, rule=self.rule, field=self.field, code=self.code)
+            out["reason"], out["rule"] = self.reason, self.rule
+            out["field"], out["code"] = self.field, self.code
         return out
 
 
@@ -97,7 +152,7 @@ class Plan:
     reason: str | None = None
     rule: str | None = None
 
-    def as_data(self) -> dict[str, Any]:
+    def as_data(self) -> PlanShown:
         return {
             "unit": self.unit, "power": self.power, "rps": self.rps,
             "step_open": self.step_open, "reason": self.reason, "rule": self.rule,

@@ -7,7 +7,9 @@ traced here: capacities are counters and the scenario's numbers.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NotRequired
+
+from typing_extensions import TypedDict
 
 from service.rules import state as st
 from service.rules.board import grid_of
@@ -16,13 +18,71 @@ from service.rules.scenario import ATR, HQ, SUPPLY, TRS
 from service.rules.state import State
 
 
-def _entry(limits: dict[str, int | None], used: dict[str, int]) -> dict[str, Any]:
+class Counter(TypedDict):
+    """A provider's limits (null: none), what it used and what is left, per measure."""
+
+    limits: dict[str, int | None]
+    used: dict[str, int]
+    left: dict[str, int | None]
+
+
+class SourceView(Counter):
+    """A supply source and what it can still reorganize (11.18.3, 11.18.5, 11.18.7)."""
+
+    hex: str
+    name: str | None
+    kind: str
+    power: str | None
+    factories: int
+    out_of_communication_used: Any
+
+
+class PortView(Counter):
+    """A port and the units it can still pass this impulse (11.18.4)."""
+
+    hex: str
+    name: str | None
+    port: str
+    damaged: bool
+    repaired: bool
+
+
+class ProviderView(Counter):
+    """An HQ, ATR, TRS or supply unit and what it can still do (11.18.1-11.18.8)."""
+
+    type: str
+    face_up: bool
+    roles: list[str]
+    range: NotRequired[int]
+
+
+class ReorgView(TypedDict):
+    """Reorganization in a side's view: every source's, port's and provider's counters
+    in the current step, and the rail moves left (11.18.6)."""
+
+    in_step: bool
+    period: str | None
+    basic_path: int | None
+    rail_moves: dict[str, Counter]
+    sources: list[SourceView]
+    ports: list[PortView]
+    providers: dict[str, ProviderView]
+    reorganized: list[str]
+    repaired_ports: list[str]
+
+
+def _entry(limits: dict[str, int | None], used: dict[str, int]) -> Counter:
     left = {k: None if v is None else max(0, v - used.get(k, 0)) for k, v in limits.items()}
     return {"limits": limits, "used": used, "left": left}
 
 
+def _provider(kind: str, face_up: bool, roles: list[str], entry: Counter) -> ProviderView:
+    return {"type": kind, "face_up": face_up, "roles": roles, "limits": entry["limits"],
+            "used": entry["used"], "left": entry["left"]}
+
+
 # long: one entry per kind of provider of 11.18, read from the step's counters.
-def reorg_view(state: State, side: str | None) -> dict[str, Any]:
+def reorg_view(state: State, side: str | None) -> ReorgView:
     """Reorganization counters for `side` (None: every side, for the GM)."""
     sc = state.setup.scenario
     t = state.turn
@@ -36,7 +96,7 @@ def reorg_view(state: State, side: str | None) -> dict[str, Any]:
         return power is not None and (side is None or sc.side_of_power(power) == side)
 
     g = grid_of(sc.map)
-    sources = []
+    sources: list[SourceView] = []
     for i, (kind, supplier) in sorted(g.source_at.items()):
         hid = g.ids[i]
         if not mine(supplier or None):
@@ -55,7 +115,7 @@ def reorg_view(state: State, side: str | None) -> dict[str, Any]:
         sources.append({"hex": hid, "name": h.city, "kind": kind, "power": supplier,
                         "factories": h.factories, "out_of_communication_used": r.isolated.get(hid),
                         **_entry(limits, count)})
-    ports = []
+    ports: list[PortView] = []
     minor = int(o["minor_port_limit"])
     for i, (kind, damaged) in sorted(g.ports.items()):
         hid = g.ids[i]
@@ -66,7 +126,7 @@ def reorg_view(state: State, side: str | None) -> dict[str, Any]:
                       "damaged": damaged and not repaired, "repaired": repaired,
                       **_entry({"units": minor if kind == "minor" else None},
                                {"units": used.get(f"port:{hid}", 0)})})
-    providers: dict[str, dict[str, Any]] = {}
+    providers: dict[str, ProviderView] = {}
     for uid, u in sorted(state.units.items()):
         spec = sc.unit(uid)
         if not mine(u.power) or spec.type not in (HQ, ATR, TRS, SUPPLY):
@@ -81,12 +141,14 @@ def reorg_view(state: State, side: str | None) -> dict[str, Any]:
         elif spec.type == ATR:
             large = bool(spec.atr and spec.atr.large)
             entry = _entry({"units": 2 if large else 1}, {"units": used.get(f"atr:{uid}", 0)})
-            entry["range"] = spec.atr.range if spec.atr else 0
+            providers[uid] = _provider(spec.type, u.face_up, roles, entry)
+            providers[uid]["range"] = spec.atr.range if spec.atr else 0
+            continue
         elif spec.type == TRS:
             entry = _entry({"units": 1}, {"units": used.get(f"trs:{uid}", 0)})
         else:
             entry = _entry({"units": 3}, {"units": used.get(f"supply:{uid}", 0)})
-        providers[uid] = {"type": spec.type, "face_up": u.face_up, "roles": roles, **entry}
+        providers[uid] = _provider(spec.type, u.face_up, roles, entry)
     return {
         "in_step": in_step,
         "period": period if in_step else None,

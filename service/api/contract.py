@@ -1,0 +1,112 @@
+"""The OpenAPI document tells the truth (docs/api.md): every route names the answer it
+gives and every status code it can answer with, errors as `application/problem+json`
+with the `Problem` schema; routes that need a token say so (`bearer`).
+
+`answers(...)` builds a route's `responses`; `document(app)` finishes the document
+(the Problem schema, the bearer scheme, the version from the changelog).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from service.api.problems import MEDIA_TYPE, TITLES
+
+PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
+BEARER: dict[str, Any] = {"security": [{"bearer": []}]}
+# Routes the operator key guards when the server has one (docs/security.md).
+OPTIONAL_BEARER: dict[str, Any] = {"security": [{}, {"bearer": []}]}
+# Schemas a route's answer names beside its model (`schema_of`), added to the document.
+_EXTRA: dict[str, Any] = {}
+
+# What any route under /v1 may answer besides its own: a body over the size limit or
+# nested too deep (every route with a body), too many requests, the database down.
+LIMITS = (429, 503)
+BODY = (413, 422)
+# A member's read of a game: a bad token, an unknown game, a bad parameter.
+READ = (401, 404, 422, *LIMITS)
+# A change to a game: also acting for what one does not hold, and a state conflict.
+CHANGE = (401, 403, 404, 409, *BODY, *LIMITS)
+
+
+class ProblemError(BaseModel):
+    """One offending item: a JSON pointer into the request, and what is wrong there."""
+
+    path: str
+    message: str
+
+
+class Problem(BaseModel):
+    """An RFC 9457 problem: `type` is `/problems/<code>`; `rule` names the rule broken
+    (a rule number such as 11.18.4 or OCS 5.7c, or a document of docs/); refusals of
+    orders carry more (`current`, `awaiting`, `choices`, `receipt`, ...)."""
+
+    model_config = ConfigDict(extra="allow", json_schema_extra={"examples": [{
+        "type": "/problems/reorg/no_supply_path", "title": "Conflict with the current state",
+        "status": 409, "detail": "item 0 (primary, 11.18.5): no basic path from 1227",
+        "code": "reorg/no_supply_path", "instance": "/v1/games/7f3a/orders",
+        "errors": [{"path": "/order/body/items/0/source", "message": "no basic path"}],
+        "rule": "11.18.5"}]})
+    type: str
+    title: str
+    status: int = Field(ge=400, le=599)
+    detail: str
+    code: str
+    instance: str | None = None
+    errors: list[ProblemError] | None = None
+    rule: str | None = None
+
+
+def answers(ok: int, model: Any, *errors: int, description: str = "",
+            media_type: str = "application/json") -> dict[int | str, dict[str, Any]]:
+    """A route's `responses`: its answer `model` under `ok`, and a problem document
+    under each status in `errors`."""
+    out: dict[int | str, dict[str, Any]] = {}
+    if model is None:
+        out[ok] = {"description": description or "done"}
+    elif media_type == "application/json":
+        out[ok] = {"model": model, "description": description or "the answer"}
+    else:
+        out[ok] = {"description": description,
+                   "content": {media_type: {"schema": model}}}
+    for status in sorted(set(errors)):
+        out[status] = {"description": TITLES.get(status, "error"),
+                       "content": {MEDIA_TYPE: {"schema": PROBLEM_REF}}}
+    return out
+
+
+def schema_of(typ: Any) -> dict[str, Any]:
+    """The JSON schema of `typ` with references into the document's components (for an
+    answer that is one of several types)."""
+    schema = TypeAdapter(typ).json_schema(ref_template="#/components/schemas/{model}")
+    _EXTRA.update(schema.pop("$defs", {}))
+    return schema
+
+
+def document(app: FastAPI, version: str) -> dict[str, Any]:
+    """The OpenAPI document, made once: the routes' own parts, the Problem schema and
+    the bearer scheme."""
+    if app.openapi_schema:
+        return app.openapi_schema
+    spec = get_openapi(title=app.title, version=version, description=app.description,
+                       routes=app.routes)
+    components = spec.setdefault("components", {})
+    schemas = components.setdefault("schemas", {})
+    problem = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
+    for name, schema in problem.pop("$defs", {}).items():
+        schemas[name] = schema
+    schemas["Problem"] = problem
+    for name, schema in _EXTRA.items():
+        schemas.setdefault(name, schema)
+    schemas.pop("HTTPValidationError", None)
+    schemas.pop("ValidationError", None)
+    components["securitySchemes"] = {"bearer": {
+        "type": "http", "scheme": "bearer",
+        "description": "a player's or the GM's token (the operator key for creating and "
+                       "importing games, when the server has one)"}}
+    app.openapi_schema = spec
+    return spec

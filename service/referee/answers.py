@@ -1,0 +1,321 @@
+"""What the referee answers (docs/api.md): the shape of every reply, as TypedDicts the
+use cases are checked against (mypy) and the API publishes as response schemas. The
+rules' own views (`StateView`, `AwaitingEntry`, `EventRecord`, `Position`) are the
+parts of the game; these add what the server knows around it: heads, receipts,
+tokens, webhooks, the dice record and the export.
+
+A client ignores keys it does not know: the server adds fields without a new version.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NotRequired
+
+from typing_extensions import TypedDict
+
+from service.rules.awaiting import AwaitingEntry, Position
+from service.rules.events import EventRecord
+from service.rules.reorg import PlanShown
+from service.rules.view import StateView, Status
+
+
+class Head(TypedDict):
+    """The newest event of the game's chain: what the next order names as `prev`."""
+
+    seq: int
+    hash: str
+
+
+class Receipt(TypedDict):
+    """The server's signed word on an order (docs/security.md "Receipts")."""
+
+    type: Literal["wif-receipt/1"]
+    game: str
+    player: str
+    seq: int
+    order_hash: str
+    result: Literal["accepted", "refused"]
+    head: Head | None
+    version: int | None
+    at: str
+    key: str
+    code: NotRequired[str]
+
+
+class SignedReceipt(TypedDict):
+    receipt: Receipt
+    signature: str
+
+
+class Outcome(TypedDict):
+    """What an order or a GM act did: the events it caused, the new version and chain
+    head, where the game stands and who must act now."""
+
+    version: int
+    events: list[EventRecord]
+    head: Head
+    position: Position
+    awaiting: list[AwaitingEntry]
+
+
+class Accepted(Outcome):
+    """`POST /orders` 201 (200 with `Idempotent-Replayed: true` for a resent order)."""
+
+    accepted: Literal[True]
+    seq: int
+    receipt: SignedReceipt
+    player_id: NotRequired[str]
+    side: NotRequired[str]
+    powers: NotRequired[list[str]]
+    token: NotRequired[str | None]
+    join_code: NotRequired[str]
+
+
+class Preview(TypedDict):
+    """`POST /orders?dry_run=true`: what the order would do, nothing changed. A sealed
+    answer shows nothing; an order that rolls dice shows nothing past the roll."""
+
+    valid: Literal[True]
+    dry_run: Literal[True]
+    rolls_dice: bool
+    events: list[EventRecord]
+    sealed: NotRequired[bool]
+    note: NotRequired[str]
+    position: NotRequired[Position]
+    awaiting: NotRequired[list[AwaitingEntry]]
+
+
+class KeyReplaced(Outcome):
+    """`admin.replace_key`: the player, and its new token when one was asked for (shown
+    once, to the GM)."""
+
+    player_id: str
+    token: str | None
+
+
+class SeatReopened(Outcome):
+    """`admin.reopen_seat`: the seat, and the join code a substitute takes it with
+    (shown once, to the GM)."""
+
+    side: str
+    powers: list[str]
+    join_code: str
+
+
+ActOutcome = Outcome | KeyReplaced | SeatReopened
+
+
+class Created(TypedDict):
+    """`POST /games`: the game's id, the GM's token and a join code per side (each shown
+    once)."""
+
+    id: str
+    gm_token: str
+    join_codes: dict[str, str]
+
+
+class ImportedPlayer(TypedDict):
+    side: str
+    name: str
+    token: str | None
+
+
+class Imported(Created):
+    """`POST /games/import`: the game as created here, with a new token for each player
+    still seated (the GM hands them out), its version and the `game.imported` event."""
+
+    players: dict[str, ImportedPlayer]
+    version: int
+    events: list[EventRecord]
+
+
+class Joined(TypedDict):
+    """`POST /seats/{side}`: the player's id and token (shown once) and its powers."""
+
+    player_id: str
+    token: str
+    side: str
+    powers: list[str]
+    head: Head
+
+
+class Summary(TypedDict):
+    """A game in brief: status, where it stands, who must act."""
+
+    id: str
+    name: str
+    status: Status
+    version: int
+    scenario: str
+    dice_mode: str
+    turn: int
+    round: int
+    impulse: int
+    step: str
+    phasing_side: str | None
+    awaiting: list[AwaitingEntry]
+    position: Position
+    head: Head
+    divergence: NotRequired[dict[str, Any] | None]
+
+
+class GameList(TypedDict):
+    games: list[Summary]
+    next: str | None
+
+
+class LogPage(TypedDict):
+    """A page of the log; `next_after` is the `after` of the next page (null: none)."""
+
+    events: list[EventRecord]
+    next_after: int | None
+    head: int
+
+
+class WebhookStatus(TypedDict):
+    """A webhook's state as its owner sees it."""
+
+    url: str
+    state: Literal["active", "disabled"]
+    disabled_at: str | None
+    reason: str | None
+    failing_since: str | None
+
+
+class Webhook(WebhookStatus):
+    """A registered webhook: its state, and whether it gets every event."""
+
+    every_event: bool
+
+
+class Registered(Webhook):
+    """`PUT /webhook`: the webhook and its new signing secret (shown once)."""
+
+    secret: str
+    signature: str
+
+
+class Attempt(TypedDict):
+    attempt: int
+    at: str
+    status_code: int | None
+    error: str | None
+
+
+class Message(TypedDict):
+    """A notification and its delivery attempts."""
+
+    id: str
+    kind: str
+    payload: dict[str, Any]
+    state: Literal["pending", "delivered", "failed"]
+    attempts: list[Attempt]
+    next_attempt_at: str | None
+
+
+class Deliveries(TypedDict):
+    messages: list[Message]
+
+
+class Ticket(TypedDict):
+    """A stream ticket: single use, for `expires_at`; `url` opens the stream."""
+
+    ticket: str
+    expires_at: str
+    url: str
+    head_seq: int
+
+
+class StateAnswer(StateView):
+    """`GET /state`: the member's view, the chain head, every land unit's supply (map
+    engine) and the caller's webhook (null: none)."""
+
+    head: Head
+    supply: dict[str, dict[str, Any]]
+    webhook: WebhookStatus | None
+
+
+class ServerKey(TypedDict):
+    id: str
+    public_key: str
+    created_at: str
+    retired_at: str | None
+
+
+class ServerKeys(TypedDict):
+    current: ServerKey | None
+    keys: list[ServerKey]
+
+
+class Chain(TypedDict):
+    """A seed chain's commitment (docs/dice.md)."""
+
+    seq: int
+    chain: int
+    from_turn: int
+    anchor: str
+    length: int
+
+
+class TurnDice(TypedDict):
+    """A turn's dice: what its seed must hash to, the seed once revealed, every roll."""
+
+    turn: int
+    commitment: str | None
+    seed: str | None
+    rolls: list[dict[str, Any]]
+    earlier_seeds: NotRequired[list[str]]
+
+
+class DiceRecord(TypedDict):
+    game: str
+    mode: str
+    scripted: bool
+    algorithm: str
+    chains: list[dict[str, Any]]
+    turns: list[TurnDice]
+
+
+class ExportedGame(TypedDict):
+    id: str
+    name: str
+    status: Status
+    version: int
+    rules_version: str
+    gm_public_key: str | None
+
+
+class ExportedPlayer(TypedDict):
+    id: str
+    side: str
+    name: str
+    powers: list[str]
+    public_key: str
+    active: bool
+    keys: list[dict[str, Any]]
+
+
+class Export(TypedDict):
+    """The whole verifiable record (docs/security.md): `complete` is false while it
+    withholds another side's sealed answer."""
+
+    format: Literal["wif-referee-export/2"]
+    game: ExportedGame
+    scenario: dict[str, Any]
+    options: dict[str, Any]
+    dice: dict[str, Any]
+    players: list[ExportedPlayer]
+    orders: list[dict[str, Any]]
+    commands: list[dict[str, Any]]
+    events: list[EventRecord]
+    server_keys: list[ServerKey]
+    revealed_seeds: dict[str, str]
+    state: StateView
+    complete: bool
+
+
+class ReorgPlan(PlanShown):
+    """`GET /reorg/options`: a unit's plan at this position and version."""
+
+    position: Position
+    version: int
