@@ -84,6 +84,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         description="Play-by-web referee for three-sided World in Flames-style games: "
         "signed orders, verifiable dice, a hash-chained turn log.",
         lifespan=lifespan,
+        generate_unique_id_function=lambda route: route.name,
     )
     app.state.settings = settings
     app.state.egress = egress.Policy.of(settings.webhook_allow_networks,

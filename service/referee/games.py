@@ -30,6 +30,7 @@ from service.rules.options import resolve_options
 from service.rules.scenario import (
     Scenario,
     ScenarioInvalid,
+    builtin_scenario_ids,
     load_builtin_scenario,
     parse_scenario,
     scenario_to_json,
@@ -39,6 +40,8 @@ from service.store.models import GameRow
 from service.store.uow import UnitOfWork
 
 D10_PURPOSES = ("initiative", "weather", "turn_end")
+# The scenarios a game may be created from by id (docs/scenario.md).
+BUILTIN_SCENARIOS: tuple[str, ...] = tuple(builtin_scenario_ids())
 
 
 def _scenario(given: str | Mapping[str, Any]) -> Scenario:

@@ -101,6 +101,6 @@ async def test_planning_lists_every_legal_method_and_why_not_the_others_11_18(
     r = await client.get(url, params={"unit": "cw-inf-53"}, headers=game.players["axis"].headers)
     assert r.status_code == 403 and r.json()["code"] == "reorg/not_your_unit"
     r = await client.get(url, params={"unit": "nobody"}, headers=allies.headers)
-    assert r.status_code == 422 and r.json()["code"] == "reorg/unknown_unit"
+    assert r.status_code == 404 and r.json()["code"] == "reorg/unknown_unit"
     r = await client.get(url, params={"unit": "cw-inf-53"})
     assert r.status_code == 401
