@@ -12,7 +12,7 @@ from service.rules.modes.face_down import face_down_at_clean_up
 from service.rules.modes.release import EVOLVE as _RELEASE_EVOLVE
 from service.rules.modes.release import release_reserves
 from service.rules.modes.report import EVOLVE as _REPORT_EVOLVE
-from service.rules.modes.report import file_report, strat_supply
+from service.rules.modes.report import file_report
 from service.rules.modes.results import EVOLVE as _RESULTS_EVOLVE
 from service.rules.modes.vocabulary import MODES, ORIENTATIONS, impulse_marks_cleared
 
@@ -23,5 +23,5 @@ __all__ = [
     "Mode", "ModeBody", "ModeView", "Orientation", "ReleaseBody", "ReportBody",
     "EVOLVE", "MODES", "ORIENTATIONS", "change_modes", "effective", "face_down_at_clean_up",
     "file_report", "impulse_marks_cleared", "mode_view", "movement_end_refusal",
-    "release_reserves", "strat_supply", "vocabulary",
+    "release_reserves", "vocabulary",
 ]
