@@ -79,8 +79,8 @@ def drawn_game(art: str, *units: Mapping[str, Any], terrain: Mapping[str, str] |
         t.act("seat.take", {"side": side, "powers": None, "name": side,
                             "player_id": f"p-{side}"}, side=side)
     skip_initiative(t)
-    t.act("declare", {"actions": {"germany": declare, "italy": "pass", "spain": "pass"}},
-          side="axis")
+    actions = {p: declare if p == "germany" else "pass" for p in t.state.side_powers("axis")}
+    t.act("declare", {"actions": actions}, side="axis")
     return t
 
 

@@ -9,6 +9,7 @@ from service.rules.modes.change import change_modes, movement_end_refusal
 from service.rules.modes.effective import ModeView, effective, mode_view
 from service.rules.modes.face_down import EVOLVE as _FACE_DOWN_EVOLVE
 from service.rules.modes.face_down import face_down_at_clean_up
+from service.rules.modes.legal import side_options, unit_options
 from service.rules.modes.release import EVOLVE as _RELEASE_EVOLVE
 from service.rules.modes.release import release_reserves
 from service.rules.modes.report import EVOLVE as _REPORT_EVOLVE
@@ -23,5 +24,5 @@ __all__ = [
     "Mode", "ModeBody", "ModeView", "Orientation", "ReleaseBody", "ReportBody",
     "EVOLVE", "MODES", "ORIENTATIONS", "change_modes", "effective", "face_down_at_clean_up",
     "file_report", "impulse_marks_cleared", "mode_view", "movement_end_refusal",
-    "release_reserves", "vocabulary",
+    "release_reserves", "side_options", "unit_options", "vocabulary",
 ]

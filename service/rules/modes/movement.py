@@ -12,6 +12,7 @@ moves one hex beyond its allowance (OCS 6.1c) or enters an enemy ZOC (option
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -29,14 +30,14 @@ from service.rules.board import (
 )
 from service.rules.errors import Refused
 from service.rules.modes import vocabulary as m
-from service.rules.modes.change import hedgehog_in
+from service.rules.modes.change import hedgehogs
 from service.rules.modes.effective import step_ma
 from service.rules.modes.items import refuse_unit
 from service.rules.scenario import UnitSpec
 from service.rules.state import State, UnitState
 
-__all__ = ["STACKING_RULE", "Mover", "Route", "end_problem", "fill_path", "ma_rule", "mover",
-           "reachable", "stack_points", "stacking_problem", "walk_route"]
+__all__ = ["STACKING_RULE", "Mover", "Route", "end_checker", "end_problem", "fill_path",
+           "ma_rule", "mover", "reachable", "stack_points", "stacking_problem", "walk_route"]
 STACKING_RULE: Final = "stacking limit (docs/rules-options.md)"
 _EPSILON: Final = 1e-9
 
@@ -161,27 +162,41 @@ def stacking_problem(state: State, hex_id: str, points: int) -> str | None:
             f"{stacking.division})")
 
 
-def end_problem(mv: Mover, to: str, *, stacking: bool = True) -> tuple[str, str, str] | None:
-    """(code, reason, rule) when a move of `mv` may not end in `to`: a Reserve unit with
-    a hedgehog (OCS 5.7g), a Strat unit where no trace supply is possible (OCS 5.8b), or
-    (with `stacking`) a hex it would overstack alone."""
+Problem = tuple[str, str, str]  # code, reason, rule
+
+
+def end_checker(mv: Mover, *, stacking: bool = True) -> Callable[[str], Problem | None]:
+    """A function giving (code, reason, rule) when a move of `mv` may not end in a hex:
+    a Reserve unit with a hedgehog (OCS 5.7g), a Strat unit where no trace supply is
+    possible (OCS 5.8b), or (with `stacking`) a hex it would overstack alone."""
     state = mv.state
-    if mv.unit.mode == m.RESERVE:
-        hedgehog = hedgehog_in(state, to, mv.side)
+    hedges = hedgehogs(mv.board, mv.side) if mv.unit.mode == m.RESERVE else {}
+    strat = mv.unit.mode == m.STRAT
+    mine = state.setup.scenario.movement.stacking.points(mv.spec) if stacking else 0
+    points = stack_points(mv.board)
+    limit = state.setup.scenario.movement.stacking.limit
+
+    def problem(to: str) -> Problem | None:
+        hedgehog = hedges.get(to)
         if hedgehog is not None:
             return ("report/hedgehog", f"is in Reserve Mode and cannot end its move with "
                     f"hedgehog {hedgehog} in {to}", "OCS 5.7g")
-    if mv.unit.mode == m.STRAT:
-        status = strat_end_supply(mv, to)
-        if not status[0]:
-            return ("report/strat_supply", f"is in Strat Mode and must end its move where "
-                    f"trace supply is possible; in {to}: {status[1]}", "OCS 5.8b")
-    if stacking:
-        mine = state.setup.scenario.movement.stacking.points(mv.spec)
-        problem = stacking_problem(state, to, stack_points(mv.board).get(to, 0) + mine)
-        if mine and problem is not None:
-            return "report/stacking", f"cannot end its move in {to}: {problem}", STACKING_RULE
-    return None
+        if strat:
+            status = strat_end_supply(mv, to)
+            if not status[0]:
+                return ("report/strat_supply", f"is in Strat Mode and must end its move where "
+                        f"trace supply is possible; in {to}: {status[1]}", "OCS 5.8b")
+        if mine and points.get(to, 0) + mine > limit:
+            why = stacking_problem(state, to, points.get(to, 0) + mine)
+            return "report/stacking", f"cannot end its move in {to}: {why}", STACKING_RULE
+        return None
+
+    return problem
+
+
+def end_problem(mv: Mover, to: str, *, stacking: bool = True) -> Problem | None:
+    """`end_checker`'s answer for one hex."""
+    return end_checker(mv, stacking=stacking)(to)
 
 
 def strat_end_supply(mv: Mover, to: str) -> tuple[bool, str]:
@@ -190,14 +205,18 @@ def strat_end_supply(mv: Mover, to: str) -> tuple[bool, str]:
     negated an enemy ZOC for supply; then the board is built again."""
     board = mv.board
     stance = board.stance(mv.unit.power)
-    here = mv.start
     others = [u for u in board.units_in(mv.unit.at) if u != mv.uid
               and u in board.unit_hex and board.majors[board.unit_power[u]] in
               stance.side_powers]
-    if here in stance.zoc and not others:
-        moved = replace(mv.state, units={**mv.state.units,
-                                         mv.uid: replace(mv.unit, at=to)})
-        board = Board.from_state(moved)
+    if mv.start in stance.zoc and not others:
+        # Any hex outside an enemy ZOC (where a Strat move ends, OCS 5.8a) gives the same
+        # board: one is built per unit.
+        def departed() -> Board:
+            moved = replace(mv.state, units={**mv.state.units,
+                                             mv.uid: replace(mv.unit, at=to)})
+            return Board.from_state(moved)
+
+        board = board.cached(("departed", mv.uid), departed)
     limit = path_length(mv.state.setup.scenario, mv.state.turn.weather)
     status = unit_supply_at(board, mv.uid, to, limit)
     return status.in_supply, status.reason or ""
@@ -289,11 +308,12 @@ def reachable(mv: Mover, reach: MoveReach | None = None) -> dict[str, Route]:
     reach = reach or move_reach(mv.ground, mv.start, mv.allowance, one_hex=mv.fresh)
     ids = mv.board.grid.ids
     out: dict[str, Route] = {}
+    ends = end_checker(mv)
     for i in sorted(reach.cost, key=lambda i: (reach.cost[i], ids[i])):
         if i == mv.start:
             continue
         to = ids[i]
-        if end_problem(mv, to) is not None:
+        if ends(to) is not None:
             continue
         positions = reach.path(i)
         cost = reach.cost[i]

@@ -91,7 +91,7 @@ from service.rules.modes.results import CONSISTENCY, report_combat
 from service.rules.modes.transport import transport_route
 from service.rules.state import Evolver, State, UnitState
 
-__all__ = ["file_report"]
+__all__ = ["check_may_move", "file_report"]
 WORKS: Final = ("engineering", "gauge", "rail_repair", "hedgehog")
 _STEPS: Final = (st.ACTION, st.REACTION, st.COMBAT, st.EXPLOITATION)
 
@@ -159,7 +159,7 @@ def file_report(f: Flow, c: Command) -> None:
                {"units": turned}, by=c.actor.id)
 
 
-def _may_move_now(state: State, uid: str, unit: UnitState, path: str) -> None:
+def check_may_move(state: State, uid: str, unit: UnitState, path: str) -> None:
     """Who moves in which step (OCS 5.7b, OCS 5.9; RULES-NOTES 27, 31)."""
     step = state.step
     if not unit.face_up:
@@ -245,7 +245,7 @@ def _move(f: Flow, c: Command, side: str, item: object, path: str) -> str | None
                             code="order/unknown_hex")
     if hexes is not None and hexes[-1] != to:
         raise malformed(f"the path ends in {hexes[-1]}, not in {to}", path=f"{path}/path")
-    _may_move_now(f.state, uid, unit, path)
+    check_may_move(f.state, uid, unit, path)
     if spec.ocs is not None and spec.ocs.kind == "hedgehog":
         raise refuse_unit("report/hedgehog", uid, "is a hedgehog and does not move",
                           rule="OCS 5.1", path=path)

@@ -61,7 +61,8 @@ from service.rules.modes.items import (
 )
 from service.rules.state import Evolver, State
 
-__all__ = ["BY_STEP", "CONSISTENCY", "disorganize", "report_combat"]
+__all__ = ["BY_STEP", "CONSISTENCY", "check_attacker", "disorganize", "enemies_in",
+           "report_combat"]
 CONSISTENCY: Final = "DESIGN 4.1"  # a report must agree with the board
 BY: Final = ("overrun", "combat", "barrage", "naval")
 BY_STEP: Final[Mapping[str, tuple[str, ...]]] = {
@@ -127,9 +128,9 @@ def _lose_steps(f: Flow, uid: str, steps: int, cause: str, rule: str, by: str) -
            {"unit": uid, "steps": steps, "cause": cause, "rule": rule}, by=by)
 
 
-def _check_attacker(f: Flow, uid: str, by: str, path: str) -> None:
-    """Whether `uid` may take part in this overrun, combat or barrage now."""
-    s = f.state
+def check_attacker(s: State, uid: str, by: str, path: str) -> None:
+    """Whether `uid` may take part in this overrun, combat or barrage now (the RulesError
+    it meets if not)."""
     unit = s.units[uid]
     spec = s.setup.scenario.unit(uid)
     step = s.step
@@ -184,7 +185,7 @@ def _check_attacker(f: Flow, uid: str, by: str, path: str) -> None:
                           path=path)
 
 
-def _enemies_in(state: State, hex_id: str, side: str) -> list[str]:
+def enemies_in(state: State, hex_id: str, side: str) -> list[str]:
     sc = state.setup.scenario
     powers = state.side_powers(side)
     return sorted(
@@ -222,7 +223,7 @@ def report_combat(f: Flow, c: Command, side: str, item: object, path: str) -> No
     if by == "naval":
         _naval_combat(f, c, side, hex_id, attackers, results, path)
         return
-    defenders = _enemies_in(f.state, hex_id, side)
+    defenders = enemies_in(f.state, hex_id, side)
     if not defenders:
         raise refuse("report/no_enemy", f"{hex_id} holds no enemy land unit of {side}",
                      rule=CONSISTENCY, path=f"{path}/hex")
@@ -231,7 +232,7 @@ def report_combat(f: Flow, c: Command, side: str, item: object, path: str) -> No
     for j, name in enumerate(attackers):
         apath = f"{path}/attackers/{j}"
         spec, unit = held_unit(f.state, c, name, apath)
-        _check_attacker(f, name, by, apath)
+        check_attacker(f.state, name, by, apath)
         if by != "barrage" and unit.at not in neighbours:
             raise refuse_unit("report/not_adjacent", name, f"in {unit.at} is not next to "
                               f"{hex_id}", rule=CONSISTENCY, path=apath)
@@ -400,7 +401,7 @@ class _Fight:
         names = strings(r.get("units"), f"{path}/units")
         for i, name in enumerate(names):
             self._member(name, f"{path}/units/{i}", self.attackers)
-        left = _enemies_in(self.f.state, self.hex, self.side)
+        left = enemies_in(self.f.state, self.hex, self.side)
         if left:
             raise refuse("report/hex_held", f"{self.hex} still holds {', '.join(left)}: no "
                          "advance into it", rule=CONSISTENCY, path=path)

@@ -31,7 +31,7 @@ from service.rules import state as st
 from service.rules.board import FRIENDLY, NoPath, rail_network, rail_path, sea_chain
 from service.rules.modes import vocabulary as m
 from service.rules.modes.effective import transports_allowed
-from service.rules.modes.movement import Mover, Route, end_problem
+from service.rules.modes.movement import Mover, Route, end_checker, end_problem
 from service.rules.scenario import ATR, TRS
 
 __all__ = ["TRANSPORT_RULE", "Carriage", "carriers", "check_mode", "destinations",
@@ -89,17 +89,14 @@ def carriers(mv: Mover, transport: str) -> list[Carriage]:
     sc = state.setup.scenario
     friends = board.stance(mv.unit.power).friends
     kind = ATR if transport == "air" else TRS
-    seas = set(sc.map.hex(mv.unit.at).seas)
-    out = []
-    for uid, u in sorted(state.units.items()):
-        spec = sc.unit(uid)
-        if spec.type != kind or not u.face_up or board.majors[u.power] not in friends:
-            continue
-        if kind == ATR and u.at == mv.unit.at:
-            out.append(Carriage(uid, u.at))
-        elif kind == TRS and u.at in seas and not u.moved:
-            out.append(Carriage(uid, u.at))
-    return out
+
+    def make() -> list[tuple[str, str, str]]:  # every usable carrier: (id, where, major)
+        return [(uid, u.at, board.majors[u.power]) for uid, u in sorted(state.units.items())
+                if sc.unit(uid).type == kind and u.face_up and not u.moved]
+
+    places = {mv.unit.at} if kind == ATR else set(sc.map.hex(mv.unit.at).seas)
+    return [Carriage(uid, at) for uid, at, major in board.cached(("carriers", kind), make)
+            if at in places and major in friends]
 
 
 def _carrier(mv: Mover, transport: str, given: object, path: str) -> Carriage:
@@ -268,9 +265,11 @@ def destinations(mv: Mover) -> dict[str, dict[str, list[str]]]:
     stance = board.stance(mv.unit.power)
     sc = mv.state.setup.scenario
 
+    problem = end_checker(mv)
+
     def ends(positions: list[int]) -> list[str]:
         return [grid.ids[i] for i in positions
-                if i != mv.start and end_problem(mv, grid.ids[i]) is None]
+                if i != mv.start and problem(grid.ids[i]) is None]
 
     for kind in kinds:
         if kind == "rail":
