@@ -39,6 +39,7 @@ EventKind = Literal[
     "combat.reported", "combat.result_ignored", "hex.disorganized", "reserve.removed",
     "units.retreated", "units.advanced", "unit.step_lost", "unit.eliminated",
     "units.exploit_awarded", "units.turned_face_down", "units.shattered", "unit.flew_mission",
+    "combat.rolled", "combat.closed",
 ]
 EVENT_KINDS: frozenset[str] = frozenset(get_args(EventKind))
 

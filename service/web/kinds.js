@@ -20,5 +20,5 @@ export const EVENT_KINDS = Object.freeze([
   "combat.reported", "combat.result_ignored", "hex.disorganized", "reserve.removed",
   "units.retreated", "units.advanced", "unit.step_lost", "unit.eliminated",
   "units.exploit_awarded", "units.turned_face_down", "units.shattered",
-  "unit.flew_mission",
+  "unit.flew_mission", "combat.rolled", "combat.closed",
 ]);

@@ -107,3 +107,42 @@ async def test_options_are_a_sides_own_and_name_unknown_units(
     gm = await client.get(f"/v1/games/{game.id}/options", headers=game.gm)
     assert gm.status_code == 422 and gm.json()["code"] == "options/side_needed"
     assert (await _options(game, None, "cw-inf-1")).status_code == 200
+
+
+async def _until(game: Game, step: str) -> None:
+    for _ in range(10):
+        summary = (await game.client.get(f"/v1/games/{game.id}", headers=game.gm)).json()
+        if summary["position"]["step"] == step:
+            return
+        await game.players[summary["awaiting"][0]["side"]].ok("done")
+    raise AssertionError(f"never reached {step}")
+
+
+async def test_a_combats_dice_are_the_referees_and_a_dry_run_never_rolls(
+        client: httpx.AsyncClient) -> None:
+    """Item 2: the referee rolls a combat's dice (purpose `combat`), in the log and in the
+    dice record; a dry run of the same report says it would roll and rolls nothing."""
+    game = await full_game(client, "modes", dice=AXIS_FIRST)
+    axis = await to_action(game)
+    await _until(game, "combat")
+    combat = {"combats": [{"by": "combat", "hex": "h21", "attackers": ["ger-inf-1"],
+                           "dice": "2d6"}]}
+    position = await axis.position()
+    preview = await client.post(f"/v1/games/{game.id}/orders", params={"dry_run": "true"},
+                                json=axis.envelope("report", combat, position),
+                                headers=axis.headers)
+    assert preview.status_code == 200, preview.text
+    assert (preview.json()["rolls_dice"], preview.json()["events"]) == (True, [])
+    result = await axis.ok("report", combat)
+    kinds = [e["kind"] for e in result["events"]]
+    assert kinds == ["report.filed", "combat.reported", "dice.rolled", "combat.rolled"]
+    values = result["events"][2]["data"]["values"]
+    assert len(values) == 2 and all(1 <= v <= 6 for v in values)
+    dice = (await client.get(f"/v1/games/{game.id}/dice", headers=axis.headers)).json()
+    rolls = [r for t in dice["turns"] for r in t["rolls"] if r["purpose"] == "combat"]
+    assert [r["values"] for r in rolls] == [values]
+    waiting = await axis.order("done")
+    assert waiting.status_code == 409 and waiting.json()["code"] == "report/combat_waiting"
+    await axis.ok("report", {"combats": [{"by": "combat", "hex": "h21",
+                                          "results": [{"kind": "dg"}]}]})
+    await axis.ok("done")

@@ -15,6 +15,7 @@ from service.rules.modes.release import release_reserves
 from service.rules.modes.report import EVOLVE as _REPORT_EVOLVE
 from service.rules.modes.report import file_report
 from service.rules.modes.results import EVOLVE as _RESULTS_EVOLVE
+from service.rules.modes.results import open_combats_refusal
 from service.rules.modes.vocabulary import MODES, ORIENTATIONS, impulse_marks_cleared
 
 EVOLVE = {**_CHANGE_EVOLVE, **_RELEASE_EVOLVE, **_REPORT_EVOLVE, **_RESULTS_EVOLVE,
@@ -24,5 +25,6 @@ __all__ = [
     "Mode", "ModeBody", "ModeView", "Orientation", "ReleaseBody", "ReportBody",
     "EVOLVE", "MODES", "ORIENTATIONS", "change_modes", "effective", "face_down_at_clean_up",
     "file_report", "impulse_marks_cleared", "mode_view", "movement_end_refusal",
+    "open_combats_refusal",
     "release_reserves", "side_options", "unit_options", "vocabulary",
 ]

@@ -12,7 +12,7 @@ from service.rules.awaiting import awaiting, choices, position
 from service.rules.command import Command
 from service.rules.errors import Forbidden, Malformed, Refused
 from service.rules.flow import Flow
-from service.rules.modes import movement_end_refusal
+from service.rules.modes import movement_end_refusal, open_combats_refusal
 from service.rules.state import State
 from service.rules.turn.sequence import after_declare, after_production, after_side_step, choose
 
@@ -194,6 +194,9 @@ def done(f: Flow, c: Command) -> None:
     short = movement_end_refusal(s, str(side)) if s.step == st.ACTION else None
     if short is not None:
         raise short
+    waiting = open_combats_refusal(s, str(side))
+    if waiting is not None:
+        raise waiting
     side_done(f, str(side), c.actor.id)
 
 
