@@ -41,7 +41,9 @@ Reserve markers (OCS 5.7d). A DG trigger turns every combat unit in the hex DG a
 removes their other mode markers (OCS 5.10, OCS 5.10a); Transport Points are exempt, an
 Organic Truck in Reserve loses its marker (OCS 5.10c).
 
-Readings: the enemy ZOC of a retreat is not negated by friendly units in the hex
+Retreats go hex by hex into adjacent hexes, never twice into one, never into enemy units
+or neutral territory. Readings: the enemy ZOC of a retreat is not negated by friendly
+units in the hex
 (the board's `enemy_zoc`, as for OCS 5.7c and OCS 5.8a); a barrage has only DG, loss,
 eliminated and ignored results; exploitation is earned only in the combat step.
 """
@@ -54,7 +56,7 @@ from dataclasses import replace
 from typing import Any, Final
 
 from service.rules import state as st
-from service.rules.board import Board
+from service.rules.board import NEUTRAL, NEUTRAL_RULE, Board
 from service.rules.command import Command
 from service.rules.errors import Refused
 from service.rules.events import Event, EventKind
@@ -545,6 +547,7 @@ class _Fight:
             self._contact()
         sc = f.state.setup.scenario
         previous = starts.pop()
+        visited = {previous}
         owed = list(losses)
         for k, hex_id in enumerate(hexes, start=1):
             hpath = f"{path}/path/{k - 1}"
@@ -553,6 +556,10 @@ class _Fight:
             if hex_id not in sc.map.neighbours(previous):
                 raise refuse("report/retreat_path", f"{hex_id} is not next to {previous}",
                              rule=CONSISTENCY, path=hpath)
+            if hex_id in visited:
+                raise refuse("report/retreat_path", f"a retreat never enters a hex twice: "
+                             f"{hex_id} is on it already", rule=CONSISTENCY, path=hpath)
+            visited.add(hex_id)
             movers = self._present(names)
             if not movers:
                 raise refuse("report/retreat_path", f"no unit is left to retreat into "
@@ -562,6 +569,9 @@ class _Fight:
             if board.enemy_occupied(hex_id, power):
                 raise refuse("report/retreat_path", f"{hex_id} holds enemy units: no "
                              "retreat into it", rule=CONSISTENCY, path=hpath)
+            if board.stance(power).territory[board.at(hex_id)] == NEUTRAL:
+                raise refuse("report/retreat_path", f"{hex_id} is neutral territory: no "
+                             "retreat into it", rule=NEUTRAL_RULE, path=hpath)
             zoc = board.enemy_zoc(hex_id, power)
             was_dg = [u for u in movers if f.state.units[u].mode == m.DG]
             f.emit("units.retreated", f"{', '.join(movers)} retreat from {previous} to "

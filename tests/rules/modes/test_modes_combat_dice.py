@@ -79,3 +79,13 @@ def test_clean_up_drops_a_rolled_combat_left_without_results() -> None:
     _rolled(t)
     t.act("admin.force", {"reason": "the table went home"}, role="gm")
     assert t.state.modes.combats == {}
+
+
+def test_a_retreat_never_enters_a_hex_twice() -> None:
+    t = game()
+    until(t, "combat")
+    refused(lambda: report(t, combats=[{"by": "combat", "hex": "h21",
+                                        "attackers": ["ger-inf-1"],
+                                        "results": [{"kind": "retreat", "units": ["cw-inf-1"],
+                                                     "path": ["h11", "h21"]}]}]),
+            "DESIGN 4.1", path="/body/combats/0/results/0/path/1")
