@@ -53,8 +53,8 @@ from service.rules.board.supply import (
 
 __all__ = [
     "FRIENDLY", "NEUTRAL", "NEUTRAL_RULE", "ONE_HEX_RULE", "TERRAIN_RULE", "ZOC_RULE", "Board",
-    "Ground", "MoveReach", "NoPath", "Path", "PathResult", "Stance", "Step", "SupplyStatus", "ground",
-    "move_reach", "walk_path",
+    "Ground", "MoveReach", "NoPath", "Path", "PathResult", "Stance", "Step", "SupplyStatus",
+    "ground", "move_reach", "walk_path",
     "basic_path", "basic_path_from", "coastal_ok", "exerts_zoc", "grid_of", "hex_in_supply",
     "home_ports", "in_communication", "overseas_path", "overseas_route", "path_length",
     "rail_network", "rail_path", "rail_supply_path", "reach_index", "reaches_unlimited",
