@@ -17,6 +17,7 @@ from service.api import (
     games,
     health,
     options,
+    player_settings,
     problems,
     reorg,
     schemas,
@@ -114,6 +115,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
     app.include_router(webhooks.router)
     app.include_router(reorg.router)
     app.include_router(options.router)
+    app.include_router(player_settings.router)
     from service.web import mount
 
     mount(app)

@@ -33,7 +33,7 @@ EventKind = Literal[
     "turn_end.rolled", "impulse.ended", "turn.ended", "initiative.shifted",
     "production.submitted", "production.applied",
     # reorganization (11.18)
-    "unit.reorganized", "port.repaired",
+    "unit.reorganized", "port.repaired", "rps.lapsed",
     # OCS modes (seed 004) and what is reported of the table
     "unit.mode_changed", "reserves.released", "report.filed", "unit.moved", "unit.worked",
     "combat.reported", "combat.result_ignored", "hex.disorganized", "reserve.removed",
