@@ -148,8 +148,13 @@ def in_request(refusal: RulesError, signer: str) -> RulesError:
     """A refusal whose paths point into the request: the rules point into the order (a
     player's) or into the act's body (the GM's), the request holds it under `order`."""
     prefix = "/order/body" if signer == identity.GM else "/order"
-    refusal.errors = [(path if path.startswith("/order") else prefix + path, message)
-                      for path, message in refusal.errors]
+
+    def moved(path: str) -> str:
+        return path if path.startswith("/order") else prefix + path
+
+    refusal.errors = [(moved(path), message) for path, message in refusal.errors]
+    refusal.units = {moved(path): unit for path, unit in refusal.units.items()}
+    refusal.unit_labels = {moved(path): unit for path, unit in refusal.unit_labels.items()}
     return refusal
 
 

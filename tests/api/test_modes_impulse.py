@@ -53,7 +53,8 @@ async def test_a_german_impulse_with_modes_reaction_combat_exploitation_and_clea
     assert (problem["rule"], problem["unit"], problem["code"]) == ("OCS 5.7c", "ger-inf-1",
                                                                    "mode/enemy_zoc")
     assert problem["errors"][0]["path"] == "/order/body/changes/0/mode"
-    assert "ger-inf-1 is in an enemy ZOC" in problem["detail"]
+    assert "ger-inf-1 (germany INF corps) is in an enemy ZOC" in problem["detail"]
+    assert problem["errors"][0]["unit"] == {"id": "ger-inf-1", "name": "germany INF corps"}
 
     await axis.ok("report", {"moves": [
         {"unit": "ger-arm-1", "to": "h31", "transport": None},

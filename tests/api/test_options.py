@@ -14,7 +14,7 @@ from support import AXIS_FIRST, Game, Player, full_game, to_action
 import service
 
 DNO = Path(service.__file__).parent / "rules" / "scenario" / "scenarios" / "dno-demo.json"
-COMMUNISTS_FIRST = {"mode": "scripted", "script": {"initiative": [1, 1, 10]}}
+COMMUNISTS_FIRST = {"mode": "scripted", "script": {"initiative": [1, 1, 10], "weather": [7]}}
 
 
 def _dno(**units: dict[str, Any]) -> dict[str, Any]:
@@ -46,6 +46,7 @@ async def test_the_forest_move_of_issue_16_is_refused_with_its_cost(
         "report/mp", "OCS 5.5", "1302", 6)
     assert "it costs 6 MP (forest 2, forest 2, forest 2)" in problem["detail"]
     assert problem["errors"][0]["path"] == "/order/body/moves/0/path/1"
+    assert problem["errors"][0]["unit"] == {"id": "ussr-inf-1", "name": "USSR INF corps"}
     assert (await game.state())["game"]["version"] == before
     options = (await _options(game, ussr, "ussr-inf-1")).json()
     reach = {h["to"]: h["mp"] for h in options["moves"]["hexes"]}

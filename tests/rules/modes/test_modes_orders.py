@@ -17,7 +17,8 @@ def test_a_refusal_names_the_unit_the_rule_the_item_and_the_reason() -> None:
     with pytest.raises(Refused) as caught:
         mode(t, ("ger-inf-2", "move"), ("ger-inf-1", "reserve"))
     error = caught.value
-    assert error.message == "ger-inf-1 is in an enemy ZOC in h30: no Reserve (OCS 5.7c)"
+    assert error.message == ("ger-inf-1 (germany INF corps) is in an enemy ZOC in h30: no "
+                             "Reserve (OCS 5.7c)")
     assert (error.rule, error.extra["unit"], error.code) == ("OCS 5.7c", "ger-inf-1",
                                                               "mode/enemy_zoc")
     assert error.errors == [("/body/changes/1/mode", "is in an enemy ZOC in h30: no Reserve")]
