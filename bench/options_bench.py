@@ -8,7 +8,7 @@ step (every Axis power declared land, so its units may move, change mode and ove
 
 - rules: `service.rules.modes.side_options` for the Axis, the board built afresh each
   round (what the first request after an order costs the server in the rules), and
-  `unit_options` for the Axis units one at a time on one board;
+  `unit_options` for Axis units that may move, one at a time on one board;
 - http (unless --skip-http): one `python -m service serve` process on a throwaway
   embedded PostgreSQL (or DATABASE_URL), the game created through the API with the
   scenario inline; `GET /v1/games/{id}/options` by the Axis player: the first request of
@@ -110,13 +110,13 @@ def rules_figures(state: State, rounds: int) -> dict[str, Any]:
     movers = sum(1 for u in out.values() if u["moves"]["may"])
     board = Board.from_state(state)
     single: list[float] = []
-    for uid in list(out)[:200]:
+    for uid in [u for u, x in out.items() if x["moves"]["may"]][:200]:
         started = time.perf_counter()
         unit_options(state, uid, board)
         single.append(time.perf_counter() - started)
     print(f"  axis: {len(out)} units, {movers} may move, {entries} hexes listed")
     print(f"  side_options (board included)  {_ms(side)}")
-    print(f"  unit_options, one unit          {_ms(single)}")
+    print(f"  unit_options, one unit that moves {_ms(single)}")
     return {"units": len(out), "movers": movers, "hexes": entries,
             "side_ms": [round(x * 1000, 1) for x in side],
             "unit_ms_median": round(statistics.median(single) * 1000, 2)}
