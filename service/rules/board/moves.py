@@ -137,15 +137,13 @@ def ground(board: Board, power: str, movement: MovementSpec, move_class: str,
 @dataclass(slots=True)
 class MoveReach:
     """Hexes reached from `start` within an allowance: the cheapest cost of each (by
-    grid position), the position it was entered from, and how many cheapest paths
-    lead there (2 meaning "more than one"). `beyond` holds the hexes reached only by
-    OCS 6.1c's one hex."""
+    grid position; more than the allowance for OCS 6.1c's one hex), the position it was
+    entered from, and how many cheapest paths lead there (2 meaning "more than one")."""
 
     start: int
     cost: dict[int, int] = field(default_factory=dict)
     parent: dict[int, int] = field(default_factory=dict)
     ways: dict[int, int] = field(default_factory=dict)
-    beyond: set[int] = field(default_factory=set)
 
     def path(self, i: int) -> list[int]:
         """Positions from the start (excluded) to `i`."""
@@ -194,7 +192,6 @@ def move_reach(gr: Ground, start: int, allowance: float, *, one_hex: bool) -> Mo
         for v in nbrs[start]:
             if not closed[v] and v not in cost:
                 cost[v], parent[v], ways[v] = gr.cost(start, v), start, 1
-                out.beyond.add(v)
     return out
 
 

@@ -43,19 +43,10 @@ from service.rules.modes.items import (
 from service.rules.scenario import HEDGEHOG, UnitSpec
 from service.rules.state import Evolver, State, UnitState
 
-__all__ = ["change_modes", "check_change", "hedgehog_in", "hedgehogs", "movement_end_refusal",
+__all__ = ["change_modes", "check_change", "hedgehogs", "movement_end_refusal",
            "reserve_limit_problem"]
 _NAMES = {m.COMBAT: "Combat", m.MOVE: "Move", m.RESERVE: "Reserve", m.STRAT: "Strat",
           m.EXPLOIT: "Exploit", m.DG: "DG"}
-
-
-def hedgehog_in(state: State, hex_id: str, side: str) -> str | None:
-    """A hedgehog of `side` in `hex_id` (OCS 5.7g), if any."""
-    sc = state.setup.scenario
-    for uid, u in state.units.items():
-        if u.at == hex_id and sc.unit(uid).type == HEDGEHOG and sc.side_of_power(u.power) == side:
-            return uid
-    return None
 
 
 def hedgehogs(board: Board, side: str) -> dict[str, str]:
