@@ -10,8 +10,10 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, Request, Response
 
 from service.api.auth import bearer, work
+from service.api.contract import BEARER, LIMITS, answers
 from service.api.games import GameId
 from service.referee import choices
+from service.referee.answers import SideOptions, UnitOptions
 
 router = APIRouter(prefix="/v1")
 UnitId = Annotated[str, Path(min_length=1, max_length=64, description="a unit's id")]
@@ -19,7 +21,9 @@ UnitId = Annotated[str, Path(min_length=1, max_length=64, description="a unit's 
 
 @router.get("/games/{game_id}/units/{unit}/options",
             summary="A unit's legal choices now: modes, moves with cost and path, transport, "
-                    "attacks, release, exploitation")
+                    "attacks, release, exploitation",
+            response_model=None, openapi_extra=BEARER,
+            responses=answers(200, UnitOptions, 401, 403, 404, 422, *LIMITS))
 async def unit_options(game_id: GameId, unit: UnitId, request: Request) -> Response:
     token = bearer(request)
     async with work(request) as uow:
@@ -29,7 +33,9 @@ async def unit_options(game_id: GameId, unit: UnitId, request: Request) -> Respo
 
 @router.get("/games/{game_id}/options",
             summary="Every unit of a side with its legal choices now (a player's own side by "
-                    "default)")
+                    "default)",
+            response_model=None, openapi_extra=BEARER,
+            responses=answers(200, SideOptions, 401, 403, 404, 422, *LIMITS))
 async def side_options(
     game_id: GameId,
     request: Request,

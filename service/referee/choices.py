@@ -6,16 +6,17 @@ see their own side's units; the GM any side's."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
 
 import orjson
 
 from service.referee import members
+from service.referee.answers import SideOptions, UnitOptions
 from service.referee.errors import Denied
 from service.rules import position
+from service.rules.awaiting import Position
 from service.rules.board import Board
 from service.rules.errors import Malformed
-from service.rules.modes import unit_options
+from service.rules.modes import UnitChoices, unit_options
 from service.store.games import Game
 from service.store.uow import UnitOfWork
 
@@ -28,7 +29,7 @@ class _Version:
     def __init__(self, game: Game) -> None:
         self.game = game
         self._board: Board | None = None
-        self.units: dict[str, dict[str, Any]] = {}
+        self.units: dict[str, UnitChoices] = {}
         self.sides: dict[str, bytes] = {}
 
     @property
@@ -37,14 +38,15 @@ class _Version:
             self._board = Board.from_state(self.game.state)
         return self._board
 
-    def unit(self, uid: str) -> dict[str, Any]:
+    def unit(self, uid: str) -> UnitChoices:
         found = self.units.get(uid)
         if found is None:
             found = self.units[uid] = unit_options(self.game.state, uid, self.board)
         return found
 
-    def head(self) -> dict[str, Any]:
-        return {"position": position(self.game.state), "version": self.game.version}
+    @property
+    def position(self) -> Position:
+        return position(self.game.state)
 
     def side(self, side: str) -> bytes:
         found = self.sides.get(side)
@@ -53,8 +55,9 @@ class _Version:
             sc = state.setup.scenario
             units = {uid: self.unit(uid) for uid in sorted(state.units)
                      if sc.side_of_power(state.units[uid].power) == side}
-            found = self.sides[side] = orjson.dumps({**self.head(), "side": side,
-                                                     "units": units})
+            answer: SideOptions = {"position": self.position, "version": self.game.version,
+                                   "side": side, "units": units}
+            found = self.sides[side] = orjson.dumps(answer)
         return found
 
 
@@ -87,7 +90,9 @@ async def unit_choices(uow: UnitOfWork, game_id: str, token: str, unit: str) -> 
         raise Denied("options/not_your_unit", f"{unit} is a unit of {side}: players see "
                      "their own side's options", errors=[("/unit", "another side's unit")])
     version = _version(m.game)
-    return orjson.dumps({**version.head(), **version.unit(unit)})
+    answer: UnitOptions = {**version.unit(unit), "position": version.position,
+                           "version": m.game.version}
+    return orjson.dumps(answer)
 
 
 async def side_choices(uow: UnitOfWork, game_id: str, token: str, side: str | None) -> bytes:

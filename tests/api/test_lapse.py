@@ -10,7 +10,9 @@ from typing import Any
 import httpx
 from support import AXIS_FIRST, Game, full_game, scenario, to_action
 
+from service.referee import answers
 from service.verify import verify_export
+from tests.api.test_answers import conforms
 
 
 def _modes_with_a_face_down_unit() -> dict[str, Any]:
@@ -38,6 +40,7 @@ async def test_a_player_who_asked_confirms_the_lapse_of_unspent_rps_11_18(
     assert r.json() == {"player_id": axis.id, "settings": {"confirm_lapse": False}}
     r = await client.put(url, json={"confirm_lapse": True}, headers=axis.headers)
     assert r.status_code == 200 and r.json()["settings"] == {"confirm_lapse": True}
+    conforms(r.json(), answers.PlayerSettings)
     assert (await client.put(url, json={"confirm_lapse": "yes"},
                              headers=axis.headers)).status_code == 422
     assert (await client.put(url, json={"confirm_lapse": True},

@@ -12,6 +12,8 @@ import httpx
 from support import AXIS_FIRST, Game, Player, full_game, to_action
 
 import service
+from service.referee import answers
+from tests.api.test_answers import conforms
 
 DNO = Path(service.__file__).parent / "rules" / "scenario" / "scenarios" / "dno-demo.json"
 COMMUNISTS_FIRST = {"mode": "scripted", "script": {"initiative": [1, 1, 10], "weather": [7]}}
@@ -60,6 +62,7 @@ async def test_unit_options_list_what_a_unit_may_do_and_a_listed_move_is_accepte
     r = await _options(game, axis, "ger-arm-1")
     assert r.status_code == 200, r.text
     body = r.json()
+    conforms(body, answers.UnitOptions)
     assert body["position"]["step"] == "action"
     assert body["name"] == "germany ARM corps"  # modes.json names no power: its id
     legal = {(x["mode"], x["orientation"]) for x in body["modes"]["legal"]}
@@ -83,6 +86,7 @@ async def test_side_options_cover_every_unit_of_the_callers_side(
     r = await client.get(f"/v1/games/{game.id}/options", headers=axis.headers)
     assert r.status_code == 200, r.text
     body = r.json()
+    conforms(body, answers.SideOptions)
     assert body["side"] == "axis"
     assert set(body["units"]) == {u for u, x in (await game.state())["units"].items()
                                   if x["power"] == "germany"}
