@@ -33,11 +33,20 @@ READ = (401, 404, 422, *LIMITS)
 CHANGE = (401, 403, 404, 409, *BODY, *LIMITS)
 
 
+class ProblemUnit(BaseModel):
+    """The unit an offending item is about: its id and its name."""
+
+    id: str
+    name: str
+
+
 class ProblemError(BaseModel):
-    """One offending item: a JSON pointer into the request, and what is wrong there."""
+    """One offending item: a JSON pointer into the request, what is wrong there, and
+    the unit it is about, if any."""
 
     path: str
     message: str
+    unit: ProblemUnit | None = None
 
 
 class Problem(BaseModel):

@@ -100,7 +100,9 @@ def problem_response(problem: Problem, request: Request | None = None) -> JSONRe
 
 def from_rules(error: RulesError) -> Problem:
     status = 422 if isinstance(error, Malformed) else 409 if isinstance(error, Refused) else 403
-    errors = [{"path": path, "message": message} for path, message in error.errors]
+    errors = [{"path": path, "message": message,
+               **({"unit": error.unit_labels[path]} if path in error.unit_labels else {})}
+              for path, message in error.errors]
     extra: dict[str, Any] = dict(error.extra)
     if error.rule:
         extra["rule"] = error.rule

@@ -121,7 +121,7 @@ ORDER_EXAMPLES: dict[str, dict[str, Any]] = {
     "mode": {"changes": [{"unit": "ger-arm-1", "mode": "move"},
                          {"unit": "ger-inf-2", "mode": "reserve", "orientation": "combat"}]},
     "release": {"units": ["cw-arm-1"]},
-    "report": {"moves": [{"unit": "ger-arm-1", "to": "h31", "mp": 3}]},
+    "report": {"moves": [{"unit": "ger-arm-1", "to": "h31", "path": ["h41", "h31"]}]},
     "reorg": {"power": "cw", "items": [
         {"unit": "cw-inf-50", "method": "overseas", "source": "1227", "port": "1333"},
         {"unit": "cw-ftr-3", "method": "hq", "hq": "cw-hq-montgomery"}]},

@@ -85,9 +85,9 @@ def _dice_config(given: Mapping[str, Any] | None) -> dict[str, Any]:
                             errors=[("/dice/script", "expected an object")])
         for purpose, values in script.items():
             faces = 10 if purpose in D10_PURPOSES else 100
-            if purpose not in (*D10_PURPOSES, "roll"):
+            if purpose not in (*D10_PURPOSES, "roll", "combat"):
                 problems.append((f"/dice/script/{purpose}", "purposes: initiative, weather, "
-                                 "turn_end, roll"))
+                                 "turn_end, roll, combat"))
             elif not isinstance(values, list) or len(values) > 10_000:
                 problems.append((f"/dice/script/{purpose}", "expected a list of die faces"))
             else:

@@ -65,8 +65,12 @@ async def test_seed_000_1944_example_through_the_api_11_18(client: httpx.AsyncCl
         assert problem["code"] == "reorg/limit_reached"
         assert problem["rule"] == rule
         field = next(k for k in ("port", "source", "hq") if k in item)
-        assert problem["errors"] == [{"path": f"/order/body/items/0/{field}", "message": why}]
-        assert problem["detail"] == f"item 0 ({item['method']}, {rule}): {why}"
+        unit = problem["errors"][0]["unit"]
+        assert unit["id"] == item["unit"] and unit["name"]  # issue 16: the unit, named
+        assert problem["errors"] == [{"path": f"/order/body/items/0/{field}", "message": why,
+                                      "unit": unit}]
+        named = f"{item['unit']} ({unit['name']})"
+        assert problem["detail"] == f"item 0 ({item['method']}, {rule}): {named}: {why}"
         assert problem["item"] == 0 and problem["method"] == item["method"]
     assert (await game.state(allies))["powers"]["cw"]["rps"] == 3  # refusals change nothing
 
