@@ -11,11 +11,10 @@ import orjson
 
 from service.referee import members
 from service.referee.answers import SideOptions, UnitOptions
-from service.referee.errors import Denied
-from service.rules import position
+from service.referee.errors import Denied, NotFound
+from service.rules import awaiting, position
 from service.rules.awaiting import Position
 from service.rules.board import Board
-from service.rules.errors import Malformed
 from service.rules.modes import UnitChoices, unit_options
 from service.store.games import Game
 from service.store.uow import UnitOfWork
@@ -83,8 +82,8 @@ async def unit_choices(uow: UnitOfWork, game_id: str, token: str, unit: str) -> 
     found = state.units.get(unit)
     if found is None:
         gone = unit in state.modes.eliminated
-        raise Malformed("options/unknown_unit", f"{unit} was eliminated" if gone else
-                        f"no unit {unit!r} is in the game", errors=[("/unit", "unknown unit")])
+        raise NotFound("options/unknown_unit", f"{unit} was eliminated" if gone else
+                       f"no unit {unit!r} is in the game", errors=[("/unit", "unknown unit")])
     side = state.setup.scenario.side_of_power(found.power)
     if m.player is not None and m.player.side != side:
         raise Denied("options/not_your_unit", f"{unit} is a unit of {side}: players see "
@@ -96,17 +95,18 @@ async def unit_choices(uow: UnitOfWork, game_id: str, token: str, unit: str) -> 
 
 
 async def side_choices(uow: UnitOfWork, game_id: str, token: str, side: str | None) -> bytes:
-    """Every unit of `side` (a player's own by default) with its choices, as JSON."""
+    """Every unit of `side` with its choices, as JSON: a player's own side by default,
+    for the GM the side awaited first (or the scenario's first)."""
     m = await members.member(uow, game_id, token)
     sides = m.game.setup.sides
     if side is None:
-        if m.player is None:
-            raise Malformed("options/side_needed", "the GM names the side: ?side=",
-                            errors=[("/side", f"one of {', '.join(sides)}")])
-        side = m.player.side
+        if m.player is not None:
+            side = m.player.side
+        else:
+            side = next((a["side"] for a in awaiting(m.game.state)), sides[0])
     if side not in sides:
-        raise Malformed("options/unknown_side", f"no side {side!r} in this game",
-                        errors=[("/side", f"one of {', '.join(sides)}")])
+        raise NotFound("options/unknown_side", f"no side {side!r} in this game",
+                       errors=[("/side", f"one of {', '.join(sides)}")])
     if m.player is not None and m.player.side != side:
         raise Denied("options/not_your_side", f"players see their own side's options, not "
                      f"{side}'s", errors=[("/side", "another side")])

@@ -108,9 +108,13 @@ async def test_options_are_a_sides_own_and_name_unknown_units(
                             headers=axis.headers)
     assert side.status_code == 403
     unknown = await _options(game, axis, "nobody")
-    assert unknown.status_code == 422 and unknown.json()["code"] == "options/unknown_unit"
+    assert unknown.status_code == 404 and unknown.json()["code"] == "options/unknown_unit"
+    r = await client.get(f"/v1/games/{game.id}/options", params={"side": "nobody"},
+                         headers=game.gm)
+    assert r.status_code == 404 and r.json()["code"] == "options/unknown_side"
+    # The GM without ?side= sees the side whose move it is.
     gm = await client.get(f"/v1/games/{game.id}/options", headers=game.gm)
-    assert gm.status_code == 422 and gm.json()["code"] == "options/side_needed"
+    assert gm.status_code == 200 and gm.json()["side"] == axis.side
     assert (await _options(game, None, "cw-inf-1")).status_code == 200
 
 
