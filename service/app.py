@@ -30,6 +30,7 @@ from service.referee.notifications import Courier
 from service.settings import Settings, get_settings
 from service.store.database import make_engine, make_sessionmaker, resolve_database_url
 from service.store.notify import Hub
+from service.store.order_call import OrderCall
 from service.store.uow import Transactions
 
 log = logging.getLogger("service")
@@ -72,9 +73,12 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         app.state.engine = engine
         app.state.sessionmaker = make_sessionmaker(engine)
         app.state.hub = hub = Hub(url)
+        order_call = OrderCall(url, size=settings.pool_size) if settings.one_call else None
         app.state.transactions = Transactions(
-            app.state.sessionmaker, hub.published if settings.notify else None)
+            app.state.sessionmaker, hub.published if settings.notify else None, order_call)
         await hub.start()
+        if order_call is not None:
+            await order_call.start()
         async with app.state.transactions() as uow:
             await receipts.ensure_key(uow)
         tasks = background(app.state.transactions, app.state.egress, settings)
@@ -87,6 +91,8 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             await hub.stop()
+            if order_call is not None:
+                await order_call.stop()
             await engine.dispose()
 
     app = FastAPI(

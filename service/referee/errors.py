@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.store.games import GameNotFound
-from service.store.uow import BadData, Unavailable
+from service.store.failures import BadData, Unavailable
 
 
 class RefereeError(Exception):
