@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
@@ -63,8 +63,10 @@ def background(transactions: Transactions, policy: egress.Policy, settings: Sett
             asyncio.create_task(courier.run())]
 
 
-def create_app(settings: Settings | None = None, *, database_url: str | None = None) -> FastAPI:
-    settings = settings or get_settings()
+def lifespan_of(settings: Settings, database_url: str | None
+                ) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    """What the app does when it starts and stops: the engine, the stream hub, the
+    order's one call, the server's receipt key, the background tasks."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -95,6 +97,12 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
                 await order_call.stop()
             await engine.dispose()
 
+    return lifespan
+
+
+def create_app(settings: Settings | None = None, *, database_url: str | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    lifespan = lifespan_of(settings, database_url)
     app = FastAPI(
         title="WiF referee",
         version=__version__,
