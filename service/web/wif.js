@@ -1,10 +1,10 @@
 // The WiF referee's client kit: one dependency-free ES module (ES2022 and WebCrypto)
 // for browsers and Node 20+. It holds what any frontend needs to play: RFC 8785
-// canonical JSON, base64url, Ed25519 keys, signed orders and joins (DESIGN.md 4.1,
-// docs/api.md), and a small client of the /v1 API whose errors carry the server's
-// RFC 9457 problem. The server serves it, with CORS open to any origin, at
-// /client/wif.js, and the TypeScript types of its API at /client/wif-api.d.ts.
-// The /play page imports it too. docs/client-es.md shows it at work.
+// canonical JSON, base64url, Ed25519 keys, signed orders and joins, and a small
+// client of the /v1 API whose errors carry the server's RFC 9457 problem. The server
+// serves it, with CORS open to any origin, at /client/wif.js, and the TypeScript types
+// of its API at /client/wif-api.d.ts. The /play page imports it too.
+// docs/client-es.md shows it at work.
 
 /**
  * @module wif
@@ -25,8 +25,8 @@
 /** @typedef {Schemas["Problem"]} Problem an RFC 9457 problem, as the server sends it */
 
 /**
- * What `signOrder` signs: the order object of DESIGN.md 4.1 (the schemas `SignedOrder`
- * and `<Kind>Order` of /openapi.json give each kind's `body`).
+ * What `signOrder` signs: the order object (the schemas `SignedOrder` and
+ * `<Kind>Order` of /openapi.json give each kind's `body`).
  * @typedef {object} Order
  * @property {string} game the game's id
  * @property {string} player the signer: a player's id, or "gm"
@@ -337,9 +337,8 @@ export async function verifyObject(publicKey, value, signature) {
 }
 
 /**
- * The order object an order signs (DESIGN.md 4.1), pinned to the position and the
- * chain head (`prev`) the player saw: from a summary, `summary.position` and
- * `summary.head.hash`.
+ * The order object an order signs, pinned to the position and the chain head
+ * (`prev`) the player saw: from a summary, `summary.position` and `summary.head.hash`.
  * @param {{game: string, player: string, seq: number, position: Position, prev: string,
  *   kind: string, body: object}} fields
  * @returns {Order}
@@ -428,6 +427,19 @@ export class WifProblem extends Error {
 const errorText = (error) => (error instanceof Error ? error.message : String(error));
 
 /**
+ * In a page of another origin than the server's, a request the browser blocked may be
+ * CORS: say so.
+ * @param {string} url
+ */
+function corsHint(url) {
+  const here = globalThis.location?.origin;
+  if (!here || here === "null") return "";
+  const there = new URL(url, here).origin;
+  return there === here ? "" : `; a page of ${here} may call ${there} only if the server's `
+    + "CORS_ORIGINS names it";
+}
+
+/**
  * One request to the API. JSON `body` in, parsed JSON out; a 304 (when `headers` asked
  * with If-None-Match) gives `notModified: true` and no data. Any other answer that is
  * not 2xx throws WifProblem with the server's problem.
@@ -448,7 +460,8 @@ export async function fetchJSON(url, { method = "GET", body, token, headers = {}
       signal, body: body === undefined ? undefined : JSON.stringify(body) });
   } catch (error) {
     if (signal?.aborted) throw error;
-    throw new WifProblem(0, { status: 0, detail: `the server cannot be reached (${errorText(error)})` });
+    throw new WifProblem(0, { status: 0,
+      detail: `the server cannot be reached (${errorText(error)})${corsHint(url)}` });
   }
   if (response.status === 304) return { data: undefined, response, notModified: true };
   const type = response.headers.get("content-type") || "";
@@ -463,7 +476,8 @@ export async function fetchJSON(url, { method = "GET", body, token, headers = {}
   }
   if (!response.ok) {
     const problem = data && typeof data === "object" ? data
-      : { status: response.status, detail: String(data).trim().slice(0, 500) || `HTTP ${response.status}` };
+      : { status: response.status,
+        detail: String(data).trim().slice(0, 500) || `HTTP ${response.status}` };
     throw new WifProblem(response.status, problem);
   }
   return { data: text ? data : null, response, notModified: false };
@@ -533,7 +547,9 @@ export class WifClient {
 
   /** @param {string} [suffix] */
   gamePath(suffix = "") {
-    if (!this.game) throw new TypeError("this client has no game: new WifClient(url, token, {game})");
+    if (!this.game) {
+      throw new TypeError("this client has no game: new WifClient(url, token, {game})");
+    }
     return `/v1/games/${encodeURIComponent(this.game)}${suffix}`;
   }
 

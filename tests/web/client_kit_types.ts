@@ -32,7 +32,7 @@ const envelopes: Schemas["SignedOrder"][] = [
 /** Who must act, and every unit's mode, as a frontend would show them. */
 export function describe(summary: Schemas["Summary"], state: Schemas["StateAnswer"]): string[] {
   const awaited = summary.awaiting.map( // misspell: awaiting
-    (entry) => `${entry.side} (${entry.powers.join(", ")}): ${entry.step} by ${entry.orders.join("/")}`);
+    (entry) => `${entry.side} (${entry.powers.join(", ")}): ${entry.step}, ${entry.orders}`);
   const modes = Object.entries(state.units).map(
     ([id, unit]) => `${id} in ${unit.at}: ${unit.mode ?? "no mode"}`); // misspell: unit.mode
   const chits = Object.entries(state.powers).map(

@@ -213,6 +213,8 @@ async def test_an_origin_cors_origins_does_not_name_imports_the_kit_but_not_the_
     assert got["kit"] == "function"
     assert got["page"].startswith("TypeError")  # /play/dom.js: no CORS for this origin
     assert got["api"].startswith("WifProblem: the server cannot be reached")
+    assert got["api"].endswith(f"a page of http://localhost:{elsewhere} may call {kit_url} "
+                               "only if the server's CORS_ORIGINS names it")
 
 
 NODE_PLAYS = """

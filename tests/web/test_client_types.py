@@ -17,7 +17,6 @@ import re
 import shutil
 import subprocess
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,37 +46,6 @@ def tools() -> Tools:
     return Tools(folder, types, installed, time.monotonic() - started)
 
 
-@pytest.fixture
-def project(tools: Tools, tmp_path: Path) -> Iterator[Path]:
-    """A folder with the program, the kit, the generated types and a strict tsconfig."""
-    shutil.copy(PROGRAM, tmp_path / PROGRAM.name)
-    shutil.copy(KIT, tmp_path / KIT.name)
-    (tmp_path / "wif-api.d.ts").write_text(tools.types)
-    (tmp_path / "tsconfig.json").write_text(json.dumps(TSCONFIG))
-    yield tmp_path
-
-
-def _tsc(tools: Tools, folder: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(tools.folder / "node_modules" / ".bin" / "tsc"), "-p",
-                           "tsconfig.json", "--pretty", "false"], cwd=folder,
-                          capture_output=True, text=True, timeout=300, check=False)
-
-
-def test_the_served_types_are_the_apis_types_now(tools: Tools) -> None:
-    assert TYPES.read_text() == tools.types, (
-        "service/web/wif-api.d.ts is stale: run .venv/bin/python scripts/client_types.py")
-
-
-def test_a_typescript_frontend_compiles_against_the_api_types(
-    tools: Tools, project: Path,
-) -> None:
-    started = time.monotonic()
-    done = _tsc(tools, project)
-    assert done.returncode == 0, done.stdout + done.stderr
-    print(f"npm tools {tools.install_seconds:.1f} s, types {tools.generate_seconds:.1f} s, "
-          f"tsc {time.monotonic() - started:.1f} s")
-
-
 # The misspellings the program marks (`// misspell: <name>`): the text, and its typo.
 MISSPELT = {
     "mode": ('mode: "move"', 'mdoe: "move"'),  # a field of a mode order's body
@@ -87,23 +55,75 @@ MISSPELT = {
 }
 
 
-@pytest.mark.parametrize("field", list(MISSPELT))
-def test_a_misspelt_field_does_not_compile(tools: Tools, project: Path, field: str) -> None:
+@dataclass(frozen=True)
+class Compiled:
+    line: int  # the marked line (1-based), for a misspelt program
+    returncode: int
+    output: str
+    seconds: float
+
+
+def _misspell(program: str, field: str) -> tuple[str, int]:
+    """`program` with `field` misspelt on the line marked for it; and that line."""
     right, wrong = MISSPELT[field]
-    program = project / PROGRAM.name
-    lines = program.read_text().splitlines(keepends=True)
+    lines = program.splitlines(keepends=True)
     marked = [i for i, line in enumerate(lines) if line.rstrip().endswith(f"// misspell: {field}")]
     assert len(marked) == 1
     code, comment = lines[marked[0]].split("// misspell:")
     assert code.count(right) == 1
     lines[marked[0]] = f"{code.replace(right, wrong)}// misspell:{comment}"
-    program.write_text("".join(lines))
-    done = _tsc(tools, project)
-    assert done.returncode != 0
-    typo = wrong.split(".")[-1].split(":")[0]
+    return "".join(lines), marked[0] + 1
+
+
+@pytest.fixture(scope="module")
+def compiled(tools: Tools, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Compiled]:
+    """`tsc --noEmit` of the program ("" below) and of each misspelt copy, each in a
+    folder of its own with the kit, the generated types and a strict tsconfig; run side
+    by side."""
+    runs: dict[str, tuple[int, subprocess.Popen[str]]] = {}
+    started = time.monotonic()
+    for field in ["", *MISSPELT]:
+        folder = tmp_path_factory.mktemp("tsc")
+        program, line = (PROGRAM.read_text(), 0) if not field else _misspell(
+            PROGRAM.read_text(), field)
+        (folder / PROGRAM.name).write_text(program)
+        shutil.copy(KIT, folder / KIT.name)
+        (folder / "wif-api.d.ts").write_text(tools.types)
+        (folder / "tsconfig.json").write_text(json.dumps(TSCONFIG))
+        runs[field] = line, subprocess.Popen(
+            [str(tools.folder / "node_modules" / ".bin" / "tsc"), "-p", "tsconfig.json",
+             "--pretty", "false"], cwd=folder, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True)
+    done = {}
+    for field, (line, process) in runs.items():
+        output, _ = process.communicate(timeout=300)
+        done[field] = Compiled(line, process.returncode, output, time.monotonic() - started)
+    return done
+
+
+def test_the_served_types_are_the_apis_types_now(tools: Tools) -> None:
+    assert TYPES.read_text() == tools.types, (
+        "service/web/wif-api.d.ts is stale: run .venv/bin/python scripts/client_types.py")
+
+
+def test_a_typescript_frontend_compiles_against_the_api_types(
+    tools: Tools, compiled: dict[str, Compiled],
+) -> None:
+    """The program, and the kit it imports (`checkJs`: its JSDoc is right), compile."""
+    result = compiled[""]
+    assert result.returncode == 0, result.output
+    print(f"npm tools {tools.install_seconds:.1f} s, types {tools.generate_seconds:.1f} s, "
+          f"tsc (5 side by side) {max(c.seconds for c in compiled.values()):.1f} s")
+
+
+@pytest.mark.parametrize("field", list(MISSPELT))
+def test_a_misspelt_field_does_not_compile(compiled: dict[str, Compiled], field: str) -> None:
+    result = compiled[field]
+    assert result.returncode != 0, result.output
+    typo = MISSPELT[field][1].split(".")[-1].split(":")[0]
     errors = re.findall(r"^client_kit_types\.ts\((\d+),\d+\): error (TS\d+): (.*)$",
-                        done.stdout, re.M)
-    assert errors, done.stdout + done.stderr
+                        result.output, re.M)
+    assert errors, result.output
     line, code, message = errors[0]
-    assert int(line) == marked[0] + 1 and f"'{typo}'" in message, errors
+    assert int(line) == result.line and f"'{typo}'" in message, errors
     assert code in {"TS2353", "TS2339", "TS2551"}, errors  # unknown property
