@@ -9,13 +9,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request, Response
 
+from service.answers import SideOptions, UnitOptions
 from service.api.auth import bearer, work
 from service.api.contract import BEARER, LIMITS, answers
 from service.api.games import GameId
+from service.api.numbers import JsonRoute
 from service.referee import choices
-from service.referee.answers import SideOptions, UnitOptions
 
-router = APIRouter(prefix="/v1")
+router = APIRouter(prefix="/v1", route_class=JsonRoute)
 UnitId = Annotated[str, Path(min_length=1, max_length=64, description="a unit's id")]
 
 
@@ -40,7 +41,8 @@ async def side_options(
     game_id: GameId,
     request: Request,
     side: Annotated[str | None, Query(min_length=1, max_length=64,
-                                      description="the side (the GM must name one)")] = None,
+                                      description=(
+        "the side (a player's own by default; the GM's: the side awaited first)"))] = None,
 ) -> Response:
     token = bearer(request)
     async with work(request) as uow:

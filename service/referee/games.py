@@ -6,12 +6,13 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from service.answers import Created, GameList, Joined, Summary
 from service.clock import rfc3339, utc_now
 from service.crypto import chain, identity, signing, tokens
 from service.crypto import dice as crypto_dice
 from service.crypto.canonical import canonical_bytes, sha256_hex
 from service.referee import members
-from service.referee.answers import Created, GameList, Joined, Summary
+from service.referee.awaited import awaited
 from service.referee.dice import new_dice
 from service.referee.errors import NotFound, Unauthorized
 from service.referee.ledger import Applied, append, apply, record_of
@@ -20,7 +21,6 @@ from service.rules import (
     Actor,
     Command,
     Setup,
-    awaiting,
     decide,
     initial_state,
     position,
@@ -58,7 +58,7 @@ def _scenario(given: str | Mapping[str, Any]) -> Scenario:
                      p.message) for p in error.problems]
         raise Malformed("scenario/invalid",
                         f"the scenario has {len(problems)} problem(s); first: "
-                        f"{problems[0][0]}: {problems[0][1]}", rule="DESIGN 6",
+                        f"{problems[0][0]}: {problems[0][1]}", rule="docs/scenario.md",
                         errors=problems) from None
 
 
@@ -214,7 +214,7 @@ def summary(game: Game) -> Summary:
         "impulse": state.turn.impulse,
         "step": state.turn.step,
         "phasing_side": state.turn.phasing_side,
-        "awaiting": awaiting(state),
+        "awaiting": awaited(state),
         "position": position(state),
         "head": {"seq": game.head_seq, "hash": game.head_hash},
     }

@@ -16,15 +16,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
+from service.answers import Accepted, ActOutcome, Preview
 from service.clock import rfc3339, utc_now
 from service.crypto import dice as crypto_dice
 from service.crypto import identity, signing
 from service.crypto.canonical import sha256_hex
 from service.referee import gm, members, receipts
-from service.referee.answers import Accepted, ActOutcome, Preview
+from service.referee.awaited import awaited
 from service.referee.errors import Denied, RefereeError, Unauthorized
 from service.referee.ledger import apply
-from service.rules import GM_ACTS, ORDERS, Actor, Command, RulesError, awaiting, decide, position
+from service.rules import GM_ACTS, ORDERS, Actor, Command, RulesError, decide, position
 from service.rules.errors import Forbidden, Malformed, Refused
 from service.store.games import Game, Signer, StoredOrder
 from service.store.uow import UnitOfWork
@@ -188,7 +189,7 @@ async def dry_run(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
     return {"valid": True, "dry_run": True, "rolls_dice": False,
             "events": [e.record(game.head_seq + i + 1)
                        for i, e in enumerate(decision.events)],
-            "position": position(decision.state), "awaiting": awaiting(decision.state)}
+            "position": position(decision.state), "awaiting": awaited(decision.state)}
 
 
 async def submit(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope

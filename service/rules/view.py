@@ -232,7 +232,7 @@ def _unit_view(uid: str, state: State) -> UnitView:
 
 
 def view(state: State, viewer: Viewer) -> StateView:
-    """What `viewer` sees of the state (DESIGN 4.3): everything but other sides' sealed
+    """What `viewer` sees of the state (docs/api.md): everything but other sides' sealed
     answers while their window is open; the GM sees every side's reorganization."""
     return {
         "game": _game_view(state),
@@ -302,7 +302,7 @@ def _turn_view(state: State) -> TurnView:
         "order": list(t.order),
         "turn_end_total": t.turn_end_total,
         "threshold": t.threshold,
-        "weather": cast(WeatherRow | None, t.weather),
+        "weather": t.weather,
         "impulses_taken": dict(t.impulses_taken),
         "step_started_at": t.step_started_at,
     }
