@@ -683,7 +683,7 @@ export interface components {
          *       "player": "gm",
          *       "prev": "<hash of the newest event seen>",
          *       "seq": 1,
-         *       "step": "action",
+         *       "step": "declare",
          *       "turn": 1
          *     }
          */
@@ -737,7 +737,7 @@ export interface components {
          *       "player": "gm",
          *       "prev": "<hash of the newest event seen>",
          *       "seq": 1,
-         *       "step": "action",
+         *       "step": "declare",
          *       "turn": 1
          *     }
          */
@@ -789,7 +789,7 @@ export interface components {
          *       "player": "gm",
          *       "prev": "<hash of the newest event seen>",
          *       "seq": 1,
-         *       "step": "action",
+         *       "step": "declare",
          *       "turn": 1
          *     }
          */
@@ -835,7 +835,7 @@ export interface components {
          *         "reason": "the Allies' corps was misplaced in the tabletop game",
          *         "units": {
          *           "cw-inf-1": {
-         *             "at": "1332",
+         *             "at": "0406",
          *             "face_up": true
          *           }
          *         }
@@ -846,7 +846,7 @@ export interface components {
          *       "player": "gm",
          *       "prev": "<hash of the newest event seen>",
          *       "seq": 1,
-         *       "step": "action",
+         *       "step": "declare",
          *       "turn": 1
          *     }
          */
@@ -898,7 +898,7 @@ export interface components {
          *       "player": "gm",
          *       "prev": "<hash of the newest event seen>",
          *       "seq": 1,
-         *       "step": "action",
+         *       "step": "declare",
          *       "turn": 1
          *     }
          */
@@ -942,7 +942,7 @@ export interface components {
          *     to every side in the log.
          * @example {
          *       "body": {
-         *         "reason": "the Allies' deadline passed"
+         *         "reason": "the Communists' deadline passed"
          *       },
          *       "game": "<game id>",
          *       "impulse": 1,
@@ -950,7 +950,7 @@ export interface components {
          *       "player": "gm",
          *       "prev": "<hash of the newest event seen>",
          *       "seq": 1,
-         *       "step": "action",
+         *       "step": "declare",
          *       "turn": 1
          *     }
          */
@@ -1003,7 +1003,7 @@ export interface components {
          *       "player": "gm",
          *       "prev": "<hash of the newest event seen>",
          *       "seq": 1,
-         *       "step": "action",
+         *       "step": "declare",
          *       "turn": 1
          *     }
          */
@@ -1055,7 +1055,7 @@ export interface components {
          *       "player": "gm",
          *       "prev": "<hash of the newest event seen>",
          *       "seq": 1,
-         *       "step": "action",
+         *       "step": "declare",
          *       "turn": 1
          *     }
          */
@@ -1109,7 +1109,7 @@ export interface components {
          *       "player": "gm",
          *       "prev": "<hash of the newest event seen>",
          *       "seq": 1,
-         *       "step": "action",
+         *       "step": "declare",
          *       "turn": 1
          *     }
          */
@@ -1161,7 +1161,7 @@ export interface components {
          *       "player": "gm",
          *       "prev": "<hash of the newest event seen>",
          *       "seq": 1,
-         *       "step": "action",
+         *       "step": "declare",
          *       "turn": 1
          *     }
          */
@@ -1216,7 +1216,7 @@ export interface components {
          *       "player": "gm",
          *       "prev": "<hash of the newest event seen>",
          *       "seq": 1,
-         *       "step": "action",
+         *       "step": "declare",
          *       "turn": 1
          *     }
          */
@@ -1268,7 +1268,7 @@ export interface components {
          *       "player": "gm",
          *       "prev": "<hash of the newest event seen>",
          *       "seq": 1,
-         *       "step": "action",
+         *       "step": "declare",
          *       "turn": 1
          *     }
          */
@@ -1383,7 +1383,7 @@ export interface components {
          *       "player": "gm",
          *       "prev": "<hash of the newest event seen>",
          *       "seq": 1,
-         *       "step": "action",
+         *       "step": "declare",
          *       "turn": 1
          *     }
          */
@@ -1495,6 +1495,8 @@ export interface components {
             choices?: {
                 [key: string]: unknown[];
             };
+            /** Options */
+            options?: string;
         };
         /** CapacityShown */
         CapacityShown: {
@@ -1620,7 +1622,7 @@ export interface components {
          *       "player": "<player id>",
          *       "prev": "<hash of the newest event seen>",
          *       "seq": 1,
-         *       "step": "action",
+         *       "step": "consent",
          *       "turn": 1
          *     }
          */
@@ -1683,14 +1685,38 @@ export interface components {
          *         "mode": "scripted",
          *         "script": {
          *           "initiative": [
-         *             5,
+         *             10,
+         *             1,
+         *             1,
+         *             10,
+         *             1,
+         *             1
+         *           ],
+         *           "turn_end": [
+         *             9,
+         *             9,
+         *             9,
+         *             9,
+         *             9,
+         *             9,
+         *             9,
+         *             9,
+         *             9,
+         *             9,
+         *             9,
+         *             9
+         *           ],
+         *           "weather": [
          *             8,
-         *             5
+         *             8
          *           ]
          *         }
          *       },
          *       "name": "Drang 1945",
          *       "options": {
+         *         "dropout": {
+         *           "policy": "gm"
+         *         },
          *         "turn_end": {
          *           "threshold": 83
          *         }
@@ -1770,12 +1796,13 @@ export interface components {
          * @example {
          *       "body": {
          *         "actions": {
-         *           "cw": "land",
-         *           "usa": "pass"
+         *           "germany": "land",
+         *           "italy": "pass",
+         *           "japan": "pass"
          *         },
          *         "chits": {
-         *           "cw": {
-         *             "hq": "cw-hq-monty",
+         *           "germany": {
+         *             "hq": "ger-hq-rundstedt",
          *             "kind": "land"
          *           }
          *         }
@@ -2349,7 +2376,7 @@ export interface components {
          *     the lowest (seed 002 Initiative Track); `awaiting[].choices` says which.
          * @example {
          *       "body": {
-         *         "position": "last"
+         *         "position": "first"
          *       },
          *       "game": "<game id>",
          *       "impulse": 0,
@@ -2694,13 +2721,13 @@ export interface components {
          *       "body": {
          *         "changes": [
          *           {
-         *             "mode": "move",
-         *             "unit": "ger-arm-1"
-         *           },
-         *           {
          *             "mode": "reserve",
          *             "orientation": "combat",
-         *             "unit": "ger-inf-2"
+         *             "unit": "ger-inf-5"
+         *           },
+         *           {
+         *             "mode": "move",
+         *             "unit": "ger-inf-4"
          *           }
          *         ]
          *       },
@@ -3018,7 +3045,7 @@ export interface components {
          * @example {
          *       "body": {
          *         "powers": {
-         *           "cw": {
+         *           "germany": {
          *             "bp_on_rps": 5,
          *             "bp_spent": 30
          *           }
@@ -3196,7 +3223,7 @@ export interface components {
          * @example {
          *       "body": {
          *         "units": [
-         *           "cw-arm-1"
+         *           "cw-transport-1"
          *         ]
          *       },
          *       "game": "<game id>",
@@ -3295,18 +3322,12 @@ export interface components {
          *       "body": {
          *         "items": [
          *           {
-         *             "method": "overseas",
-         *             "port": "1333",
-         *             "source": "1227",
-         *             "unit": "cw-inf-50"
-         *           },
-         *           {
-         *             "hq": "cw-hq-montgomery",
+         *             "hq": "ger-hq-rundstedt",
          *             "method": "hq",
-         *             "unit": "cw-ftr-3"
+         *             "unit": "ger-inf-2"
          *           }
          *         ],
-         *         "power": "cw"
+         *         "power": "germany"
          *       },
          *       "game": "<game id>",
          *       "impulse": 1,
@@ -3436,12 +3457,8 @@ export interface components {
          *       "body": {
          *         "moves": [
          *           {
-         *             "path": [
-         *               "h41",
-         *               "h31"
-         *             ],
-         *             "to": "h31",
-         *             "unit": "ger-arm-1"
+         *             "to": "0408",
+         *             "unit": "ger-inf-1"
          *           }
          *         ]
          *       },
@@ -3514,7 +3531,7 @@ export interface components {
          * @example {
          *       "body": {
          *         "dice": "2d10",
-         *         "purpose": "attrition in 1432"
+         *         "purpose": "attrition in 0506"
          *       },
          *       "game": "<game id>",
          *       "impulse": 1,
@@ -3735,12 +3752,13 @@ export interface components {
          *       "order": {
          *         "body": {
          *           "actions": {
-         *             "cw": "land",
-         *             "usa": "pass"
+         *             "germany": "land",
+         *             "italy": "pass",
+         *             "japan": "pass"
          *           },
          *           "chits": {
-         *             "cw": {
-         *               "hq": "cw-hq-monty",
+         *             "germany": {
+         *               "hq": "ger-hq-rundstedt",
          *               "kind": "land"
          *             }
          *           }
@@ -4204,7 +4222,7 @@ export interface components {
          * WebhookSettings
          * @example {
          *       "every_event": false,
-         *       "url": "https://example.org/wif-hook"
+         *       "url": "https://203.0.113.10/wif-hook"
          *     }
          */
         WebhookSettings: {
@@ -7231,7 +7249,7 @@ export interface operations {
     side_options: {
         parameters: {
             query?: {
-                /** @description the side (the GM must name one) */
+                /** @description the side (a player's own by default; the GM's: the side awaited first) */
                 side?: string;
             };
             header?: never;
