@@ -1,4 +1,4 @@
-// Orders are signed in the browser (DESIGN.md 4.1): Ed25519 over the RFC 8785 canonical
+// Orders are signed in the browser (docs/api.md): Ed25519 over the RFC 8785 canonical
 // JSON of `order`. The private key is made by WebCrypto as non-extractable and kept in
 // IndexedDB: it never leaves this browser, not even to this page's own code.
 
