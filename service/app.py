@@ -12,7 +12,18 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from service import __version__
-from service.api import contract, games, health, problems, reorg, schemas, stream, webhooks
+from service.api import (
+    contract,
+    games,
+    health,
+    options,
+    player_settings,
+    problems,
+    reorg,
+    schemas,
+    stream,
+    webhooks,
+)
 from service.api.limits import BodyLimit, RateLimit
 from service.referee import egress, receipts
 from service.referee.notifications import Courier
@@ -84,6 +95,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         description="Play-by-web referee for three-sided World in Flames-style games: "
         "signed orders, verifiable dice, a hash-chained turn log.",
         lifespan=lifespan,
+        generate_unique_id_function=lambda route: route.name,
     )
     app.state.settings = settings
     app.state.egress = egress.Policy.of(settings.webhook_allow_networks,
@@ -103,6 +115,8 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
     app.include_router(stream.router)
     app.include_router(webhooks.router)
     app.include_router(reorg.router)
+    app.include_router(options.router)
+    app.include_router(player_settings.router)
     from service.web import mount
 
     mount(app)

@@ -64,6 +64,27 @@ def game(units: Mapping[str, Mapping[str, Any]] | None = None, *, supply_path: i
     return t
 
 
+# Germany's coast, for transport: minor ports in h41 (north sea) and h43 (south sea), the
+# seas joined, the USSR's h50 on the north sea; a German TRS at sea and an ATR in h41.
+CARRIERS = [
+    {"id": "ger-trs-1", "power": "germany", "class": "naval", "type": "TRS", "size": None,
+     "cost": 2, "at": "north-sea"},
+    {"id": "ger-atr-1", "power": "germany", "class": "air", "type": "ATR", "size": None,
+     "cost": 2, "at": "h41", "atr": {"range": 4, "base": "h41"}},
+]
+COAST_HEXES = {"h41": {"seas": ["north-sea"], "port": "minor"},
+               "h43": {"seas": ["south-sea"], "port": "minor"},
+               "h50": {"seas": ["north-sea"]}}
+COAST_SEAS = [{"id": "north-sea", "adjacent": ["south-sea"]},
+              {"id": "south-sea", "adjacent": ["north-sea"]}]
+
+
+def coast_game(units: Mapping[str, Mapping[str, Any]] | None = None, **kwargs: Any) -> Table:
+    """`game` with Germany's coast and carriers (`CARRIERS`)."""
+    return game(units, hexes=COAST_HEXES, seas=COAST_SEAS,
+                extra=CARRIERS + list(kwargs.pop("extra", [])), **kwargs)
+
+
 def mode(t: Table, *changes: tuple[str, str] | tuple[str, str, str], side: str = "axis") -> None:
     items = [{"unit": c[0], "mode": c[1], **({"orientation": c[2]} if len(c) > 2 else {})}
              for c in changes]
@@ -74,11 +95,13 @@ def report(t: Table, side: str = "axis", **body: Any) -> None:
     t.act("report", body, side=side)
 
 
-def move(unit: str, to: str, mp: float, transport: str | None = None,
-         path: list[str] | None = None) -> dict[str, Any]:
-    item: dict[str, Any] = {"unit": unit, "to": to, "mp": mp, "transport": transport}
-    if path is not None:
-        item["path"] = path
+def move(unit: str, to: str, transport: str | None = None, *, path: list[str] | None = None,
+         mp: float | None = None, carrier: str | None = None) -> dict[str, Any]:
+    """A move item: the referee counts its MP unless `mp` claims some."""
+    item: dict[str, Any] = {"unit": unit, "to": to, "transport": transport}
+    for key, value in (("path", path), ("mp", mp), ("carrier", carrier)):
+        if value is not None:
+            item[key] = value
     return item
 
 

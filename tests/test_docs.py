@@ -19,7 +19,7 @@ import pytest
 
 from service.client.cli import app as wif_app
 from service.rules import options
-from service.rules.scenario import reading, types
+from service.rules.scenario import reading, types, writing
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -108,6 +108,10 @@ async def test_the_scenario_problems_shown_are_the_apis_answer(
     ("## Units", reading._UNIT_FIELDS),
     ("### `atr`: an air transport", reading._ATR_FIELDS),
     ("### `ocs`: a ground unit's OCS data", reading._OCS_FIELDS),
+    ("### Hexsides", reading._HEXSIDE_FIELDS),
+    ("## Movement: the terrain effects table", reading._MOVEMENT_FIELDS),
+    ("### Movement costs", reading._COSTS_FIELDS),
+    ("### Stacking", reading._STACKING_FIELDS),
 ])
 def test_every_scenario_field_is_described(heading: str, fields: tuple[str, ...]) -> None:
     described = [name for row in table_rows(section(SCENARIO, heading))
@@ -118,10 +122,16 @@ def test_every_scenario_field_is_described(heading: str, fields: tuple[str, ...]
 def test_every_name_the_scenario_reader_knows_is_on_the_page() -> None:
     names = (*types.TERRAINS, *types.PORTS, *types.SUPPLY_KINDS, *types.UNIT_CLASSES,
              *types.SIZES, *types.MODES, *types.ORIENTATIONS, *types.OCS_KINDS,
-             *(t for kinds in types.UNIT_TYPES.values() for t in kinds), *reading._VALUES_FIELDS)
+             *(t for kinds in types.UNIT_TYPES.values() for t in kinds), *reading._VALUES_FIELDS,
+             *types.HEXSIDE_FEATURES, *types.MOVE_CLASSES)
     missing = [name for name in names if f"`{name}`" not in SCENARIO
                and not re.search(rf"\b{name}\b", SCENARIO)]
     assert missing == []
+
+
+def test_the_documented_default_movement_table_is_the_default() -> None:
+    shown = json.loads(example(SCENARIO, "default-movement"))
+    assert shown == writing.movement_to_json(types.DEFAULT_MOVEMENT)
 
 
 # ---------------------------------------------------------------------- the options

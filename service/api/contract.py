@@ -33,11 +33,20 @@ READ = (401, 404, 422, *LIMITS)
 CHANGE = (401, 403, 404, 409, *BODY, *LIMITS)
 
 
+class ProblemUnit(BaseModel):
+    """The unit an offending item is about: its id and its name."""
+
+    id: str
+    name: str
+
+
 class ProblemError(BaseModel):
-    """One offending item: a JSON pointer into the request, and what is wrong there."""
+    """One offending item: a JSON pointer into the request, what is wrong there, and
+    the unit it is about, if any."""
 
     path: str
     message: str
+    unit: ProblemUnit | None = None
 
 
 class Problem(BaseModel):
@@ -61,10 +70,19 @@ class Problem(BaseModel):
     rule: str | None = None
 
 
+def link(operation: str, **parameters: str) -> dict[str, Any]:
+    """An OpenAPI link: what to call next with values of this answer or request."""
+    return {"operationId": operation, "parameters": parameters}
+
+
+GAME = "$request.path.game_id"
+
+
 def answers(ok: int, model: Any, *errors: int, description: str = "",
-            media_type: str = "application/json") -> dict[int | str, dict[str, Any]]:
-    """A route's `responses`: its answer `model` under `ok`, and a problem document
-    under each status in `errors`."""
+            media_type: str = "application/json", links: dict[str, Any] | None = None
+            ) -> dict[int | str, dict[str, Any]]:
+    """A route's `responses`: its answer `model` under `ok` (with `links` to the calls
+    it enables), and a problem document under each status in `errors`."""
     out: dict[int | str, dict[str, Any]] = {}
     if model is None:
         out[ok] = {"description": description or "done"}
@@ -73,6 +91,8 @@ def answers(ok: int, model: Any, *errors: int, description: str = "",
     else:
         out[ok] = {"description": description,
                    "content": {media_type: {"schema": model}}}
+    if links:
+        out[ok]["links"] = links
     for status in sorted(set(errors)):
         out[status] = {"description": TITLES.get(status, "error"),
                        "content": {MEDIA_TYPE: {"schema": PROBLEM_REF}}}
@@ -85,6 +105,36 @@ def schema_of(typ: Any) -> dict[str, Any]:
     schema = TypeAdapter(typ).json_schema(ref_template="#/components/schemas/{model}")
     _EXTRA.update(schema.pop("$defs", {}))
     return schema
+
+
+# No text may hold a NUL character (PostgreSQL cannot store one): every string and every
+# object key says so in the document, and a request with one is a 422 naming where.
+NO_NUL = "^[^\\u0000]*$"
+
+
+def _no_nul(node: Any) -> None:
+    if isinstance(node, list):
+        for item in node:
+            _no_nul(item)
+        return
+    if not isinstance(node, dict):
+        return
+    if node.get("type") == "string" and not {"pattern", "enum", "const"} & node.keys():
+        node["pattern"] = NO_NUL
+    if node.get("type") == "object" and node.get("additionalProperties") not in (None, False):
+        node.setdefault("propertyNames", {"pattern": NO_NUL})
+    for key, value in node.items():
+        if key not in ("examples", "example", "default"):
+            _no_nul(value)
+
+
+def _not_null(parameter: dict[str, Any]) -> None:
+    """A parameter in a path, query or header is present or absent: never `null`."""
+    schema = parameter.get("schema", {})
+    options = [s for s in schema.get("anyOf", []) if s.get("type") != "null"]
+    if "anyOf" in schema and len(options) == 1:
+        rest = {k: v for k, v in schema.items() if k != "anyOf"}
+        parameter["schema"] = {**options[0], **rest}
 
 
 def document(app: FastAPI, version: str) -> dict[str, Any]:
@@ -108,5 +158,11 @@ def document(app: FastAPI, version: str) -> dict[str, Any]:
         "type": "http", "scheme": "bearer",
         "description": "a player's or the GM's token (the operator key for creating and "
                        "importing games, when the server has one)"}}
+    for operations in spec["paths"].values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []):
+                _not_null(parameter)
+    _no_nul(spec["paths"])
+    _no_nul(schemas)
     app.openapi_schema = spec
     return spec

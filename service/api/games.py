@@ -14,12 +14,15 @@ from service.api.contract import (
     BEARER,
     BODY,
     CHANGE,
+    GAME,
     LIMITS,
     OPTIONAL_BEARER,
     READ,
     answers,
+    link,
     schema_of,
 )
+from service.api.numbers import JsonRoute
 from service.api.schemas import ORDER_EXAMPLES, CreateGame, ImportGame, JoinSeat, SignedOrder
 from service.referee import games as referee
 from service.referee import gm as gm_cases
@@ -51,7 +54,7 @@ from service.rules import (
     WeatherBody,
 )
 
-router = APIRouter(prefix="/v1")
+router = APIRouter(prefix="/v1", route_class=JsonRoute)
 NOT_MODIFIED = {"description": "the caller's copy (`If-None-Match`: the ETag) is current"}
 ORDER_200 = {"description": "the order was accepted before (same seq, same bytes: its first "
                             "answer, with `Idempotent-Replayed: true`), or a dry run's preview",
@@ -71,7 +74,9 @@ def json_response(body: Any, status_code: int = 200,
 
 @router.post("/games", status_code=201, summary="Create a game",
              response_model=None, openapi_extra=OPTIONAL_BEARER,
-             responses=answers(201, Created, 401, *BODY, *LIMITS))
+             responses=answers(201, Created, 401, *BODY, *LIMITS, links={
+                 name: link(name, game_id="$response.body#/id")
+                 for name in ("game_summary", "game_state", "game_log", "dice", "export")}))
 async def create_game(body: CreateGame, request: Request) -> Created:
     require_operator(request, "creating games")
     async with work(request) as uow:
@@ -102,7 +107,8 @@ async def list_games(
 
 @router.get("/games/{game_id}", summary="Summary: status, turn, step and who must act",
              response_model=None, openapi_extra=BEARER,
-             responses=answers(200, Summary, *READ))
+             responses=answers(200, Summary, *READ, links={
+                 name: link(name, game_id=GAME) for name in ("game_state", "game_log")}))
 async def game_summary(game_id: GameId, request: Request) -> Summary:
     token = bearer(request)
     async with work(request) as uow:

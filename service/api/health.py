@@ -9,9 +9,10 @@ from typing_extensions import TypedDict
 
 from service.api.auth import work
 from service.api.contract import answers
+from service.api.numbers import JsonRoute
 from service.api.problems import Problem
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 
 
 class Health(TypedDict):
@@ -43,7 +44,7 @@ async def readyz(request: Request) -> Health:
 
 
 @router.get("/problems/{code:path}", summary="What a problem type means", response_model=None,
-            responses=answers(200, ProblemType))
+            responses=answers(200, ProblemType, 422))
 async def problem_type(code: str) -> ProblemType:
     return {"type": f"/problems/{code}", "code": code,
             "description": "An error of this kind; the response's `detail`, `rule` and "

@@ -15,15 +15,16 @@ import re
 import time
 from collections import OrderedDict
 from typing import Any
+from urllib.parse import parse_qsl
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from service.api.problems import MEDIA_TYPE, Problem
+from service.api.problems import MEDIA_TYPE, Problem, printable
 from service.referee import members
 
 
 async def _send_problem(send: Send, problem: Problem, path: str) -> None:
-    body = json.dumps(problem.body(path)).encode()
+    body = json.dumps(printable(problem.body(path))).encode()
     headers = [(b"content-type", MEDIA_TYPE.encode()), (b"content-length", str(len(body)).encode())]
     for key, value in (problem.headers or {}).items():
         headers.append((key.lower().encode(), value.encode()))
@@ -98,6 +99,23 @@ def nul_problem(body: bytes) -> Problem | None:
                                                    "contain NUL (U+0000) characters"}])
 
 
+def nul_in_target(scope: Scope) -> Problem | None:
+    """A 422 for a NUL character in the URL's path or query (decoded), naming where."""
+    where: list[str] = []
+    if "\x00" in scope.get("path", ""):
+        where.append("/")
+    query = scope.get("query_string", b"")
+    if b"%00" in query.lower() or b"\x00" in query:
+        where += [f"/{name}" for name, value in parse_qsl(query.decode("latin-1"),
+                                                          keep_blank_values=True)
+                  if "\x00" in name or "\x00" in value]
+    if not where:
+        return None
+    return Problem(422, "request/invalid_parameter", "a URL may not contain NUL (U+0000) "
+                   "characters", errors=[{"path": w, "message": "holds a NUL character"}
+                                         for w in where])
+
+
 class BodyLimit:
     """Read a request's whole body before the app sees it: over `max_bytes` (by
     Content-Length, or as it arrives) is a 413, JSON nesting deeper than `max_depth`
@@ -112,6 +130,10 @@ class BodyLimit:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        in_target = nul_in_target(scope)
+        if in_target is not None:
+            await _send_problem(send, in_target, scope["path"])
             return
         too_big = Problem(413, "request/too_large",
                           f"the request body is larger than {self.max_bytes} bytes")

@@ -9,12 +9,14 @@ with the current state, 422 a payload that could never be valid.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from service.referee.errors import BadData, GameNotFound, RefereeError, Unavailable
 from service.rules import Malformed, Refused, RulesError
@@ -75,9 +77,21 @@ class Problem(Exception):
         return body
 
 
+def printable(value: Any) -> Any:
+    """A NUL character a request sent, written `\\u0000` where a problem echoes it (so
+    the problem, like every answer, holds none)."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\\u0000")
+    if isinstance(value, dict):
+        return {printable(k): printable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [printable(v) for v in value]
+    return value
+
+
 def problem_response(problem: Problem, request: Request | None = None) -> JSONResponse:
     return JSONResponse(
-        problem.body(request.url.path if request else None),
+        printable(problem.body(request.url.path if request else None)),
         status_code=problem.status,
         media_type=MEDIA_TYPE,
         headers=problem.headers,
@@ -86,7 +100,9 @@ def problem_response(problem: Problem, request: Request | None = None) -> JSONRe
 
 def from_rules(error: RulesError) -> Problem:
     status = 422 if isinstance(error, Malformed) else 409 if isinstance(error, Refused) else 403
-    errors = [{"path": path, "message": message} for path, message in error.errors]
+    errors = [{"path": path, "message": message,
+               **({"unit": error.unit_labels[path]} if path in error.unit_labels else {})}
+              for path, message in error.errors]
     extra: dict[str, Any] = dict(error.extra)
     if error.rule:
         extra["rule"] = error.rule
@@ -99,14 +115,22 @@ def from_referee(error: RefereeError) -> Problem:
                    headers=error.headers or None, **error.extra)
 
 
+# The labels pydantic gives a union's members in an error's location ("str",
+# "literal['dno-demo']", "dict[str,any]"): not part of the request.
+_MEMBER = re.compile(r"^(str|int|float|bool|none|(literal|dict|list|function-\w+)\[.*\])$")
+
+
 def _json_path(loc: tuple[Any, ...], tags: frozenset[str]) -> str:
     """A validation error's JSON pointer into the request: the request part left out,
-    and a discriminated union's tag (`order/declare/body` is `order/body`)."""
+    a discriminated union's tag (`order/declare/body` is `order/body`) and the labels of
+    a union's members."""
     parts: list[str] = []
     for i, p in enumerate(loc):
         if i == 0 and p in ("body", "query", "path", "header"):
             continue
         if isinstance(p, str) and p in tags and parts and parts[-1] in ("order", "dice"):
+            continue
+        if isinstance(p, str) and _MEMBER.match(p):
             continue
         parts.append(str(p).replace("~", "~0").replace("/", "~1"))
     return "/" + "/".join(parts) if parts else "/"
@@ -132,6 +156,16 @@ def _error(error: dict[str, Any], tags: frozenset[str]) -> dict[str, str]:
         path = path.rstrip("/") + f"/{field}"
         message = "required"
     return {"path": path, "message": message}
+
+
+def allowed_methods(app: FastAPI, request: Request) -> list[str]:
+    """Every method some route of the app takes at the request's path (a 405's `Allow`:
+    the path's routes together, not the first that matched it)."""
+    methods: set[str] = set()
+    for route in app.router.routes:
+        if route.matches(request.scope)[0] != Match.NONE:
+            methods |= set(getattr(route, "methods", None) or ())
+    return sorted(methods)
 
 
 # long: every failure's handler is registered here together, so none is missed.
@@ -164,7 +198,13 @@ def install(app: FastAPI, tags: frozenset[str] = frozenset()) -> None:
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
         raw = exc.errors()
-        errors = [_error(e, tags) for e in raw]
+        errors: list[dict[str, str]] = []
+        for error in (_error(e, tags) for e in raw):  # a union's members: one error a path
+            same = next((e for e in errors if e["path"] == error["path"]), None)
+            if same is None:
+                errors.append(error)
+            elif error["message"] not in same["message"]:
+                same["message"] += f"; or {error['message']}"
         where = {str(e.get("loc", ("",))[0]) for e in raw}
         code = "request/malformed_body" if "body" in where else "request/invalid_parameter"
         if any(e.get("type") == "json_invalid" for e in raw):
@@ -185,9 +225,11 @@ def install(app: FastAPI, tags: frozenset[str] = frozenset()) -> None:
                                             "the body is not valid JSON (or nests too deep)"),
                                     request)
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        headers = dict(exc.headers) if exc.headers else {}
+        if exc.status_code == 405:
+            headers["Allow"] = ", ".join(allowed_methods(app, request))
         return problem_response(
-            Problem(exc.status_code, code, str(exc.detail),
-                    headers=dict(exc.headers) if exc.headers else None), request
+            Problem(exc.status_code, code, str(exc.detail), headers=headers or None), request
         )
 
     # Registered per type (not under `Exception`): Starlette's ServerErrorMiddleware

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, cast
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from service.referee.games import BUILTIN_SCENARIOS
 from service.rules import ACT_BODIES, ORDER_BODIES, PositionStep
 
 STRICT = ConfigDict(extra="forbid", strict=True)
@@ -59,6 +60,12 @@ class ScriptedDice(Strict):
 Dice = Annotated[FairDice | SeededDice | ScriptedDice, Field(discriminator="mode")]
 
 
+if TYPE_CHECKING:
+    Builtin = str
+else:
+    Builtin = Literal.__getitem__(BUILTIN_SCENARIOS)
+
+
 class CreateGame(Strict):
     model_config = ConfigDict(
         extra="forbid", strict=True,
@@ -69,7 +76,7 @@ class CreateGame(Strict):
         }]},
     )
     name: str = Name
-    scenario: str | dict[str, Any] = Field(description=(
+    scenario: Builtin | dict[str, Any] = Field(description=(
         "a built-in scenario's id, or a whole scenario (docs/scenario.md)"))
     options: dict[str, Any] = Field(default_factory=dict, description=(
         "the game options (docs/rules-options.md); each omitted one takes its default"))
@@ -114,7 +121,7 @@ ORDER_EXAMPLES: dict[str, dict[str, Any]] = {
     "mode": {"changes": [{"unit": "ger-arm-1", "mode": "move"},
                          {"unit": "ger-inf-2", "mode": "reserve", "orientation": "combat"}]},
     "release": {"units": ["cw-arm-1"]},
-    "report": {"moves": [{"unit": "ger-arm-1", "to": "h31", "mp": 3}]},
+    "report": {"moves": [{"unit": "ger-arm-1", "to": "h31", "path": ["h41", "h31"]}]},
     "reorg": {"power": "cw", "items": [
         {"unit": "cw-inf-50", "method": "overseas", "source": "1227", "port": "1333"},
         {"unit": "cw-ftr-3", "method": "hq", "hq": "cw-hq-montgomery"}]},
@@ -232,7 +239,7 @@ class ImportGame(BaseModel):
     """An export (GET /games/{id}/export, complete) from another server."""
 
     model_config = ConfigDict(extra="ignore")
-    format: str = Field(max_length=100)
+    format: Literal["wif-referee-export/2"]
     game: dict[str, Any]
     scenario: dict[str, Any]
     options: dict[str, Any]

@@ -17,18 +17,33 @@ from fastapi import APIRouter, Header, Query, Request
 from sse_starlette.sse import EventSourceResponse
 
 from service.api.auth import bearer, work
-from service.api.contract import BEARER, BODY, LIMITS, OPTIONAL_BEARER, READ, answers
+from service.api.contract import (
+    BEARER,
+    BODY,
+    GAME,
+    LIMITS,
+    OPTIONAL_BEARER,
+    READ,
+    answers,
+    link,
+)
 from service.api.games import GameId
+from service.api.numbers import JsonRoute
 from service.api.problems import Problem
 from service.api.schemas import Empty
 from service.referee import reads, tickets
 from service.referee.answers import Ticket
 from service.referee.errors import RefereeError
 
-router = APIRouter(prefix="/v1")
-STREAM = {"type": "string", "description": (
+router = APIRouter(prefix="/v1", route_class=JsonRoute)
+STREAM = {"type": "object", "required": ["event", "id", "data"], "description": (
     "Server-Sent Events: each `event:` is an event's kind (never the default `message`), "
-    "`id:` its seq, `data:` the EventRecord as JSON; `: ping` comments every 15 s")}
+    "`id:` its seq, `data:` the EventRecord as JSON; `: ping` comments every 15 s"),
+    "properties": {
+        "event": {"type": "string", "description": "the event's kind"},
+        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "the event's seq"},
+        "data": {"type": "string", "contentMediaType": "application/json",
+                 "contentSchema": {"$ref": "#/components/schemas/EventRecord"}}}}
 STREAM_WORDS = ("the caller's view of each event as it is committed (docs/api.md, "
                 "Streams): event names are the event kinds, ids the seqs")
 REREAD_SECONDS = 5.0
@@ -39,7 +54,8 @@ BATCH = 500
 @router.post("/games/{game_id}/stream/tickets", status_code=201,
              summary="A single-use ticket (60 s) that opens my stream without the token",
              response_model=None, openapi_extra=BEARER,
-             responses=answers(201, Ticket, 401, 404, *BODY, *LIMITS))
+             responses=answers(201, Ticket, 401, 404, *BODY, *LIMITS, links={"stream": link(
+                 "stream", game_id=GAME, ticket="$response.body#/ticket")}))
 async def stream_ticket(game_id: GameId, request: Request, body: Empty | None = None
                         ) -> Ticket:
     token = bearer(request)
@@ -55,7 +71,8 @@ async def stream_ticket(game_id: GameId, request: Request, body: Empty | None = 
 async def stream(
     game_id: GameId,
     request: Request,
-    last_event_id: Annotated[str | None, Header()] = None,
+    last_event_id: Annotated[str | None, Header(pattern="^[0-9]{1,18}$", description=(
+        "the seq of the last event received: the stream resumes after it"))] = None,
     after: Annotated[int | None, Query(ge=0, le=2**62)] = None,
     ticket: Annotated[str | None, Query(min_length=1, max_length=200, description=(
         "a ticket from POST .../stream/tickets, instead of the Authorization header"

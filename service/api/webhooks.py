@@ -8,19 +8,22 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, Request, Response
 
 from service.api.auth import bearer, work
-from service.api.contract import BEARER, BODY, LIMITS, READ, answers
+from service.api.contract import BEARER, BODY, GAME, LIMITS, READ, answers, link
 from service.api.games import GameId
+from service.api.numbers import JsonRoute
 from service.api.schemas import Empty, WebhookSettings
 from service.referee import webhooks
 from service.referee.answers import Deliveries, Message, Registered, Webhook
 
-router = APIRouter(prefix="/v1")
+router = APIRouter(prefix="/v1", route_class=JsonRoute)
 
 
 @router.put("/games/{game_id}/webhook",
             summary="Register my webhook (returns its secret; enables it again if disabled)",
             response_model=None, openapi_extra=BEARER,
-            responses=answers(200, Registered, 401, 404, *BODY, *LIMITS))
+            responses=answers(200, Registered, 401, 404, *BODY, *LIMITS, links={
+                "get_webhook": link("get_webhook", game_id=GAME),
+                "deliveries": link("deliveries", game_id=GAME)}))
 async def put_webhook(game_id: GameId, body: WebhookSettings, request: Request
                       ) -> Registered:
     token = bearer(request)
@@ -49,7 +52,9 @@ async def delete_webhook(game_id: GameId, request: Request) -> Response:
 
 
 @router.get("/games/{game_id}/webhook/deliveries", summary="My notifications and attempts",
-            response_model=None, openapi_extra=BEARER, responses=answers(200, Deliveries, *READ))
+            response_model=None, openapi_extra=BEARER,
+            responses=answers(200, Deliveries, *READ, links={"resend": link(
+                "resend", game_id=GAME, message_id="$response.body#/messages/0/id")}))
 async def deliveries(game_id: GameId, request: Request,
                      limit: Annotated[int, Query(ge=1, le=500)] = 100) -> Deliveries:
     token = bearer(request)

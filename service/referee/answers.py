@@ -15,6 +15,7 @@ from typing_extensions import TypedDict
 
 from service.rules.awaiting import AwaitingEntry, Position
 from service.rules.events import EventRecord
+from service.rules.modes import UnitChoices
 from service.rules.reorg import PlanShown
 from service.rules.view import StateView, Status
 
@@ -319,3 +320,34 @@ class ReorgPlan(PlanShown):
 
     position: Position
     version: int
+
+
+class UnitOptions(UnitChoices):
+    """`GET /units/{unit}/options`: a unit's legal choices at this position and version
+    (issue 16)."""
+
+    position: Position
+    version: int
+
+
+class SideOptions(TypedDict):
+    """`GET /options?side=`: every unit of a side with its legal choices."""
+
+    position: Position
+    version: int
+    side: str
+    units: dict[str, UnitChoices]
+
+
+class SettingsShown(TypedDict):
+    """A player's own settings: `confirm_lapse` asks that a reorganization step's `done`
+    leaving RPs unspent carry `"confirm_lapse": true` (11.18)."""
+
+    confirm_lapse: bool
+
+
+class PlayerSettings(TypedDict):
+    """`GET|PUT /players/me/settings`."""
+
+    player_id: str
+    settings: SettingsShown

@@ -12,6 +12,7 @@ from service.crypto import dice as crypto_dice
 from service.crypto.canonical import canonical_bytes, sha256_hex
 from service.referee import members
 from service.referee.answers import Created, GameList, Joined, Summary
+from service.referee.awaited import awaited
 from service.referee.dice import new_dice
 from service.referee.errors import NotFound, Unauthorized
 from service.referee.ledger import Applied, append, apply, record_of
@@ -20,7 +21,6 @@ from service.rules import (
     Actor,
     Command,
     Setup,
-    awaiting,
     decide,
     initial_state,
     position,
@@ -30,6 +30,7 @@ from service.rules.options import resolve_options
 from service.rules.scenario import (
     Scenario,
     ScenarioInvalid,
+    builtin_scenario_ids,
     load_builtin_scenario,
     parse_scenario,
     scenario_to_json,
@@ -39,6 +40,8 @@ from service.store.models import GameRow
 from service.store.uow import UnitOfWork
 
 D10_PURPOSES = ("initiative", "weather", "turn_end")
+# The scenarios a game may be created from by id (docs/scenario.md).
+BUILTIN_SCENARIOS: tuple[str, ...] = tuple(builtin_scenario_ids())
 
 
 def _scenario(given: str | Mapping[str, Any]) -> Scenario:
@@ -82,9 +85,9 @@ def _dice_config(given: Mapping[str, Any] | None) -> dict[str, Any]:
                             errors=[("/dice/script", "expected an object")])
         for purpose, values in script.items():
             faces = 10 if purpose in D10_PURPOSES else 100
-            if purpose not in (*D10_PURPOSES, "roll"):
+            if purpose not in (*D10_PURPOSES, "roll", "combat"):
                 problems.append((f"/dice/script/{purpose}", "purposes: initiative, weather, "
-                                 "turn_end, roll"))
+                                 "turn_end, roll, combat"))
             elif not isinstance(values, list) or len(values) > 10_000:
                 problems.append((f"/dice/script/{purpose}", "expected a list of die faces"))
             else:
@@ -211,7 +214,7 @@ def summary(game: Game) -> Summary:
         "impulse": state.turn.impulse,
         "step": state.turn.step,
         "phasing_side": state.turn.phasing_side,
-        "awaiting": awaiting(state),
+        "awaiting": awaited(state),
         "position": position(state),
         "head": {"seq": game.head_seq, "hash": game.head_hash},
     }

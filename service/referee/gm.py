@@ -26,7 +26,7 @@ from service.referee.answers import (
     Outcome,
     SeatReopened,
 )
-from service.referee.errors import Unauthorized
+from service.referee.errors import NotFound, Unauthorized
 from service.referee.games import check_public_key, gm_actor_command
 from service.referee.ledger import Applied, apply
 from service.rules import RULES_VERSION, Event, Setup, State, evolve, initial_state, next_due
@@ -140,8 +140,8 @@ async def _rollback(uow: UnitOfWork, game: Game, act: Act) -> Outcome:
 async def _player(uow: UnitOfWork, game_id: str, player_id: object) -> PlayerRow:
     found = await uow.players.get(game_id, str(player_id))
     if found is None:
-        raise Malformed("admin/unknown_player", f"no player {player_id!r} in this game",
-                        errors=[("/player_id", "unknown player")])
+        raise NotFound("admin/unknown_player", f"no player {player_id!r} in this game",
+                       errors=[("/player_id", "unknown player")])
     return found
 
 

@@ -13,9 +13,10 @@ from typing import Any
 from service.clock import utc_now
 from service.crypto import chain
 from service.referee.answers import Head, Outcome
+from service.referee.awaited import awaited
 from service.referee.dice import ServerDice, load_dice
 from service.referee.notifications import enqueue
-from service.rules import Command, Decision, State, awaiting, decide, next_due, position
+from service.rules import Command, Decision, State, decide, next_due, position
 from service.rules.codec import to_data
 from service.rules.events import EventRecord
 from service.store.games import Game, snapshot_due
@@ -35,7 +36,7 @@ class Applied:
     def outcome(self) -> Outcome:
         """The answer to every command that changes a game (orders and GM acts alike)."""
         return {"version": self.version, "events": self.events, "head": self.head,
-                "position": position(self.state), "awaiting": awaiting(self.state)}
+                "position": position(self.state), "awaiting": awaited(self.state)}
 
 
 def record_of(command: Command, first_event: int,

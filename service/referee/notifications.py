@@ -25,6 +25,7 @@ import httpx
 from service.clock import rfc3339, utc_now
 from service.crypto import webhooks
 from service.referee import egress
+from service.referee.awaited import awaited
 from service.rules import State, awaiting, position
 from service.store.uow import Transactions, UnitOfWork
 
@@ -59,7 +60,7 @@ def next_attempt(attempts: int, now: datetime, rand: Random = _system_random
 
 
 def _awaits(state: State, powers: list[str]) -> Mapping[str, Any] | None:
-    for entry in awaiting(state):
+    for entry in awaited(state):
         if set(entry["powers"]) & set(powers):
             return entry
     return None

@@ -22,9 +22,10 @@ from service.crypto import identity, signing
 from service.crypto.canonical import sha256_hex
 from service.referee import gm, members, receipts
 from service.referee.answers import Accepted, ActOutcome, Preview
+from service.referee.awaited import awaited
 from service.referee.errors import Denied, RefereeError, Unauthorized
 from service.referee.ledger import apply
-from service.rules import GM_ACTS, ORDERS, Actor, Command, RulesError, awaiting, decide, position
+from service.rules import GM_ACTS, ORDERS, Actor, Command, RulesError, decide, position
 from service.rules.errors import Forbidden, Malformed, Refused
 from service.store.games import Game, Signer, StoredOrder
 from service.store.uow import UnitOfWork
@@ -107,10 +108,12 @@ class _WouldRoll(Exception):
     pass
 
 
-def check(game_id: str, signer: str, key: str, actor: Actor, envelope: Envelope) -> Checked:
+def check(game_id: str, signer: str, key: str, actor: Actor, envelope: Envelope,
+          settings: Mapping[str, Any] | None = None) -> Checked:
     """The envelope names this game and the token's signer, and the signature verifies
     with `key` over the order's RFC 8785 bytes (canonicalised once: the same bytes give
-    the order's hash)."""
+    the order's hash). The player's `settings` that change what an order needs ride in
+    the command's `extra`, which the log keeps for the replay."""
     order = envelope.order
     if order.game != game_id:
         raise Malformed("order/wrong_game", "the order names another game",
@@ -134,6 +137,8 @@ def check(game_id: str, signer: str, key: str, actor: Actor, envelope: Envelope)
                         "GM's", rule="docs/api.md",
                         errors=[("/order/kind", f"a player's kinds are {sorted(ORDERS)}")])
     extra = {"salt": secrets.token_hex(32)} if order.kind in SEALED_ORDERS else {}
+    if order.kind == "done" and (settings or {}).get("confirm_lapse"):
+        extra["confirm_lapse"] = "required"  # the player's setting (referee.settings)
     command = Command(kind=order.kind, body=order.body, actor=actor, at=rfc3339(utc_now()),
                       position=(order.turn, order.impulse, order.step), extra=extra,
                       trigger=crypto_dice.trigger_of(envelope.signature))
@@ -144,8 +149,13 @@ def in_request(refusal: RulesError, signer: str) -> RulesError:
     """A refusal whose paths point into the request: the rules point into the order (a
     player's) or into the act's body (the GM's), the request holds it under `order`."""
     prefix = "/order/body" if signer == identity.GM else "/order"
-    refusal.errors = [(path if path.startswith("/order") else prefix + path, message)
-                      for path, message in refusal.errors]
+
+    def moved(path: str) -> str:
+        return path if path.startswith("/order") else prefix + path
+
+    refusal.errors = [(moved(path), message) for path, message in refusal.errors]
+    refusal.units = {moved(path): unit for path, unit in refusal.units.items()}
+    refusal.unit_labels = {moved(path): unit for path, unit in refusal.unit_labels.items()}
     return refusal
 
 
@@ -154,7 +164,7 @@ async def dry_run(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
     """Validate a player's order and say what it would do, changing nothing."""
     player = await members.player_for_order(uow, game_id, token)
     actor = Actor(id=player.id, role="player", side=player.side, powers=tuple(player.powers))
-    checked = check(game_id, player.id, player.public_key, actor, envelope)
+    checked = check(game_id, player.id, player.public_key, actor, envelope, player.settings)
     game = await uow.games.lock(game_id)
     if checked.command.kind in SEALED_ORDERS:
         # What a sealed answer would cause (who answered, whether a reroll follows)
@@ -179,7 +189,7 @@ async def dry_run(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
     return {"valid": True, "dry_run": True, "rolls_dice": False,
             "events": [e.record(game.head_seq + i + 1)
                        for i, e in enumerate(decision.events)],
-            "position": position(decision.state), "awaiting": awaiting(decision.state)}
+            "position": position(decision.state), "awaiting": awaited(decision.state)}
 
 
 async def submit(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
@@ -189,7 +199,7 @@ async def submit(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
         return await _submit_gm(uow, game_id, token, envelope)
     player = await members.player_for_order(uow, game_id, token)
     actor = Actor(id=player.id, role="player", side=player.side, powers=tuple(player.powers))
-    checked = check(game_id, player.id, player.public_key, actor, envelope)
+    checked = check(game_id, player.id, player.public_key, actor, envelope, player.settings)
     order = checked.order
     try:
         game, stored, signer = await uow.games.lock_for_order(

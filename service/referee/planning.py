@@ -9,9 +9,8 @@ from collections import OrderedDict
 
 from service.referee import members
 from service.referee.answers import ReorgPlan
-from service.referee.errors import Denied
+from service.referee.errors import Denied, NotFound
 from service.rules import position
-from service.rules.errors import Malformed
 from service.rules.reorg import Planner
 from service.store.uow import UnitOfWork
 
@@ -26,8 +25,8 @@ async def reorg_options(uow: UnitOfWork, game_id: str, token: str, unit: str
     game = m.game
     found = game.state.units.get(unit)
     if found is None:
-        raise Malformed("reorg/unknown_unit", f"no unit {unit!r} is in the game",
-                        errors=[("/unit", "unknown unit")])
+        raise NotFound("reorg/unknown_unit", f"no unit {unit!r} is in the game",
+                       errors=[("/unit", "unknown unit")])
     side = game.setup.scenario.side_of_power(found.power)
     if m.player is not None and m.player.side != side:
         raise Denied("reorg/not_your_unit",

@@ -20,6 +20,7 @@ from service.referee.answers import (
     TurnDice,
     WebhookStatus,
 )
+from service.referee.awaited import linked
 from service.rules import Event, State
 from service.rules.board import state_supply
 from service.rules.codec import to_data
@@ -248,6 +249,7 @@ def rendered_view(game: Game, viewer: Viewer, hook: WebhookStatus | None = None)
     body: StateAnswer = {**view(game.state, viewer), "supply": supply(game),
                          "head": {"seq": game.head_seq, "hash": game.head_hash},
                          "webhook": hook}  # the caller's webhook (docs/api.md, Webhooks)
+    body["awaiting"] = linked(body["awaiting"], game.id)
     body["game"]["version"] = game.version
     body["game"]["name"] = game.row.name
     body["game"]["gm_signs"] = bool(game.row.gm_public_key)

@@ -38,6 +38,8 @@ class AwaitingEntry(TypedDict):
     deadline: str | None
     orders: list[str]
     choices: NotRequired[dict[str, list[Any]]]
+    # Added by the server where the choices depend on the map: the endpoint listing them.
+    options: NotRequired[str]
 
 
 def current_step(state: State) -> PositionStep:

@@ -17,7 +17,7 @@ from service.rules import gm, modes, reorg, turn
 from service.rules.awaiting import CONSENT, current_step, position
 from service.rules.command import Actor, Command
 from service.rules.dice import Dice
-from service.rules.errors import Malformed, Refused
+from service.rules.errors import Malformed, Refused, RulesError
 from service.rules.events import Event
 from service.rules.evolve import evolve
 from service.rules.flow import Flow
@@ -189,10 +189,38 @@ def decide(state: State, command: Command, dice: Dice | None) -> Decision:
         gm.refuse_if_proposal(state, command.kind)  # the rollback would undo it silently
     flow = Flow(state, dice, evolve=evolve, actor=command.actor.id, at=command.at,
                 trigger=command.trigger)
-    handler(flow, command)
+    try:
+        handler(flow, command)
+    except RulesError as error:
+        name_units(error, state)
+        raise
     _side_returns(flow, command)
     gm.play_civil_disorder(flow)
     return Decision(flow.events, flow.state, flow.states)
+
+
+def name_units(error: RulesError, state: State) -> None:
+    """Issue 16: a refusal names each unit it is about by id and name, in its items
+    (`unit_labels`, by item path) and in its message."""
+    sc = state.setup.scenario
+
+    def known(uid: str | None) -> bool:
+        try:
+            return uid is not None and bool(sc.unit(uid))
+        except KeyError:
+            return False
+
+    for path, _ in error.errors:
+        uid = error.unit_of(path)
+        if known(uid):
+            assert uid is not None
+            error.unit_labels[path] = {"id": uid, "name": sc.unit_name(uid)}
+    main = error.extra.get("unit")
+    if isinstance(main, str) and known(main):
+        name = sc.unit_name(main)
+        if f"{main} (" not in error.message and main in error.message:
+            error.message = error.message.replace(main, f"{main} ({name})", 1)
+        error.extra["unit_name"] = name
 
 
 def _side_returns(f: Flow, c: Command) -> None:

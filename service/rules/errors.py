@@ -1,5 +1,8 @@
 """Domain errors of the rules. Each carries a stable code, the rule it enforces (a seed
-rule number such as 11.18.4 or OCS 5.7c, or a design section) and the offending items.
+rule number such as 11.18.4 or OCS 5.7c, or a design section) and the offending items,
+with the unit each item is about (`units`: item path -> unit id; `extra["unit"]` names
+the unit of every item). `decide` adds the units' names (`unit_labels`) and names the
+unit in the message: "cw-inf-3 (Commonwealth INF corps) is in an enemy ZOC".
 
 `Refused`: not allowed in the current state (HTTP 409). `Malformed`: could never be
 valid (HTTP 422). `Forbidden`: acting for a side or power not held (HTTP 403).
@@ -20,6 +23,7 @@ class RulesError(Exception):
         rule: str | None = None,
         errors: Sequence[tuple[str, str]] = (),
         extra: Mapping[str, Any] | None = None,
+        units: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -27,6 +31,13 @@ class RulesError(Exception):
         self.rule = rule
         self.errors = list(errors)
         self.extra = dict(extra or {})
+        self.units = dict(units or {})
+        self.unit_labels: dict[str, dict[str, str]] = {}
+
+    def unit_of(self, path: str) -> str | None:
+        """The unit the item at `path` is about, if any."""
+        found = self.units.get(path) or self.extra.get("unit")
+        return found if isinstance(found, str) else None
 
 
 class Refused(RulesError):

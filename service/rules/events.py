@@ -33,12 +33,13 @@ EventKind = Literal[
     "turn_end.rolled", "impulse.ended", "turn.ended", "initiative.shifted",
     "production.submitted", "production.applied",
     # reorganization (11.18)
-    "unit.reorganized", "port.repaired",
+    "unit.reorganized", "port.repaired", "rps.lapsed",
     # OCS modes (seed 004) and what is reported of the table
     "unit.mode_changed", "reserves.released", "report.filed", "unit.moved", "unit.worked",
     "combat.reported", "combat.result_ignored", "hex.disorganized", "reserve.removed",
     "units.retreated", "units.advanced", "unit.step_lost", "unit.eliminated",
     "units.exploit_awarded", "units.turned_face_down", "units.shattered", "unit.flew_mission",
+    "combat.rolled", "combat.closed",
 ]
 EVENT_KINDS: frozenset[str] = frozenset(get_args(EventKind))
 

@@ -65,6 +65,9 @@ DEFAULTS: dict[str, Any] = {
         "face_down": "clean_up",
     },
     "supply": {"terrain_cost": {"mountain": 1, "swamp": 1, "jungle": 1, "forest": 1}},  # 26
+    # docs/rules-options.md, "Movement": a unit entering a hex in an enemy ZOC stops there
+    # ("stop") or moves on ("free"); leaving one costs `zoc_exit_cost` more MP.
+    "movement": {"zoc": "stop", "zoc_exit_cost": 0},
     # A pause ends by itself after this many hours (0: the GM may not pause). A key the
     # GM binds without the player's consent may order only this many hours later.
     "game": {"max_pause_hours": 168, "key_wait_hours": 24},
@@ -82,6 +85,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "reorg.primary_limit": ("factories", "two_units"),
     "reorg.impulse_step": ("phasing", "all"),
     "reorg.face_down": ("clean_up", "report"),
+    "movement.zoc": ("stop", "free"),
     "dropout.policy": DROPOUT_POLICIES,
 }
 

@@ -15,9 +15,13 @@ import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar, Union, get_args, get_origin
+from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
 T = TypeVar("T")
+
+# The kinds of the orders players sign (`decide.ORDERS`, which a test holds to this).
+OrderKind = Literal["initiative.reroll", "initiative.choose", "declare", "done", "production",
+                    "roll", "mode", "release", "report", "reorg", "consent"]
 
 # Read by the API edge's validator (pydantic reads `__pydantic_config__` on a TypedDict):
 # unknown keys are refused and no value is coerced (a signed "7" is not 7).

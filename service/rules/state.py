@@ -29,12 +29,28 @@ class Release:
 
 
 @dataclass(frozen=True, slots=True)
+class OpenCombat:
+    """A combat, overrun or barrage whose dice the referee rolled, waiting for the result
+    the table reads from them (a later `report`); cleared at clean up."""
+
+    side: str
+    step: str
+    by: str
+    attackers: tuple[str, ...]
+    defenders: tuple[str, ...]
+    dice: str
+    values: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class ModeState:
-    """Side-wide mode bookkeeping: the release in progress, and the units eliminated
-    (by result or OCS 5.8a) with the hex they were eliminated in; they leave `units`."""
+    """Side-wide mode bookkeeping: the release in progress, the units eliminated (by
+    result or OCS 5.8a) with the hex they were eliminated in (they leave `units`), and
+    the combats rolled and waiting for their results, by hex."""
 
     release: Release | None = None
     eliminated: dict[str, str] = field(default_factory=dict)
+    combats: dict[str, OpenCombat] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

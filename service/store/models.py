@@ -104,6 +104,8 @@ class PlayerRow(Base):
     # orders whose first event comes after event `from_seq` (the GM may replace keys).
     keys: Mapped[list[Any]] = mapped_column(JSONB, server_default=text("'[]'::jsonb"))
     created_at: Mapped[datetime] = _now()
+    # The player's own settings ({"confirm_lapse": bool}), set through its seat's token.
+    settings: Mapped[dict[str, Any]] = mapped_column(JSONB, server_default=text("'{}'::jsonb"))
 
 
 class OrderRow(Base):

@@ -16,9 +16,9 @@ export const EVENT_KINDS = Object.freeze([
   "step.skipped", "power.declared", "side.done", "impulse.cleaned_up", "rps.granted",
   "turn_end.rolled", "impulse.ended", "turn.ended", "initiative.shifted",
   "production.submitted", "production.applied", "unit.reorganized", "port.repaired",
-  "unit.mode_changed", "reserves.released", "report.filed", "unit.moved", "unit.worked",
+  "rps.lapsed", "unit.mode_changed", "reserves.released", "report.filed", "unit.moved", "unit.worked",
   "combat.reported", "combat.result_ignored", "hex.disorganized", "reserve.removed",
   "units.retreated", "units.advanced", "unit.step_lost", "unit.eliminated",
   "units.exploit_awarded", "units.turned_face_down", "units.shattered",
-  "unit.flew_mission",
+  "unit.flew_mission", "combat.rolled", "combat.closed",
 ]);

@@ -205,7 +205,8 @@ async def test_nul_in_text_is_422_naming_the_field(game: Game) -> None:
     assert "NUL" in r.json()["detail"]
     for body, path in [
         ({"name": "Drang\u00001945", "scenario": "dno-demo"}, "/name"),
-        ({"name": "x", "scenario": "dno-demo", "options": {"a\u0000": 1}}, "/options/a\u0000"),
+        # A problem never holds a NUL itself: it writes the one it found as \u0000.
+        ({"name": "x", "scenario": "dno-demo", "options": {"a\u0000": 1}}, "/options/a\\u0000"),
         ({"name": "x", "scenario": {"sides": [{"id": "ok"}, {"id": "\u0000"}]}},
          "/scenario/sides/1/id"),
     ]:

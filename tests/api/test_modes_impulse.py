@@ -53,14 +53,16 @@ async def test_a_german_impulse_with_modes_reaction_combat_exploitation_and_clea
     assert (problem["rule"], problem["unit"], problem["code"]) == ("OCS 5.7c", "ger-inf-1",
                                                                    "mode/enemy_zoc")
     assert problem["errors"][0]["path"] == "/order/body/changes/0/mode"
-    assert "ger-inf-1 is in an enemy ZOC" in problem["detail"]
+    assert "ger-inf-1 (germany INF corps) is in an enemy ZOC" in problem["detail"]
+    assert problem["errors"][0]["unit"] == {"id": "ger-inf-1", "name": "germany INF corps"}
 
     await axis.ok("report", {"moves": [
-        {"unit": "ger-arm-1", "to": "h31", "mp": 3, "transport": None},
+        {"unit": "ger-arm-1", "to": "h31", "transport": None},
         {"unit": "ger-inf-2", "to": "h31", "mp": 1, "transport": None}]})
     units = await _units(game)
     assert units["ger-arm-1"]["at"] == units["ger-inf-2"]["at"] == "h31"
-    assert units["ger-arm-1"]["effective"]["mp_left"] == 5
+    # h31 is in cw-inf-1's ZOC: entering it ends the move (option movement.zoc "stop")
+    assert units["ger-arm-1"]["effective"]["mp_left"] == 0
     assert units["ger-arm-1"]["this_impulse"]["moved"] is True
 
     # Reaction: the Allies, then the Communists (turn order), may release Reserves.

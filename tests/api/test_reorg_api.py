@@ -65,8 +65,12 @@ async def test_seed_000_1944_example_through_the_api_11_18(client: httpx.AsyncCl
         assert problem["code"] == "reorg/limit_reached"
         assert problem["rule"] == rule
         field = next(k for k in ("port", "source", "hq") if k in item)
-        assert problem["errors"] == [{"path": f"/order/body/items/0/{field}", "message": why}]
-        assert problem["detail"] == f"item 0 ({item['method']}, {rule}): {why}"
+        unit = problem["errors"][0]["unit"]
+        assert unit["id"] == item["unit"] and unit["name"]  # issue 16: the unit, named
+        assert problem["errors"] == [{"path": f"/order/body/items/0/{field}", "message": why,
+                                      "unit": unit}]
+        named = f"{item['unit']} ({unit['name']})"
+        assert problem["detail"] == f"item 0 ({item['method']}, {rule}): {named}: {why}"
         assert problem["item"] == 0 and problem["method"] == item["method"]
     assert (await game.state(allies))["powers"]["cw"]["rps"] == 3  # refusals change nothing
 
@@ -101,6 +105,6 @@ async def test_planning_lists_every_legal_method_and_why_not_the_others_11_18(
     r = await client.get(url, params={"unit": "cw-inf-53"}, headers=game.players["axis"].headers)
     assert r.status_code == 403 and r.json()["code"] == "reorg/not_your_unit"
     r = await client.get(url, params={"unit": "nobody"}, headers=allies.headers)
-    assert r.status_code == 422 and r.json()["code"] == "reorg/unknown_unit"
+    assert r.status_code == 404 and r.json()["code"] == "reorg/unknown_unit"
     r = await client.get(url, params={"unit": "cw-inf-53"})
     assert r.status_code == 401

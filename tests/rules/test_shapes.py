@@ -19,13 +19,13 @@ from service.rules.modes.results import _RESULT_KEYS, BY
 from service.rules.modes.vocabulary import MODES, ORIENTATIONS, TRANSPORTS
 from service.rules.reorg.bodies import Method, ReorgItem
 from service.rules.reorg.methods import FIELD_KINDS, FIELDS, METHODS
-from service.rules.shapes import is_closed, unknown_keys
+from service.rules.shapes import OrderKind, is_closed, unknown_keys
 from service.rules.state import ACTIONS, CHIT_KINDS
 from service.rules.turn.bodies import DeclareBody
 
 
 def test_every_order_kind_and_gm_act_has_a_body_type() -> None:
-    assert set(ORDER_BODIES) == set(ORDERS)
+    assert set(ORDER_BODIES) == set(ORDERS) == set(get_args(OrderKind))
     assert set(ACT_BODIES) == set(GM_ACTS)
     assert set(GM_ACTS) <= set(COMMANDS) | {"admin.replace_key", "admin.reopen_seat"}
 

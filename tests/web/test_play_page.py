@@ -302,7 +302,8 @@ async def _axis_changes_a_mode(axis: Page, everyone: dict[str, Page]) -> None:
         row = _unit_row(page, "ita-inf-1")
         await expect(row.locator("td.at")).to_have_text("h20")
         await expect(row.locator("td.mode .mark")).to_have_text("moved")
-    await expect(_unit_row(axis, "ita-inf-1").locator("td.values")).to_have_text("3-3-4 2/4 MP")
+    # h20 is forest (2 MP) in cw-inf-1's ZOC: entering it ends the move (movement.zoc "stop")
+    await expect(_unit_row(axis, "ita-inf-1").locator("td.values")).to_have_text("3-3-4 0/4 MP")
 
 
 async def _axis_reorganizes(axis: Page, everyone: dict[str, Page]) -> None:

@@ -99,6 +99,7 @@ class Grid:
     seas_of: Mapping[int, tuple[str, ...]]
     coast: Mapping[str, tuple[int, ...]]
     sea_adjacent: Mapping[str, tuple[str, ...]]
+    hexsides: Mapping[tuple[int, int], str]  # (lower, higher position) -> feature
 
     def distance(self, a: int, b: int) -> int:
         (qa, ra), (qb, rb) = self.qr[a], self.qr[b]
@@ -144,6 +145,8 @@ def grid_of(spec: MapSpec) -> Grid:
         seas_of={i: h.seas for i, h in enumerate(hexes) if h.seas},
         coast={s: tuple(v) for s, v in coast.items()},
         sea_adjacent={s.id: s.adjacent for s in spec.seas},
+        hexsides={(min(index[x.a], index[x.b]), max(index[x.a], index[x.b])): x.feature
+                  for x in spec.hexsides},
     )
 
 

@@ -537,6 +537,18 @@ def _rail_tree(board: Board, st: Stance, s: int) -> tuple[list[int], frozenset[i
     return parent, frozenset(order)
 
 
+def rail_network(board: Board, power: str, start: str) -> tuple[list[int], frozenset[int]] | NoPath:
+    """Every railway path (11.18.6) of `power` from rail hex `start`, as `rail_path`
+    traces them: the position each hex is entered from (-1 at the start) and the hexes
+    reached; memoized on the board. A NoPath when `start` is no usable rail hex."""
+    head = rail_path(board, power, start, start)
+    if isinstance(head, NoPath):
+        return head
+    st = board.stance(power)
+    s = board.at(start)
+    return board.cached(("rail_tree", st.key, s), lambda: _rail_tree(board, st, s))
+
+
 def rail_supply_path(
     board: Board, power: str, source: str, goal: str, max_length: int
 ) -> PathResult:

@@ -63,6 +63,7 @@ __all__ = [
     "state_supply",
     "supply_report",
     "unit_supply",
+    "unit_supply_at",
 ]
 
 
@@ -218,9 +219,9 @@ def _hexes(n: int) -> str:
     return f"{n} hex" if n == 1 else f"{n} hexes"
 
 
-def _status(board: Board, uid: str, limit: int) -> SupplyStatus:
+def _status(board: Board, uid: str, limit: int, at: int | None = None) -> SupplyStatus:
     st = board.stance(board.unit_power[uid])
-    i = board.unit_hex[uid]
+    i = board.unit_hex[uid] if at is None else at
     g = board.grid
     reach = _primary_reach(board, st, limit)
     c = reach.cost[i]
@@ -283,6 +284,14 @@ def unit_supply(board: Board, unit: str, max_length: int) -> SupplyStatus:
     if unit not in board.unit_hex:
         raise KeyError(f"{unit!r} is not a land unit on the map")
     return _status(board, unit, max(0, max_length))
+
+
+def unit_supply_at(board: Board, unit: str, hex_id: str, max_length: int) -> SupplyStatus:
+    """Whether land unit `unit` would be in supply standing in `hex_id` on this board
+    (OCS 5.8b asks it of where a Strat move ends)."""
+    if unit not in board.unit_hex:
+        raise KeyError(f"{unit!r} is not a land unit on the map")
+    return _status(board, unit, max(0, max_length), board.at(hex_id))
 
 
 def _source_problem(board: Board, st: Stance, i: int, power: str) -> NoPath | None:

@@ -12,7 +12,7 @@ from typing_extensions import TypedDict
 
 from service.rules.modes import Mode, Orientation
 from service.rules.options import WeatherRow
-from service.rules.shapes import closed
+from service.rules.shapes import OrderKind, closed
 from service.rules.state import Step
 
 Reason = Annotated[str, MaxLen(2000)]
@@ -154,6 +154,6 @@ class ActBody(TypedDict):
     whose seat awaits a substitute); `body` is that order kind's body."""
 
     side: Id
-    kind: Id
+    kind: OrderKind
     body: NotRequired[dict[str, object]]
     reason: NotRequired[Reason]

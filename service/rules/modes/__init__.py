@@ -9,19 +9,22 @@ from service.rules.modes.change import change_modes, movement_end_refusal
 from service.rules.modes.effective import ModeView, effective, mode_view
 from service.rules.modes.face_down import EVOLVE as _FACE_DOWN_EVOLVE
 from service.rules.modes.face_down import face_down_at_clean_up
+from service.rules.modes.legal import UnitChoices, side_options, unit_options
 from service.rules.modes.release import EVOLVE as _RELEASE_EVOLVE
 from service.rules.modes.release import release_reserves
 from service.rules.modes.report import EVOLVE as _REPORT_EVOLVE
-from service.rules.modes.report import file_report, strat_supply
+from service.rules.modes.report import file_report
 from service.rules.modes.results import EVOLVE as _RESULTS_EVOLVE
+from service.rules.modes.results import open_combats_refusal
 from service.rules.modes.vocabulary import MODES, ORIENTATIONS, impulse_marks_cleared
 
 EVOLVE = {**_CHANGE_EVOLVE, **_RELEASE_EVOLVE, **_REPORT_EVOLVE, **_RESULTS_EVOLVE,
           **_FACE_DOWN_EVOLVE}
 
 __all__ = [
-    "Mode", "ModeBody", "ModeView", "Orientation", "ReleaseBody", "ReportBody",
-    "EVOLVE", "MODES", "ORIENTATIONS", "change_modes", "effective", "face_down_at_clean_up",
-    "file_report", "impulse_marks_cleared", "mode_view", "movement_end_refusal",
-    "release_reserves", "strat_supply", "vocabulary",
+    "EVOLVE", "MODES", "ORIENTATIONS", "Mode", "ModeBody", "ModeView", "Orientation",
+    "ReleaseBody", "ReportBody", "UnitChoices", "change_modes", "effective",
+    "face_down_at_clean_up", "file_report", "impulse_marks_cleared", "mode_view",
+    "movement_end_refusal", "open_combats_refusal", "release_reserves", "side_options",
+    "unit_options", "vocabulary",
 ]

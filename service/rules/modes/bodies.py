@@ -8,7 +8,7 @@ from typing import Annotated, Literal, NotRequired
 from annotated_types import Ge, Le, MaxLen, MinLen
 from typing_extensions import TypedDict
 
-from service.rules.shapes import closed
+from service.rules.shapes import Pattern, closed
 
 Mode = Literal["combat", "move", "reserve", "strat", "exploit", "dg"]
 Orientation = Literal["combat", "move"]
@@ -46,7 +46,9 @@ class ReleaseBody(TypedDict):
 
 @closed
 class Move(TypedDict):
-    """A unit's move: where it ends, the MP it spent, the hexes entered, by what."""
+    """A unit's move: where it ends, the hexes entered (the referee fills in the one
+    cheapest path when there is one), by what transport and carrier; `mp`, optional, is
+    checked against what the path costs."""
 
     unit: str
     to: str
@@ -93,12 +95,15 @@ class CombatResult(TypedDict):
 
 @closed
 class Combat(TypedDict):
-    """An overrun, combat, barrage or naval combat and its results, in order."""
+    """An overrun, combat, barrage or naval combat and its results, in order; or its
+    dice, which the referee rolls (no results yet); or the results of a combat rolled
+    before (no attackers)."""
 
     by: CombatBy
     hex: str
-    attackers: Units
+    attackers: NotRequired[Units]
     results: NotRequired[Annotated[list[CombatResult], MaxLen(100)]]
+    dice: NotRequired[Annotated[str, Pattern(r"^[1-9]d[1-9][0-9]?$")]]
 
 
 @closed

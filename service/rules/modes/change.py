@@ -43,18 +43,27 @@ from service.rules.modes.items import (
 from service.rules.scenario import HEDGEHOG, UnitSpec
 from service.rules.state import Evolver, State, UnitState
 
-__all__ = ["change_modes", "hedgehog_in", "movement_end_refusal", "reserve_limit_problem"]
+__all__ = ["change_modes", "check_change", "hedgehogs", "movement_end_refusal",
+           "reserve_limit_problem"]
 _NAMES = {m.COMBAT: "Combat", m.MOVE: "Move", m.RESERVE: "Reserve", m.STRAT: "Strat",
           m.EXPLOIT: "Exploit", m.DG: "DG"}
 
 
-def hedgehog_in(state: State, hex_id: str, side: str) -> str | None:
-    """A hedgehog of `side` in `hex_id` (OCS 5.7g), if any."""
-    sc = state.setup.scenario
-    for uid, u in state.units.items():
-        if u.at == hex_id and sc.unit(uid).type == HEDGEHOG and sc.side_of_power(u.power) == side:
-            return uid
-    return None
+def hedgehogs(board: Board, side: str) -> dict[str, str]:
+    """The hexes holding a hedgehog of `side`, with one of them (OCS 5.7g), memoized on
+    the board."""
+
+    def make() -> dict[str, str]:
+        sc = board.scenario
+        out: dict[str, str] = {}
+        for place, ids in board.units_at.items():
+            for uid in sorted(ids):
+                spec = sc.unit(uid)
+                if spec.type == HEDGEHOG and sc.side_of_power(spec.power) == side:
+                    out.setdefault(place, uid)
+        return out
+
+    return board.cached(("hedgehogs", side), make)
 
 
 def reserve_limit_problem(state: State, side: str, *, placed_only: bool = False) -> str | None:
@@ -94,7 +103,7 @@ def _orientation(spec: UnitSpec, unit: UnitState, mode: str, given: object,
     return chosen
 
 
-def _check_change(f: Flow, board: Board, uid: str, spec: UnitSpec, unit: UnitState,
+def _check_change(state: State, board: Board, uid: str, spec: UnitSpec, unit: UnitState,
                   mode: str, orientation: str, path: str) -> None:
     """Every restriction of OCS 5.4-5.8 on one change (shape already checked)."""
     assert spec.ocs is not None
@@ -102,7 +111,7 @@ def _check_change(f: Flow, board: Board, uid: str, spec: UnitSpec, unit: UnitSta
     if not unit.face_up:
         raise refuse_unit("mode/face_down", uid, "is face down and cannot move, so it "
                           "cannot change mode", rule="RULES-NOTES 27", path=path)
-    if power_passed(f.state, unit.power):
+    if power_passed(state, unit.power):
         raise refuse_unit("mode/power_passed", uid, f"belongs to {unit.power}, which passed "
                           "this impulse", rule="DESIGN 5.3", path=path)
     unplaced = unit.mode == m.RESERVE and mode != m.RESERVE and not m.marker_placed(unit)
@@ -130,7 +139,7 @@ def _check_change(f: Flow, board: Board, uid: str, spec: UnitSpec, unit: UnitSta
     if mode == m.COMBAT and kind in m.MOVE_ONLY_KINDS:
         raise malformed(f"{uid} cannot enter Combat Mode: Repl units and Transport Points "
                         "have no Combat side", path=f"{path}/mode", rule="OCS 5.5c", unit=uid)
-    side = f.state.setup.scenario.side_of_power(unit.power)
+    side = state.setup.scenario.side_of_power(unit.power)
     if mode == m.RESERVE:
         if kind == "transport":
             raise malformed(f"{uid} is Transport Points, which cannot enter Reserve Mode "
@@ -139,7 +148,7 @@ def _check_change(f: Flow, board: Board, uid: str, spec: UnitSpec, unit: UnitSta
         if unit.mode != m.RESERVE and board.enemy_zoc(unit.at, unit.power):
             raise refuse_unit("mode/enemy_zoc", uid, f"is in an enemy ZOC in {unit.at}: no "
                               "Reserve", rule="OCS 5.7c", path=f"{path}/mode")
-        hedgehog = hedgehog_in(f.state, unit.at, side)
+        hedgehog = hedgehogs(board, side).get(unit.at)
         if hedgehog is not None:
             raise refuse_unit("mode/hedgehog", uid, f"is stacked with hedgehog {hedgehog} in "
                               f"{unit.at}: no Reserve unit may be", rule="OCS 5.7g",
@@ -151,6 +160,21 @@ def _check_change(f: Flow, board: Board, uid: str, spec: UnitSpec, unit: UnitSta
         if board.enemy_zoc(unit.at, unit.power):
             raise refuse_unit("mode/enemy_zoc", uid, f"is in an enemy ZOC in {unit.at}: no "
                               "Strat", rule="OCS 5.8a", path=f"{path}/mode")
+
+
+def check_change(state: State, board: Board, uid: str, mode: str, orientation: object,
+                 path: str = "/body/changes/0") -> str:
+    """The orientation a change of `uid` to `mode` gives it, or the RulesError of
+    OCS 5.1-5.8 it meets (the step and the side aside): the `mode` order and the
+    options ask it alike."""
+    unit = state.units[uid]
+    spec = state.setup.scenario.unit(uid)
+    if spec.ocs is None or not m.uses_modes(spec):
+        raise malformed(f"{uid} uses no modes: SP, ports, air bases, air units and "
+                        "hedgehogs do not", path=f"{path}/unit", rule="OCS 5.1", unit=uid)
+    chosen = _orientation(spec, unit, mode, orientation, path, uid)
+    _check_change(state, board, uid, spec, unit, mode, chosen, path)
+    return chosen
 
 
 def change_modes(f: Flow, c: Command) -> None:
@@ -174,16 +198,12 @@ def change_modes(f: Flow, c: Command) -> None:
         if uid in seen:
             raise malformed(f"{uid} is named twice", path=f"{path}/unit", unit=uid)
         seen.add(uid)
-        if spec.ocs is None or not m.uses_modes(spec):
-            raise malformed(f"{uid} uses no modes: SP, ports, air bases, air units and "
-                            "hedgehogs do not", path=f"{path}/unit", rule="OCS 5.1", unit=uid)
-        mode = item.get("mode")
-        if mode not in m.MODES:
+        given = item.get("mode")
+        if spec.ocs is not None and m.uses_modes(spec) and given not in m.MODES:
             raise malformed(f"mode must be one of {', '.join(m.MODES)}", path=f"{path}/mode",
                             unit=uid)
-        assert isinstance(mode, str)
-        orientation = _orientation(spec, unit, mode, item.get("orientation"), path, uid)
-        _check_change(f, board, uid, spec, unit, mode, orientation, path)
+        mode = str(given)
+        orientation = check_change(f.state, board, uid, mode, item.get("orientation"), path)
         before = f"{_NAMES[unit.mode or m.COMBAT]}/{unit.orientation}"
         f.emit("unit.mode_changed",
                f"{uid} in {unit.at}: {before} -> {_NAMES[mode]}/{orientation}.",

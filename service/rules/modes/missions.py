@@ -10,7 +10,8 @@ air-to-air or AA result shattered it: it needs two reorganizations, 11.18) or
 "eliminated". Interception and air combat are played at the table (RULES-NOTES 29).
 
 A naval move is an item of `moves` naming a naval unit: `to` is a sea area or a
-friendly port; no `transport`, no `path` (the sea areas crossed are the table's). Naval
+friendly port; no `transport`, `path` or `carrier` (the sea areas crossed are the table's;
+`mp`, optional, is logged as given). Naval
 moves belong to the movement (action) step (RULES-NOTES 31). A naval unit that moved,
 or is at sea, turns face down at clean up (`face_down`). Naval combat is a `combats`
 item with `by` "naval" (`service.rules.modes.results`).
@@ -118,8 +119,8 @@ def naval_move(f: Flow, c: Command, spec: UnitSpec, unit: UnitState,
                         code="order/unknown_hex")
     if to == unit.at:
         raise malformed(f"{uid} is already in {to}", path=f"{path}/to", unit=uid)
-    mp = number(item.get("mp"), f"{path}/mp")
-    for key in ("transport", "path"):
+    mp = 0.0 if item.get("mp") is None else number(item.get("mp"), f"{path}/mp")
+    for key in ("transport", "path", "carrier"):
         if item.get(key) is not None:
             raise malformed(f"a naval move names its destination only: no {key}",
                             path=f"{path}/{key}", unit=uid)
@@ -137,5 +138,6 @@ def naval_move(f: Flow, c: Command, spec: UnitSpec, unit: UnitState,
                               "not a friendly one free of enemy units", rule=CONSISTENCY,
                               path=f"{path}/to")
     f.emit("unit.moved", f"{uid} moves {unit.at} -> {to} by sea ({mp:g} MP).",
-           {"unit": uid, "from": unit.at, "to": to, "mp": item.get("mp"), "transport": None,
+           {"unit": uid, "from": unit.at, "to": to, "mp": int(mp) if mp.is_integer() else mp,
+            "transport": None,
             "path": [to], "step": f.state.step}, by=c.actor.id)

@@ -25,13 +25,31 @@ from service.rules.modes.effective import power_passed
 from service.rules.modes.items import acting_side, held_unit, refuse_unit, strings, unknown_keys
 from service.rules.state import Evolver, Release, State
 
-__all__ = ["release_reserves"]
+__all__ = ["check_release", "release_reserves"]
 
 
 def _at_war_with_phasing(state: State, power: str) -> bool:
     sc = state.setup.scenario
     phasing = state.turn.phasing_side
     return any(sc.at_war(power, p) for p in state.side_powers(str(phasing)))
+
+
+def check_release(state: State, uid: str, path: str = "/body/units/0") -> None:
+    """The RulesError releasing `uid` in this Reaction or Exploitation step meets, if any
+    (OCS 5.7b; the step and the side aside): the `release` order and the options."""
+    unit = state.units[uid]
+    step = state.step
+    if unit.mode != m.RESERVE:
+        raise refuse_unit("release/not_in_reserve", uid, f"is in {unit.mode} mode, not "
+                          "Reserve: only Reserve units are released", rule="OCS 5.7b",
+                          path=path)
+    if step == st.EXPLOITATION and power_passed(state, unit.power):
+        raise refuse_unit("release/power_passed", uid, f"belongs to {unit.power}, which "
+                          "passed this impulse", rule="DESIGN 5.3", path=path)
+    if step == st.REACTION and not _at_war_with_phasing(state, unit.power):
+        raise refuse_unit("release/not_at_war", uid, f"belongs to {unit.power}, which is "
+                          f"not at war with {state.turn.phasing_side}: it does not react",
+                          rule="RULES-NOTES 31", path=path)
 
 
 def release_reserves(f: Flow, c: Command) -> None:
@@ -44,17 +62,7 @@ def release_reserves(f: Flow, c: Command) -> None:
     for i, name in enumerate(names):
         path = f"/body/units/{i}"
         _spec, unit = held_unit(f.state, c, name, path)
-        if unit.mode != m.RESERVE:
-            raise refuse_unit("release/not_in_reserve", name, f"is in {unit.mode} mode, not "
-                              "Reserve: only Reserve units are released", rule="OCS 5.7b",
-                              path=path)
-        if step == st.EXPLOITATION and power_passed(f.state, unit.power):
-            raise refuse_unit("release/power_passed", name, f"belongs to {unit.power}, which "
-                              "passed this impulse", rule="DESIGN 5.3", path=path)
-        if step == st.REACTION and not _at_war_with_phasing(f.state, unit.power):
-            raise refuse_unit("release/not_at_war", name, f"belongs to {unit.power}, which is "
-                              f"not at war with {f.state.turn.phasing_side}: it does not "
-                              "react", rule="RULES-NOTES 31", path=path)
+        check_release(f.state, name, path)
         assert unit.orientation is not None
         orientations[name] = unit.orientation
     how = "half MA, overrun, barrage; no regular combat (OCS 5.7b B)" if step == st.REACTION \

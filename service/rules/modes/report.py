@@ -4,8 +4,8 @@ exploitation steps, validated against the modes and the board, then logged as fa
 
 Body (every list optional, at least one item; applied in this order)::
 
-    {"moves": [{"unit": "ger-arm-1", "to": "h31", "mp": 4, "transport": null,
-                "path": ["h41", "h31"]}],
+    {"moves": [{"unit": "ger-arm-1", "to": "h31", "path": ["h41", "h31"]},
+               {"unit": "ger-inf-2", "to": "h72", "transport": "rail"}],
      "works": [{"unit": "ger-eng-1", "work": "engineering", "hex": "h31"}],
      "combats": [{"by": "combat", "hex": "h21", "attackers": ["ger-arm-1"],
                   "results": [{"kind": "dg"},
@@ -13,19 +13,28 @@ Body (every list optional, at least one item; applied in this order)::
                               {"kind": "exploit", "units": ["ger-arm-1"], "rating": 3}]}],
      "face_down": ["ger-arm-1"]}
 
-Moves. `mp` is what the unit spent of its allowance in this step (`effective.step_ma`:
-Reserve 1/4, Strat x2, DG and Exploit 1/2, released Reserves 1/2 in the Reaction step
-and full in Exploitation); a unit may report several moves in a step while MP last.
-`path` (optional) lists the hexes entered, ending at `to`. `transport`: null, "rail",
-"air", "sea" (Move Mode only: OCS 5.5a, 5.6a, 5.7e, 5.8d, 5.10d; Rail Repair units by
-rail in Combat Mode, 13.3g) or "amphibious" (Combat or Move Mode, OCS 5.5d, OCS 5.6c), in the
-action step only; a move by rail uses one of the rail moves of the unit's major power
-for the impulse, which railway reorganization uses too (11.18.6). Strat units never
-enter an enemy ZOC (OCS 5.8a) and end where trace supply is possible, Strat HQs
-throwing none (OCS 5.8b); Reserve units do not end with a hedgehog (OCS 5.7g); the
-side's Reserve markers are counted after the moves, those of units that entered
-Reserve this step and have not moved yet left for later (OCS 5.4a: placed after the
-25% move; all are counted when the movement step ends).
+Moves are refereed on the map (`service.rules.modes.movement`, `service.rules.board.moves`):
+`path` lists the hexes entered, ending at `to`; without it the referee fills in the one
+cheapest legal path and says so in the event (`filled`), or refuses when several are
+equally cheap. The referee counts what the path costs from the scenario's terrain
+effects table, hexside features and the weather, against what the unit may still
+spend in this step (`effective.step_ma`: Combat and Move Mode their side's MA, Reserve
+1/4, Strat x2, DG and Exploit 1/2, released Reserves 1/2 in the Reaction step and full
+in Exploitation; OCS 6.1c: a unit that has not moved may always move one hex), enemy
+units and ZOC (option `movement.zoc`; Strat units never enter one, OCS 5.8a), neutral
+territory, the stacking limit where the report's moves end, Reserve units not ending
+with a hedgehog (OCS 5.7g) and Strat units ending where trace supply is possible, Strat
+HQs throwing none (OCS 5.8b). `mp` is optional: the server's answer is in the event; a
+reported `mp` that is not what the path costs is refused. A unit may report several
+moves in a step while MP last. `transport`: null, "rail", "air", "sea" (Move Mode only:
+OCS 5.5a, 5.6a, 5.7e, 5.8d, 5.10d; Rail Repair units by rail in Combat Mode, 13.3g) or
+"amphibious" (Combat or Move Mode, OCS 5.5d, OCS 5.6c), in the action step only, as the
+unit's whole movement (`service.rules.modes.transport`; `carrier` names the TRS or ATR);
+a move by rail uses one of the rail moves of the unit's major power for the impulse,
+which railway reorganization uses too (11.18.6). The side's Reserve markers are counted
+after the moves, those of units that entered Reserve this step and have not moved yet
+left for later (OCS 5.4a: placed after the 25% move; all are counted when the movement
+step ends).
 Who moves: the phasing side in the action step (not a power that passed, not face
 down, RULES-NOTES 27); released Reserves of the release in progress in the Reaction
 step (OCS 5.7b); Exploitation Mode units and the release in progress in Exploitation.
@@ -49,13 +58,13 @@ from dataclasses import replace
 from typing import Any, Final
 
 from service.rules import state as st
-from service.rules.board import Board, SupplyStatus, path_length, unit_supply
+from service.rules.board import TERRAIN_RULE, Board
 from service.rules.command import Command
 from service.rules.events import Event, EventKind
 from service.rules.flow import Flow
 from service.rules.modes import vocabulary as m
-from service.rules.modes.change import hedgehog_in, reserve_limit_problem
-from service.rules.modes.effective import power_passed, step_ma, transports_allowed
+from service.rules.modes.change import reserve_limit_problem
+from service.rules.modes.effective import power_passed
 from service.rules.modes.items import (
     acting_side,
     held_unit,
@@ -67,30 +76,24 @@ from service.rules.modes.items import (
     unknown_keys,
 )
 from service.rules.modes.missions import naval_move, report_mission
+from service.rules.modes.movement import (
+    STACKING_RULE,
+    Mover,
+    Route,
+    end_problem,
+    fill_path,
+    ma_rule,
+    mover,
+    stacking_problem,
+    walk_route,
+)
 from service.rules.modes.results import CONSISTENCY, report_combat
-from service.rules.scenario import UnitSpec
+from service.rules.modes.transport import transport_route
 from service.rules.state import Evolver, State, UnitState
 
-__all__ = ["file_report", "strat_supply"]
+__all__ = ["check_may_move", "file_report"]
 WORKS: Final = ("engineering", "gauge", "rail_repair", "hedgehog")
 _STEPS: Final = (st.ACTION, st.REACTION, st.COMBAT, st.EXPLOITATION)
-
-
-# The rule that sets a unit's allowance in its mode.
-_MA_RULE: Final = {m.RESERVE: "OCS 5.7", m.STRAT: "OCS 5.8", m.DG: "OCS 5.10b",
-                   m.EXPLOIT: "OCS 5.9"}
-
-
-# Why a mode bars rail, air and shipping transport.
-_NO_TRANSPORT: Final = {
-    m.COMBAT: ("OCS 5.5a", "is in Combat Mode: rail, air and shipping transport need Move Mode "
-                       "(Rail Repair units may use rail, 13.3g)"),
-    m.RESERVE: ("OCS 5.7e", "is in Reserve Mode: no rail, air or shipping transport"),
-    m.STRAT: ("OCS 5.8d", "is in Strat Mode: no rail, air or shipping transport"),
-    m.DG: ("OCS 5.10d", "is in DG Mode: no rail, air or shipping transport"),
-    m.EXPLOIT: ("OCS 5.6a", "is in Exploitation Mode, not Move Mode: no rail, air or shipping "
-                        "transport"),
-}
 
 
 def _list(body: Mapping[str, Any], key: str) -> list[Any]:
@@ -118,9 +121,14 @@ def file_report(f: Flow, c: Command) -> None:
             "missions": len(missions), "combats": len(combats),
             "face_down": len(face_down)}, by=c.actor.id)
     reserve_moves: list[int] = []
+    ends: list[tuple[int, str]] = []
     for i, item in enumerate(moves):
-        if _move(f, c, side, item, f"/body/moves/{i}"):
-            reserve_moves.append(i)
+        end = _move(f, c, side, item, f"/body/moves/{i}")
+        if end is not None:
+            ends.append((i, end))
+            if f.state.units[str(item["unit"])].mode == m.RESERVE:
+                reserve_moves.append(i)
+    _stacking(f, moves, ends)
     problem = reserve_limit_problem(f.state, side, placed_only=True) if reserve_moves else None
     if problem is not None:
         last = reserve_moves[-1]
@@ -151,7 +159,7 @@ def file_report(f: Flow, c: Command) -> None:
                {"units": turned}, by=c.actor.id)
 
 
-def _may_move_now(state: State, uid: str, unit: UnitState, path: str) -> None:
+def check_may_move(state: State, uid: str, unit: UnitState, path: str) -> None:
     """Who moves in which step (OCS 5.7b, OCS 5.9; RULES-NOTES 27, 31)."""
     step = state.step
     if not unit.face_up:
@@ -183,46 +191,33 @@ def _may_move_now(state: State, uid: str, unit: UnitState, path: str) -> None:
                           rule="OCS 5.7b", path=path)
 
 
-def _check_transport(state: State, spec: UnitSpec, unit: UnitState, transport: str,
-                     path: str) -> None:
-    uid = spec.id
-    if state.step != st.ACTION:
-        raise refuse_unit("report/transport_step", uid, f"cannot use {transport} transport in "
-                          f"the {state.step} step: transport belongs to the movement step",
-                          rule="RULES-NOTES 31", path=path)
-    if transport == m.AMPHIBIOUS:
-        if unit.mode not in (m.COMBAT, m.MOVE):
-            raise refuse_unit("report/amphibious", uid, f"is in {unit.mode} mode: landing via "
-                              "the Amphibious Landing Table needs Combat or Move Mode",
-                              rule="OCS 5.5d", path=path)
+def _claim(mv: Mover, item: Mapping[str, Any], route: Route, path: str) -> None:
+    """A reported `mp` is a claim the referee checks: it must be what the path costs
+    (transport: what the move spends)."""
+    if item.get("mp") is None:
         return
-    if transport not in transports_allowed(spec, unit):
-        rule, why = _NO_TRANSPORT.get(str(unit.mode), ("OCS 5.6a", "cannot use that transport"))
-        if unit.mode == m.COMBAT and spec.ocs is not None and spec.ocs.rail_repair:
-            why = f"is in Combat Mode: a Rail Repair unit may use rail, not {transport} (13.3g)"
-        raise refuse_unit("report/transport_mode", uid, why, rule=rule, path=path)
+    claimed = number(item.get("mp"), f"{path}/mp")
+    expected = route.charge if route.transport else route.cost
+    if abs(claimed - float(expected)) > 1e-9:
+        how = " -> ".join((mv.unit.at, *route.hexes))
+        raise mv.refuse("report/mp_claim", f"reports {claimed:g} MP for {how}, which costs "
+                        f"{expected:g} MP (leave mp out and the referee counts it)",
+                        TERRAIN_RULE, f"{path}/mp", hex_id=route.to, mp=expected)
 
 
-def strat_supply(state: State, uid: str, to: str) -> SupplyStatus:
-    """Whether trace supply is possible for `uid` standing in `to`; the board leaves out
-    Strat HQs, which throw no supply (OCS 5.8b)."""
-    moved = replace(state, units={**state.units, uid: replace(state.units[uid], at=to)})
-    board = Board.from_state(moved)
-    return unit_supply(board, uid, path_length(state.setup.scenario, state.turn.weather))
-
-
-# long: a move's checks (unit, mode, transport, path, MP, supply) in rule order.
-def _move(f: Flow, c: Command, side: str, item: object, path: str) -> bool:
-    """One move; True when the unit moving is in Reserve Mode (for OCS 5.4a)."""
+# long: a move's checks (shape, who moves, the route on the map, the claim) in rule order.
+def _move(f: Flow, c: Command, side: str, item: object, path: str) -> str | None:
+    """One move; the hex a land unit's move ends in (stacking is counted after all the
+    report's moves), None for a naval move."""
     if not isinstance(item, Mapping):
-        raise malformed("expected {unit, to, mp, transport, path}", path=path)
-    unknown_keys(item, ("unit", "to", "mp", "transport", "path"), path)
+        raise malformed("expected {unit, to, mp, transport, path, carrier}", path=path)
+    unknown_keys(item, ("unit", "to", "mp", "transport", "path", "carrier"), path)
     spec, unit = held_unit(f.state, c, item.get("unit"), f"{path}/unit")
     uid = spec.id
     sc = f.state.setup.scenario
     if spec.unit_class == "naval":
         naval_move(f, c, spec, unit, item, path)
-        return False
+        return None
     if spec.unit_class != "land":
         raise malformed(f"{uid} is an air unit: air units fly missions (report them in "
                         "missions)", path=f"{path}/unit", unit=uid)
@@ -231,75 +226,108 @@ def _move(f: Flow, c: Command, side: str, item: object, path: str) -> bool:
         raise malformed(f"unknown hex {to!r}", path=f"{path}/to", code="order/unknown_hex")
     if to == unit.at:
         raise malformed(f"{uid} is already in {to}", path=f"{path}/to", unit=uid)
-    mp = number(item.get("mp"), f"{path}/mp")
+    if item.get("mp") is not None:
+        number(item.get("mp"), f"{path}/mp")
     transport = item.get("transport")
     if transport not in (None, *m.TRANSPORTS, m.AMPHIBIOUS):
         raise malformed("transport is null, rail, air, sea or amphibious",
                         path=f"{path}/transport", unit=uid)
-    route = item.get("path")
-    hexes = [to] if route is None else strings(route, f"{path}/path", what="hex ids")
-    for k, hex_id in enumerate(hexes):
+    carrier = item.get("carrier")
+    if carrier is not None and (not isinstance(carrier, str) or transport in (None, "rail")):
+        raise malformed("carrier names the TRS or ATR of a sea, amphibious or air move",
+                        path=f"{path}/carrier", unit=uid)
+    route_given = item.get("path")
+    hexes = None if route_given is None else strings(route_given, f"{path}/path",
+                                                     what="hex ids")
+    for k, hex_id in enumerate(hexes or ()):
         if not sc.map.is_hex(hex_id):
             raise malformed(f"unknown hex {hex_id!r}", path=f"{path}/path/{k}",
                             code="order/unknown_hex")
-    if hexes[-1] != to:
+    if hexes is not None and hexes[-1] != to:
         raise malformed(f"the path ends in {hexes[-1]}, not in {to}", path=f"{path}/path")
-    _may_move_now(f.state, uid, unit, path)
-    uses = spec.ocs is not None and m.uses_modes(spec)
+    check_may_move(f.state, uid, unit, path)
     if spec.ocs is not None and spec.ocs.kind == "hedgehog":
         raise refuse_unit("report/hedgehog", uid, "is a hedgehog and does not move",
                           rule="OCS 5.1", path=path)
+    if spec.ocs is None or not m.uses_modes(spec):
+        raise refuse_unit("report/no_modes", uid, "uses no modes and does not move by "
+                          "itself (OCS 5.1)", rule="OCS 5.1", path=path)
+    mv = mover(f.state, Board.from_state(f.state), uid)
+    if mv.allowance <= 0:
+        raise refuse_unit("report/mp", uid, f"has no MP left in this step ({mv.used:g} of "
+                          f"{mv.step_ma:g} used)", rule=ma_rule(unit), path=f"{path}/to")
     if transport is not None:
-        _check_transport(f.state, spec, unit, str(transport), f"{path}/transport")
-    rail_power = sc.controller_of(unit.power) if transport == "rail" else None
-    if rail_power is not None and f.state.rail_left(rail_power) < 1:
-        moves = sc.power(rail_power).rail_moves
-        raise refuse_unit("report/no_rail_move", uid, f"cannot move by rail: {rail_power} has "
-                          f"no rail move left this impulse ({f.state.rail_used(rail_power)} "
-                          f"of {moves} used, by moves and railway reorganization)",
-                          rule="11.18.6", path=f"{path}/transport")
-    step = f.state.step
-    if uses:
-        allowance = step_ma(f.state, uid)
-        used = unit.mp_used if unit.mp_step == step else 0.0
-        if used + mp > allowance + 1e-9:
-            rule = ("OCS 5.7b" if unit.released in (st.REACTION, st.EXPLOITATION)
-                    else _MA_RULE.get(str(unit.mode), "OCS 5.2"))
-            raise refuse_unit("report/mp", uid, f"may move {allowance:g} MP in this step "
-                              f"({unit.mode} mode) and has used {used:g}: {mp:g} more is "
-                              "too many", rule=rule, path=f"{path}/mp")
-    board = Board.from_state(f.state)
-    previous = unit.at
-    for k, hex_id in enumerate(hexes):
-        hpath = f"{path}/path/{k}" if route is not None else f"{path}/to"
-        if route is not None and transport is None and hex_id not in sc.map.neighbours(previous):
-            raise refuse_unit("report/path", uid, f"moves from {previous} to {hex_id}, which "
-                              "are not next to each other", rule=CONSISTENCY, path=hpath)
-        if board.enemy_occupied(hex_id, unit.power):
-            raise refuse_unit("report/enemy_hex", uid, f"cannot enter {hex_id}: enemy units "
-                              "hold it (overrun them first)", rule=CONSISTENCY, path=hpath)
-        if unit.mode == m.STRAT and board.enemy_zoc(hex_id, unit.power):
-            raise refuse_unit("report/strat_zoc", uid, f"is in Strat Mode and cannot move "
-                              f"into the enemy ZOC in {hex_id}", rule="OCS 5.8a", path=hpath)
-        previous = hex_id
-    if unit.mode == m.RESERVE:
-        hedgehog = hedgehog_in(f.state, to, side)
-        if hedgehog is not None:
-            raise refuse_unit("report/hedgehog", uid, f"is in Reserve Mode and cannot end its "
-                              f"move with hedgehog {hedgehog} in {to}", rule="OCS 5.7g",
-                              path=f"{path}/to")
-    if unit.mode == m.STRAT:
-        status = strat_supply(f.state, uid, to)
-        if not status.in_supply:
-            raise refuse_unit("report/strat_supply", uid, f"is in Strat Mode and must end its "
-                              f"move where trace supply is possible; in {to}: {status.reason}",
-                              rule="OCS 5.8b", path=f"{path}/to")
-    how = f" by {transport}" if transport else ""
-    f.emit("unit.moved", f"{uid} moves {unit.at} -> {to}{how} ({mp:g} MP).",
-           {"unit": uid, "from": unit.at, "to": to, "mp": item.get("mp"),
-            "transport": transport, "path": hexes, "step": step,
-            **({"rail_power": rail_power} if rail_power else {})}, by=c.actor.id)
-    return unit.mode == m.RESERVE
+        route = transport_route(mv, str(transport), to, hexes, item, path)
+    else:
+        route = walk_route(mv, hexes, path) if hexes is not None else fill_path(mv, to, path)
+        problem = end_problem(mv, to, stacking=False)
+        if problem is not None:
+            raise mv.refuse(problem[0], problem[1], problem[2], f"{path}/to", hex_id=to)
+    _claim(mv, item, route, path)
+    _moved_event(f, c, mv, route)
+    return to
+
+
+def _moved_event(f: Flow, c: Command, mv: Mover, route: Route) -> None:
+    """The move, and what its carrier does: a TRS sails with it, an ATR flies and turns
+    face down (11.18.1)."""
+    sc = f.state.setup.scenario
+    how = f" by {route.transport}" if route.transport else ""
+    shown = " -> ".join((mv.unit.at, *route.hexes))
+    filled = ", path filled by the referee" if route.filled and not route.transport else ""
+    notes = "".join(f"; {n}" for n in route.notes)
+    rail_power = sc.controller_of(mv.unit.power) if route.transport == "rail" else None
+    data: dict[str, Any] = {
+        "unit": mv.uid, "from": mv.unit.at, "to": route.to, "mp": route.charge,
+        "cost": route.cost, "transport": route.transport, "path": list(route.hexes),
+        "filled": route.filled, "step": f.state.step}
+    if route.notes:
+        data["notes"] = list(route.notes)
+    if route.seas:
+        data["seas"] = list(route.seas)
+    if route.carrier:
+        data["carrier"] = route.carrier
+    if rail_power:
+        data["rail_power"] = rail_power
+    f.emit("unit.moved", f"{mv.uid} moves {shown}{how} ({route.charge:g} MP{filled}{notes}).",
+           data, by=c.actor.id)
+    carrier = route.carrier
+    if carrier is None:
+        return
+    at = f.state.units[carrier].at
+    if route.transport == "air":
+        f.emit("unit.flew_mission", f"{carrier} flies {mv.uid} to {route.to} and returns to "
+               f"{at}: face down (11.18.1 step 8).",
+               {"unit": carrier, "to": route.to, "base": at,
+                "mission": f"air transport of {mv.uid}", "result": None,
+                "step": f.state.step}, by=c.actor.id)
+        return
+    f.emit("unit.moved", f"{carrier} sails {' -> '.join(route.seas)} carrying {mv.uid}.",
+           {"unit": carrier, "from": at, "to": route.seas[-1], "mp": 0, "cost": 0,
+            "transport": None, "path": list(route.seas), "filled": True,
+            "step": f.state.step, "carrying": mv.uid}, by=c.actor.id)
+
+
+def _stacking(f: Flow, moves: list[Any], ends: list[tuple[int, str]]) -> None:
+    """The stacking limit where the report's land moves ended, once they are all made
+    (units may pass through a full hex, and leave one in the same report)."""
+    state = f.state
+    sc = state.setup.scenario
+    stacking = sc.movement.stacking
+    last: dict[str, int] = {}
+    for i, hex_id in ends:
+        last[hex_id] = i
+    for hex_id, i in sorted(last.items(), key=lambda x: x[1]):
+        here = sorted(uid for uid, u in state.units.items() if u.at == hex_id)
+        points = sum(stacking.points(sc.unit(uid)) for uid in here)
+        problem = stacking_problem(state, hex_id, points)
+        if problem is not None:
+            uid = str(moves[i]["unit"])
+            error = refuse_unit("report/stacking", uid, f"ends its move in {hex_id}: "
+                                f"{problem} ({', '.join(here)})", rule=STACKING_RULE,
+                                path=f"/body/moves/{i}/to")
+            error.extra["hex"] = hex_id
+            raise error
 
 
 def _work(f: Flow, c: Command, item: object, path: str) -> None:

@@ -23,6 +23,14 @@ A combat item: ``{"by": "combat", "hex": "h21", "attackers": ["ger-arm-1"],
 - ``{"kind": "shattered", "units": ["cw-inf-1"]}``: units of the combat are shattered:
   face down, they need two reorganizations (11.18; docs/rules-options.md).
 
+Dice: a combat item may ask the referee to roll (``"dice": "2d6"``, no `results`): it
+checks the attackers as above, logs the combat and rolls (purpose `combat`, in the log
+with the roll's inputs, docs/dice.md); the combat then waits in its hex
+(`ModeState.combats`) for the result the table reads from those dice, reported later as
+``{"by": "combat", "hex": "h21", "results": [...]}`` without attackers (the rolled
+combat's are used); that closes it. A side does not end the step while a combat of its
+waits for its result; clean up drops any left.
+
 A naval combat, ``{"by": "naval", "hex": "west-sea", "attackers": ["ger-dd-1"],
 "results": [...]}``, in the action or combat step: the side's face-up naval units in
 the sea area against the enemy's naval units there, with shattered, eliminated and
@@ -33,20 +41,24 @@ Reserve markers (OCS 5.7d). A DG trigger turns every combat unit in the hex DG a
 removes their other mode markers (OCS 5.10, OCS 5.10a); Transport Points are exempt, an
 Organic Truck in Reserve loses its marker (OCS 5.10c).
 
-Readings: the enemy ZOC of a retreat is not negated by friendly units in the hex
+Retreats go hex by hex into adjacent hexes, never twice into one, never into enemy units
+or neutral territory. Readings: the enemy ZOC of a retreat is not negated by friendly
+units in the hex
 (the board's `enemy_zoc`, as for OCS 5.7c and OCS 5.8a); a barrage has only DG, loss,
 eliminated and ignored results; exploitation is earned only in the combat step.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Final
 
 from service.rules import state as st
-from service.rules.board import Board
+from service.rules.board import NEUTRAL, NEUTRAL_RULE, Board
 from service.rules.command import Command
+from service.rules.errors import Refused
 from service.rules.events import Event, EventKind
 from service.rules.flow import Flow
 from service.rules.modes import vocabulary as m
@@ -59,9 +71,11 @@ from service.rules.modes.items import (
     strings,
     unknown_keys,
 )
-from service.rules.state import Evolver, State
+from service.rules.state import Evolver, OpenCombat, State
 
-__all__ = ["BY_STEP", "CONSISTENCY", "disorganize", "report_combat"]
+__all__ = ["BY_STEP", "CONSISTENCY", "check_attacker", "disorganize", "enemies_in",
+           "open_combats_refusal", "report_combat"]
+_DICE: Final = re.compile(r"^([1-9])d([1-9][0-9]?)$")
 CONSISTENCY: Final = "DESIGN 4.1"  # a report must agree with the board
 BY: Final = ("overrun", "combat", "barrage", "naval")
 BY_STEP: Final[Mapping[str, tuple[str, ...]]] = {
@@ -127,9 +141,9 @@ def _lose_steps(f: Flow, uid: str, steps: int, cause: str, rule: str, by: str) -
            {"unit": uid, "steps": steps, "cause": cause, "rule": rule}, by=by)
 
 
-def _check_attacker(f: Flow, uid: str, by: str, path: str) -> None:
-    """Whether `uid` may take part in this overrun, combat or barrage now."""
-    s = f.state
+def check_attacker(s: State, uid: str, by: str, path: str) -> None:
+    """Whether `uid` may take part in this overrun, combat or barrage now (the RulesError
+    it meets if not)."""
     unit = s.units[uid]
     spec = s.setup.scenario.unit(uid)
     step = s.step
@@ -184,7 +198,7 @@ def _check_attacker(f: Flow, uid: str, by: str, path: str) -> None:
                           path=path)
 
 
-def _enemies_in(state: State, hex_id: str, side: str) -> list[str]:
+def enemies_in(state: State, hex_id: str, side: str) -> list[str]:
     sc = state.setup.scenario
     powers = state.side_powers(side)
     return sorted(
@@ -194,11 +208,26 @@ def _enemies_in(state: State, hex_id: str, side: str) -> list[str]:
     )
 
 
+def _dice(item: Mapping[str, Any], path: str) -> tuple[str, int, int] | None:
+    spec = item.get("dice")
+    if spec is None:
+        return None
+    match = _DICE.match(spec) if isinstance(spec, str) else None
+    if match is None or not 2 <= int(match.group(2)) <= 20:
+        raise malformed("dice are NdM with N 1-9 and M 2-20, e.g. 2d6", path=f"{path}/dice")
+    if item.get("results"):
+        raise malformed("a combat the referee rolls for has no results yet: report them "
+                        "once the dice are rolled", path=f"{path}/results")
+    return str(spec), int(match.group(1)), int(match.group(2))
+
+
+# long: an item's checks (shape, step, the rolled combat it continues, attackers) in order.
 def report_combat(f: Flow, c: Command, side: str, item: object, path: str) -> None:
-    """One overrun, combat or barrage and its results, in order."""
+    """One overrun, combat or barrage and its results, in order; or its dice rolled by
+    the referee; or the results of a combat rolled before."""
     if not isinstance(item, Mapping):
         raise malformed("expected {by, hex, attackers, results}", path=path)
-    unknown_keys(item, ("by", "hex", "attackers", "results"), path)
+    unknown_keys(item, ("by", "hex", "attackers", "results", "dice"), path)
     by = item.get("by")
     if by not in BY:
         raise malformed(f"by must be one of {', '.join(BY)}", path=f"{path}/by")
@@ -215,14 +244,22 @@ def report_combat(f: Flow, c: Command, side: str, item: object, path: str) -> No
         rule = "OCS 5.7b" if step == st.REACTION else "RULES-NOTES 31"
         raise refuse("report/not_this_step", f"no {by} in the {step} step: it allows "
                      f"{', '.join(BY_STEP[step])}", rule=rule, path=f"{path}/by")
-    attackers = strings(item.get("attackers"), f"{path}/attackers")
+    dice = _dice(item, path)
     results = item.get("results", [])
     if not isinstance(results, list):
         raise malformed("expected a list of results", path=f"{path}/results")
+    rolled = f.state.modes.combats.get(hex_id)
+    if rolled is not None:
+        _rolled_results(f, c, side, item, rolled, hex_id, results, path)
+        return
+    if "attackers" not in item:
+        raise malformed("name the attackers (only a combat the referee rolled for goes on "
+                        "without them)", path=f"{path}/attackers")
+    attackers = strings(item.get("attackers"), f"{path}/attackers")
     if by == "naval":
         _naval_combat(f, c, side, hex_id, attackers, results, path)
         return
-    defenders = _enemies_in(f.state, hex_id, side)
+    defenders = enemies_in(f.state, hex_id, side)
     if not defenders:
         raise refuse("report/no_enemy", f"{hex_id} holds no enemy land unit of {side}",
                      rule=CONSISTENCY, path=f"{path}/hex")
@@ -231,7 +268,7 @@ def report_combat(f: Flow, c: Command, side: str, item: object, path: str) -> No
     for j, name in enumerate(attackers):
         apath = f"{path}/attackers/{j}"
         spec, unit = held_unit(f.state, c, name, apath)
-        _check_attacker(f, name, by, apath)
+        check_attacker(f.state, name, by, apath)
         if by != "barrage" and unit.at not in neighbours:
             raise refuse_unit("report/not_adjacent", name, f"in {unit.at} is not next to "
                               f"{hex_id}", rule=CONSISTENCY, path=apath)
@@ -246,10 +283,64 @@ def report_combat(f: Flow, c: Command, side: str, item: object, path: str) -> No
     f.emit("combat.reported", f"{side}: {by} on {hex_id} by {', '.join(attackers)} "
            f"(defending: {', '.join(defenders)}).",
            {"side": side, "step": step, "by": by, "hex": hex_id, "attackers": attackers,
-            "defenders": defenders}, by=c.actor.id)
+            "defenders": defenders, **({"dice": dice[0]} if dice else {})}, by=c.actor.id)
+    if dice is not None:
+        _roll(f, c, side, by, hex_id, attackers, defenders, dice)
+        return
     fight = _Fight(f, c, side, by, hex_id, attackers, defenders)
     for k, result in enumerate(results):
         fight.apply(result, f"{path}/results/{k}")
+
+
+def _roll(f: Flow, c: Command, side: str, by: str, hex_id: str, attackers: list[str],
+          defenders: list[str], dice: tuple[str, int, int]) -> None:
+    """The referee rolls the combat's dice (purpose `combat`); the combat waits in its
+    hex for the result the table reads from them."""
+    spec, count, faces = dice
+    roll = f.roll("combat", count, faces, text=f"{side}'s {by} on {hex_id}: {spec}",
+                  by=c.actor.id, label=f"{by} on {hex_id}")
+    values = list(roll.values)
+    f.emit("combat.rolled", f"{by.capitalize()} on {hex_id}: {spec} rolled "
+           f"{', '.join(map(str, values))} (total {sum(values)}); report the result.",
+           {"side": side, "step": f.state.step, "by": by, "hex": hex_id,
+            "attackers": attackers, "defenders": defenders, "dice": spec, "values": values},
+           by=c.actor.id)
+
+
+def _rolled_results(f: Flow, c: Command, side: str, item: Mapping[str, Any],
+                    rolled: OpenCombat, hex_id: str, results: list[Any], path: str) -> None:
+    """The results of a combat the referee rolled for, which then closes."""
+    shown = ", ".join(map(str, rolled.values))
+    if "attackers" in item or item.get("dice") is not None or item.get("by") != rolled.by:
+        raise refuse("report/combat_rolled", f"the {rolled.by} on {hex_id} was rolled "
+                     f"({rolled.dice}: {shown}) and waits for its results: report them "
+                     f"with by {rolled.by!r} and no attackers or dice", rule=CONSISTENCY,
+                     path=path)
+    if rolled.side != side or rolled.step != f.state.step:
+        raise refuse("report/combat_rolled", f"the {rolled.by} on {hex_id} belongs to "
+                     f"{rolled.side}'s {rolled.step} step", rule=CONSISTENCY, path=path)
+    if not results:
+        raise malformed("the rolled combat needs its results", path=f"{path}/results")
+    fight = _Fight(f, c, side, rolled.by, hex_id, rolled.attackers, rolled.defenders)
+    for k, result in enumerate(results):
+        fight.apply(result, f"{path}/results/{k}")
+    f.emit("combat.closed", f"The {rolled.by} on {hex_id} ({rolled.dice}: {shown}) is "
+           "resolved.", {"hex": hex_id, "by": rolled.by}, by=c.actor.id)
+
+
+def open_combats_refusal(state: State, side: str) -> Refused | None:
+    """The refusal of `done` while a combat of `side` rolled in this step waits for its
+    result."""
+    waiting = sorted(h for h, x in state.modes.combats.items()
+                     if x.side == side and x.step == state.step)
+    if not waiting:
+        return None
+    first = state.modes.combats[waiting[0]]
+    return refuse("report/combat_waiting", f"the {first.by} on {waiting[0]} was rolled "
+                  f"({first.dice}: {', '.join(map(str, first.values))}) and waits for its "
+                  f"results: report them before {side} is done"
+                  + (f" (and on {', '.join(waiting[1:])})" if len(waiting) > 1 else ""),
+                  rule=CONSISTENCY, path="/body")
 
 
 def _naval_combat(f: Flow, c: Command, side: str, sea: str, attackers: list[str],
@@ -400,7 +491,7 @@ class _Fight:
         names = strings(r.get("units"), f"{path}/units")
         for i, name in enumerate(names):
             self._member(name, f"{path}/units/{i}", self.attackers)
-        left = _enemies_in(self.f.state, self.hex, self.side)
+        left = enemies_in(self.f.state, self.hex, self.side)
         if left:
             raise refuse("report/hex_held", f"{self.hex} still holds {', '.join(left)}: no "
                          "advance into it", rule=CONSISTENCY, path=path)
@@ -456,6 +547,7 @@ class _Fight:
             self._contact()
         sc = f.state.setup.scenario
         previous = starts.pop()
+        visited = {previous}
         owed = list(losses)
         for k, hex_id in enumerate(hexes, start=1):
             hpath = f"{path}/path/{k - 1}"
@@ -464,6 +556,10 @@ class _Fight:
             if hex_id not in sc.map.neighbours(previous):
                 raise refuse("report/retreat_path", f"{hex_id} is not next to {previous}",
                              rule=CONSISTENCY, path=hpath)
+            if hex_id in visited:
+                raise refuse("report/retreat_path", f"a retreat never enters a hex twice: "
+                             f"{hex_id} is on it already", rule=CONSISTENCY, path=hpath)
+            visited.add(hex_id)
             movers = self._present(names)
             if not movers:
                 raise refuse("report/retreat_path", f"no unit is left to retreat into "
@@ -473,6 +569,9 @@ class _Fight:
             if board.enemy_occupied(hex_id, power):
                 raise refuse("report/retreat_path", f"{hex_id} holds enemy units: no "
                              "retreat into it", rule=CONSISTENCY, path=hpath)
+            if board.stance(power).territory[board.at(hex_id)] == NEUTRAL:
+                raise refuse("report/retreat_path", f"{hex_id} is neutral territory: no "
+                             "retreat into it", rule=NEUTRAL_RULE, path=hpath)
             zoc = board.enemy_zoc(hex_id, power)
             was_dg = [u for u in movers if f.state.units[u].mode == m.DG]
             f.emit("units.retreated", f"{', '.join(movers)} retreat from {previous} to "
@@ -562,6 +661,20 @@ def _exploit(state: State, e: Event) -> State:
     return _units(state, e.data["units"], mode=m.EXPLOIT)
 
 
+def _combat_rolled(state: State, e: Event) -> State:
+    d = e.data
+    waiting = OpenCombat(side=d["side"], step=d["step"], by=d["by"],
+                         attackers=tuple(d["attackers"]), defenders=tuple(d["defenders"]),
+                         dice=d["dice"], values=tuple(d["values"]))
+    combats = {**state.modes.combats, d["hex"]: waiting}
+    return replace(state, modes=replace(state.modes, combats=combats))
+
+
+def _combat_closed(state: State, e: Event) -> State:
+    combats = {h: x for h, x in state.modes.combats.items() if h != e.data["hex"]}
+    return replace(state, modes=replace(state.modes, combats=combats))
+
+
 EVOLVE: dict[EventKind, Evolver] = {
     "combat.reported": _combat,
     "hex.disorganized": _disorganized,
@@ -571,4 +684,6 @@ EVOLVE: dict[EventKind, Evolver] = {
     "units.retreated": _retreated,
     "units.advanced": _advanced,
     "units.exploit_awarded": _exploit,
+    "combat.rolled": _combat_rolled,
+    "combat.closed": _combat_closed,
 }

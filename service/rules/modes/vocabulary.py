@@ -70,12 +70,12 @@ def is_transport(spec: UnitSpec) -> bool:
 
 
 def impulse_marks_cleared(state: State) -> State:
-    """Clean up (RULES-NOTES 31): what units did this impulse is forgotten, and the
-    release in progress ends."""
+    """Clean up (RULES-NOTES 31): what units did this impulse is forgotten, the release
+    in progress ends, and combats still waiting for their results are dropped."""
     units = {
         uid: (replace(u, moved=False, attacked=False, mode_changed=False, released=None,
                       mp_used=0.0, mp_step=None)
               if u.moved or u.attacked or u.mode_changed or u.released or u.mp_step else u)
         for uid, u in state.units.items()
     }
-    return replace(state, units=units, modes=replace(state.modes, release=None))
+    return replace(state, units=units, modes=replace(state.modes, release=None, combats={}))

@@ -102,12 +102,42 @@ def parse_order(state: State, body: Mapping[str, Any]) -> tuple[str, list[dict[s
     return power, [dict(item) for item in items]
 
 
-def refusal(e: ItemRefused, index: int, method: str) -> Refused:
-    """An item's refusal as the order's: the item path, the method, the rule, why."""
+# The providers one item uses alone in an impulse: an ATR flies once, a TRS dispenses once.
+_CARRIERS = ("atr", "trs")
+
+
+def refusal(e: ItemRefused, index: int, method: str,
+            items: list[dict[str, Any]] | None = None) -> Refused:
+    """An item's refusal as the order's: the item path, the method, the rule, why, and
+    the unit it reorganizes. An ATR or TRS that an earlier item of the order uses
+    already names that item too (issue 16: "one ATR added to several basket items")."""
     path = e.field if e.field.startswith("/") else \
         f"/body/items/{index}" + (f"/{e.field}" if e.field else "")
-    return Refused(e.code, f"item {index} ({method}, {e.rule}): {e.reason}", rule=e.rule,
-                   errors=[(path, e.reason)], extra={"item": index, "method": method})
+    items = items or []
+    item = items[index] if index < len(items) else {}
+    errors = [(path, e.reason)]
+    units = {path: item["unit"]} if isinstance(item.get("unit"), str) else {}
+    uid = item.get("unit") if isinstance(item.get("unit"), str) else None
+    who = f"{uid}: " if uid and uid not in e.reason else ""
+    message = f"item {index} ({method}, {e.rule}): {who}{e.reason}"
+    provider = item.get(e.field) if e.field in _CARRIERS else None
+    earlier = [j for j in range(index) if provider is not None
+               and items[j].get(e.field) == provider]
+    for j in earlier:
+        where = f"/body/items/{j}/{e.field}"
+        errors.append((where, f"item {j} uses {provider} already"))
+        if isinstance(items[j].get("unit"), str):
+            units[where] = items[j]["unit"]
+    if earlier:
+        named = ", ".join(f"item {j}" + (f" ({items[j]['unit']})" if items[j].get("unit")
+                                          else "") for j in earlier)
+        message += f"; {named} of this order uses {provider} already"
+    extra: dict[str, Any] = {"item": index, "method": method}
+    if uid:
+        extra["unit"] = uid
+    if earlier:
+        extra["items"] = [*earlier, index]
+    return Refused(e.code, message, rule=e.rule, errors=errors, extra=extra, units=units)
 
 
 def check_order(
@@ -123,14 +153,15 @@ def check_order(
         try:
             claim = check_item(ctx, ledger, i, item, power)
         except ItemRefused as e:
-            raise refusal(e, i, item["method"]) from None
+            raise refusal(e, i, item["method"], items) from None
         left = ledger.rps.get(power, 0)
         if claim.cost > left:
             what = claim.unit or f"repairing {item.get('port')}"
             reason = f"{power} has {left} RPs left; {what} costs {claim.cost}"
             raise Refused("reorg/not_enough_rps", f"item {i} ({item['method']}, {PAYING}): "
                           f"{reason}", rule=PAYING, errors=[(f"/body/items/{i}", reason)],
-                          extra={"item": i, "method": item["method"]})
+                          extra={"item": i, "method": item["method"],
+                                 **({"unit": claim.unit} if claim.unit else {})})
         ledger.apply(claim, ctx.period)
         claims.append(claim)
         after = _reorganized(ctx.state, Event("unit.reorganized", "",

@@ -1,8 +1,9 @@
 """Reorganization in a side's view (11.18; DESIGN 4.3): what every source, port and
-provider of the side can still do in the current reorganization step, and the rail
-moves left in the impulse (moves by rail and railway reorganization, 11.18.6). RPs
-left are `powers[p].rps` in the view itself. The GM sees every side. No path is
-traced here: capacities are counters and the scenario's numbers.
+provider of the side can still do in the current reorganization step, the rail moves
+left in the impulse (moves by rail and railway reorganization, 11.18.6), and the RPs
+that lapse when the side says done. RPs left are `powers[p].rps` in the view itself.
+The GM sees every side. No path is traced here: capacities are counters and the
+scenario's numbers.
 """
 
 from __future__ import annotations
@@ -58,10 +59,12 @@ class ProviderView(Counter):
 
 class ReorgView(TypedDict):
     """Reorganization in a side's view: every source's, port's and provider's counters
-    in the current step, and the rail moves left (11.18.6)."""
+    in the current step, the rail moves left (11.18.6), and the RPs of each power that
+    lapse when its side says done (11.18)."""
 
     in_step: bool
     period: str | None
+    rps_lapse_on_done: dict[str, int]
     basic_path: int | None
     rail_moves: dict[str, Counter]
     sources: list[SourceView]
@@ -149,9 +152,15 @@ def reorg_view(state: State, side: str | None) -> ReorgView:
         else:
             entry = _entry({"units": 3}, {"units": used.get(f"supply:{uid}", 0)})
         providers[uid] = _provider(spec.type, u.face_up, roles, entry)
+    waiting = [x for x in t.step_sides if x not in t.sides_done] if in_step else []
     return {
         "in_step": in_step,
         "period": period if in_step else None,
+        # 11.18: "RPs may not be saved": what lapses when each side still in the step is
+        # done (logged then as rps.lapsed)
+        "rps_lapse_on_done": {p.id: state.powers[p.id].rps for p in sc.powers
+                              if mine(p.id) and p.side in waiting
+                              and state.powers[p.id].rps > 0},
         "basic_path": None if t.weather is None else t.weather.get("supply_path"),
         "rail_moves": {
             p.id: _entry({"moves": p.rail_moves}, {"moves": state.rail_used(p.id)})

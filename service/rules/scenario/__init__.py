@@ -8,7 +8,9 @@ from service.rules.scenario.synthetic import generate_scenario
 from service.rules.scenario.types import (
     AIR_TYPES,
     ATR,
+    DEFAULT_MOVEMENT,
     HEDGEHOG,
+    HEXSIDE_FEATURES,
     HQ,
     LAND_TYPES,
     MAR,
@@ -22,6 +24,7 @@ from service.rules.scenario.types import (
     TRANSPORT,
     TRS,
     MapSpec,
+    MovementSpec,
     OcsValues,
     Problem,
     Scenario,
@@ -34,13 +37,14 @@ from service.rules.scenario.types import (
     is_supply_unit,
     uses_modes,
 )
-from service.rules.scenario.writing import scenario_to_json
+from service.rules.scenario.writing import movement_to_json, scenario_to_json
 
 __all__ = [
-    "AIR_TYPES", "ATR", "HEDGEHOG", "HQ", "LAND_TYPES", "MAR", "MODES", "NAVAL_TYPES",
-    "OCS_KINDS", "REPL", "ROUGH_TERRAINS", "SUPPLY", "TERRAINS", "TRANSPORT", "TRS",
-    "MapSpec", "OcsValues", "Problem", "Scenario", "ScenarioInvalid", "UnitSpec",
+    "AIR_TYPES", "ATR", "DEFAULT_MOVEMENT", "HEDGEHOG", "HEXSIDE_FEATURES", "HQ", "LAND_TYPES",
+    "MAR", "MODES", "NAVAL_TYPES", "OCS_KINDS", "REPL", "ROUGH_TERRAINS", "SUPPLY", "TERRAINS",
+    "TRANSPORT", "TRS", "MapSpec", "MovementSpec", "OcsValues", "Problem", "Scenario",
+    "ScenarioInvalid", "UnitSpec",
     "axial_distance", "builtin_scenario_ids", "generate_scenario", "is_flying_boat", "is_hq",
     "is_inf_class", "is_supply_unit", "load_builtin_scenario", "parse_scenario",
-    "scenario_to_json", "uses_modes",
+    "movement_to_json", "scenario_to_json", "uses_modes",
 ]

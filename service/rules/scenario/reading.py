@@ -11,6 +11,9 @@ from service.rules.scenario.types import (
     _ID_RE,
     _KINDS_OF_TYPE,
     _MOVE_ONLY_KINDS,
+    DEFAULT_MOVEMENT,
+    HEXSIDE_FEATURES,
+    LAND_TYPES,
     MODES,
     OCS_KINDS,
     ORIENTATIONS,
@@ -22,9 +25,12 @@ from service.rules.scenario.types import (
     UNIT_CLASSES,
     UNIT_TYPES,
     AtrSpec,
+    Costs,
+    HexsideSpec,
     HexSpec,
     MapSpec,
     MinorSpec,
+    MovementSpec,
     OcsSpec,
     OcsValues,
     PowerSpec,
@@ -33,6 +39,7 @@ from service.rules.scenario.types import (
     ScenarioInvalid,
     SeaSpec,
     SideSpec,
+    StackingSpec,
     UnitSpec,
     is_atr,
     is_hq,
@@ -240,6 +247,7 @@ class _Fields:
 
 _SCENARIO_FIELDS: Final = (
     "id", "title", "sides", "initiative_last_turn", "powers", "minors", "map", "units",
+    "movement",
 )
 _SIDE_FIELDS: Final = ("id", "initiative_box", "reserve_markers")
 _POWER_FIELDS: Final = (
@@ -247,7 +255,11 @@ _POWER_FIELDS: Final = (
     "rail_moves", "at_war_with", "chits", "rp_gearing_cap", "conquered",
 )
 _MINOR_FIELDS: Final = ("id", "controller")
-_MAP_FIELDS: Final = ("supply_path_length", "hexes", "seas")
+_MAP_FIELDS: Final = ("supply_path_length", "hexes", "seas", "hexsides")
+_HEXSIDE_FIELDS: Final = ("hexes", "feature")
+_MOVEMENT_FIELDS: Final = ("terrain", "hexsides", "weather", "motorized", "stacking")
+_COSTS_FIELDS: Final = ("leg", "motorized")
+_STACKING_FIELDS: Final = ("limit", "corps", "division", "exempt")
 _HEX_FIELDS: Final = (
     "id", "q", "r", "terrain", "controller", "rail", "city", "port", "port_damaged",
     "factories", "supply", "supply_power", "seas",
@@ -255,7 +267,7 @@ _HEX_FIELDS: Final = (
 _SEA_FIELDS: Final = ("id", "adjacent")
 _UNIT_FIELDS: Final = (
     "id", "power", "class", "type", "size", "cost", "at", "face_up", "shattered", "oil",
-    "hq_reorg", "atr", "ocs",
+    "hq_reorg", "atr", "ocs", "name",
 )
 _ATR_FIELDS: Final = ("range", "large", "base")
 _OCS_FIELDS: Final = (
@@ -454,6 +466,7 @@ def _parse_unit(problems: list[Problem], v: object, path: str) -> _Parsed[UnitSp
         hq_reorg=f.opt_integer("hq_reorg", lo=1),
         atr=_parse_atr(f),
         ocs=_parse_ocs(f),
+        name=f.opt_text("name"),
     )
     cls, utype = spec.unit_class, spec.type
     if f.ok_keys("class", "type") and utype not in UNIT_TYPES[cls]:
@@ -504,6 +517,133 @@ def _check_unit_extras(f: _Fields, u: UnitSpec) -> None:
                 f.fail("ocs.kind", f"a {u.type} unit has kind {' or '.join(allowed)}")
 
 
+def _parse_costs(f: _Fields, key: str, problems: list[Problem], *, entering: bool
+                 ) -> Costs | None:
+    """One row of the movement table: MP for leg and motorized units (1-30 to enter a
+    terrain, null where it may not be entered; 0-30 extra for hexsides and weather)."""
+    g = _Fields(problems, f.m.get(key), _join(f.path, key), _COSTS_FIELDS)
+    if not g.is_object:
+        return None
+    lo = 1 if entering else 0
+    values: list[int | None] = []
+    for cls in _COSTS_FIELDS:
+        if g.raw(cls) is _ABSENT:
+            if not entering:
+                values.append(0)
+                continue
+            if cls in g.m:  # null: the terrain may not be entered
+                values.append(None)
+                continue
+            g.fail(cls, "required field missing (null: may not be entered)")
+            values.append(None)
+            continue
+        values.append(g.integer(cls, None, lo, 30))
+    return None if g.bad else Costs(values[0], values[1])
+
+
+def _parse_table(f: _Fields, key: str, names: tuple[str, ...] | None, default: tuple[
+        tuple[str, Costs], ...], *, entering: bool) -> tuple[tuple[str, Costs], ...]:
+    raw = f.raw(key)
+    if raw is _ABSENT:
+        return default
+    g = _Fields(f.problems, raw, _join(f.path, key), names or tuple(
+        k for k in (raw if isinstance(raw, Mapping) else ()) if isinstance(k, str)))
+    merged = dict(default)
+    for name in sorted(k for k in g.m if isinstance(k, str)):
+        if names is None and not _is_id(name):
+            g.fail(name, f"expected {_ID_HINT} as a weather name")
+            continue
+        if names is not None and name not in names:
+            continue  # reported by _Fields as an unknown field
+        costs = _parse_costs(g, name, f.problems, entering=entering)
+        if costs is not None:
+            merged[name] = costs
+    if g.bad or not g.is_object:
+        f.bad.add(key)
+    order = list(names or ()) + sorted(k for k in merged if k not in (names or ()))
+    return tuple((k, merged[k]) for k in order if k in merged)
+
+
+def _parse_stacking(f: _Fields) -> StackingSpec:
+    base = DEFAULT_MOVEMENT.stacking
+    raw = f.raw("stacking")
+    if raw is _ABSENT:
+        return base
+    g = _Fields(f.problems, raw, _join(f.path, "stacking"), _STACKING_FIELDS)
+    exempt = g.ids("exempt") if g.raw("exempt") is not _ABSENT else base.exempt
+    for t in exempt:
+        if t not in LAND_TYPES:
+            g.report("exempt", f"unknown land unit type {t!r}")
+    spec = StackingSpec(limit=g.integer("limit", base.limit, 1, 100),
+                        corps=g.integer("corps", base.corps, 0, 100),
+                        division=g.integer("division", base.division, 0, 100),
+                        exempt=tuple(exempt))
+    if g.bad or not g.is_object:
+        f.bad.add("stacking")
+    return spec
+
+
+def _parse_movement(problems: list[Problem], raw: object) -> MovementSpec:
+    """The terrain effects table (`MovementSpec`), merged over `DEFAULT_MOVEMENT`."""
+    base = DEFAULT_MOVEMENT
+    if raw is _ABSENT:
+        return base
+    f = _Fields(problems, raw, "movement", _MOVEMENT_FIELDS)
+    motorized = f.ids("motorized") if f.raw("motorized") is not _ABSENT else base.motorized
+    for t in motorized:
+        if t not in LAND_TYPES:
+            f.report("motorized", f"unknown land unit type {t!r}")
+    return MovementSpec(
+        terrain=_parse_table(f, "terrain", TERRAINS, base.terrain, entering=True),
+        hexsides=_parse_table(f, "hexsides", HEXSIDE_FEATURES, base.hexsides,
+                              entering=False),
+        weather=_parse_table(f, "weather", None, base.weather, entering=False),
+        motorized=tuple(motorized),
+        stacking=_parse_stacking(f),
+    )
+
+
+def _parse_hexside(problems: list[Problem], v: object, path: str,
+                   ) -> _Parsed[HexsideSpec] | None:
+    f = _Fields(problems, v, path, _HEXSIDE_FIELDS)
+    if not f.is_object:
+        return None
+    ends = f.ids("hexes", required=True)
+    feature = f.choice("feature", HEXSIDE_FEATURES, None)
+    if len(ends) != 2 and "hexes" not in f.bad:
+        f.fail("hexes", "a hexside lies between exactly two hexes")
+        ends = ("", "")
+    a, b = sorted(ends)[:2] if len(ends) == 2 else ("", "")
+    return _Parsed(HexsideSpec(a, b, feature), path, f.bad, f.positions)
+
+
+def _check_hexsides(problems: list[Problem], sides: list[_Parsed[HexsideSpec]],
+                    hexes: list[_Parsed[HexSpec]]) -> None:
+    """Each hexside joins two adjacent hexes of the map, listed once."""
+    at = {(h.spec.q, h.spec.r): h.spec.id for h in hexes}
+    by_id = {h.spec.id: h.spec for h in hexes}
+    seen: dict[tuple[str, str], str] = {}
+    for side in sides:
+        if not side.ok("hexes"):
+            continue
+        a, b = by_id.get(side.spec.a), by_id.get(side.spec.b)
+        where = _join(side.path, "hexes")
+        if a is None or b is None:
+            missing = side.spec.a if a is None else side.spec.b
+            problems.append(Problem(where, f"unknown hex {missing!r}"))
+            continue
+        if at.get((a.q + 1, a.r)) != b.id and all(
+                at.get((a.q + dq, a.r + dr)) != b.id
+                for dq, dr in ((1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))):
+            problems.append(Problem(where, f"hexes {a.id} and {b.id} are not adjacent"))
+            continue
+        key = (side.spec.a, side.spec.b)
+        if key in seen:
+            problems.append(Problem(where, f"the hexside {a.id}-{b.id} is listed twice "
+                                           f"(first at {seen[key]})"))
+        seen.setdefault(key, side.path)
+
+
 def _items(
     problems: list[Problem],
     elements: list[tuple[str, object]],
@@ -540,16 +680,20 @@ def parse_scenario(data: Mapping[str, Any]) -> Scenario:
         f.fail("map", "required field missing")
     hexes: list[_Parsed[HexSpec]] = []
     seas: list[_Parsed[SeaSpec]] = []
+    hexsides: list[_Parsed[HexsideSpec]] = []
     path_length = 4
     if m is not None and m.is_object:
         path_length = m.integer("supply_path_length", 4)
         hexes = _items(problems, m.array("hexes", True), _parse_hex)
         seas = _items(problems, m.array("seas", False), _parse_sea)
+        hexsides = _items(problems, m.array("hexsides", False), _parse_hexside)
         if not hexes and "hexes" not in m.bad:
             m.fail("hexes", "a map needs at least one hex")
+    movement = _parse_movement(problems, f.raw("movement"))
 
     c = _Checker(problems, sides, powers, minors, hexes, seas, units)
     c.check_all()
+    _check_hexsides(problems, hexsides, hexes)
     if ilt_given and "initiative_last_turn" not in f.bad:
         c.check_initiative_last_turn(ilt)
     if problems:
@@ -566,6 +710,8 @@ def parse_scenario(data: Mapping[str, Any]) -> Scenario:
             supply_path_length=path_length,
             hexes=tuple(h.spec for h in hexes),
             seas=tuple(s.spec for s in seas),
+            hexsides=tuple(sorted((x.spec for x in hexsides), key=lambda x: (x.a, x.b))),
         ),
         units=tuple(u.spec for u in units),
+        movement=movement,
     )

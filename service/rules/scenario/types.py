@@ -18,13 +18,17 @@ Optional JSON fields and their defaults (a ``null`` counts as absent):
   ``bp_spent_last_turn`` 0, ``bp_on_rps`` 0 (part of ``bp_spent_last_turn``),
   ``rail_moves`` 0, ``at_war_with`` [], ``chits`` 0, ``rp_gearing_cap`` =
   ``bp_spent_last_turn``.
-- map: ``supply_path_length`` 4, ``seas`` [].
+- map: ``supply_path_length`` 4, ``seas`` [], ``hexsides`` [] (features on the edge
+  between two adjacent hexes: ``{"hexes": ["1204", "1303"], "feature": "river"}``).
+- movement: every key optional, merged over `DEFAULT_MOVEMENT` (the terrain effects
+  table, `service.rules.scenario.movement`).
 - hex: ``terrain`` clear, ``controller`` null (nobody's), ``rail`` false,
   ``city``/``port``/``supply``/``supply_power`` null, ``port_damaged`` false,
   ``factories`` 0, ``seas`` [] (a hex listing seas is coastal).
 - sea: ``adjacent`` [].
-- unit: ``face_up`` true, ``shattered`` false, ``oil`` false, ``hq_reorg``/``atr``/
-  ``ocs`` null. ``size`` is required for land units and null otherwise.
+- unit: ``name`` null (shown as "<power name> <type> <size>"), ``face_up`` true,
+  ``shattered`` false, ``oil`` false, ``hq_reorg``/``atr``/``ocs`` null. ``size`` is
+  required for land units and null otherwise.
 - atr: ``large`` false.
 - ocs: ``kind`` combat; ``mode`` combat (move for transport, organic_truck and repl,
   OCS 5.5c); ``orientation`` move for those kinds and for move or strat mode, else
@@ -34,7 +38,8 @@ Optional JSON fields and their defaults (a ``null`` counts as absent):
 
 Terrain (`TERRAINS`): clear, forest, mountain, swamp, jungle, desert, urban; the
 first four after clear are `ROUGH_TERRAINS`, which cost one extra hex of a supply
-path (RULES-NOTES 26).
+path (RULES-NOTES 26). What terrain, hexsides and weather cost a moving unit is the
+scenario's `movement` table (`MovementSpec`).
 """
 
 from __future__ import annotations
@@ -46,6 +51,8 @@ from typing import Final
 
 TERRAINS: Final = ("clear", "forest", "mountain", "swamp", "jungle", "desert", "urban")
 ROUGH_TERRAINS: Final = frozenset({"forest", "mountain", "swamp", "jungle"})
+HEXSIDE_FEATURES: Final = ("river", "major_river")
+MOVE_CLASSES: Final = ("leg", "motorized")
 PORTS: Final = ("minor", "major")
 SUPPLY_KINDS: Final = ("primary", "secondary", "limited")
 UNIT_CLASSES: Final = ("land", "air", "naval")
@@ -180,6 +187,16 @@ class SeaSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class HexsideSpec:
+    """A feature on the edge between two adjacent hexes (`a` < `b`): a river costs a
+    unit crossing it the extra MP of the movement table's `hexsides`."""
+
+    a: str
+    b: str
+    feature: str
+
+
+@dataclass(frozen=True, slots=True)
 class MapSpec:
     """Hexes (axial coordinates; neighbours are the six axial neighbours on the map)
     and sea areas. `supply_path_length` is the basic path in fine weather."""
@@ -187,6 +204,7 @@ class MapSpec:
     supply_path_length: int
     hexes: tuple[HexSpec, ...]
     seas: tuple[SeaSpec, ...] = ()
+    hexsides: tuple[HexsideSpec, ...] = ()
     _hex_by_id: dict[str, HexSpec] = field(
         init=False, default_factory=dict, compare=False, repr=False
     )
@@ -199,8 +217,12 @@ class MapSpec:
     _coast_of_sea: dict[str, tuple[str, ...]] = field(
         init=False, default_factory=dict, compare=False, repr=False
     )
+    _side_feature: dict[tuple[str, str], str] = field(
+        init=False, default_factory=dict, compare=False, repr=False
+    )
 
     def __post_init__(self) -> None:
+        self._side_feature.update(((x.a, x.b), x.feature) for x in self.hexsides)
         coast: dict[str, list[str]] = {s.id: [] for s in self.seas}
         for h in self.hexes:
             self._hex_by_id[h.id] = h
@@ -243,6 +265,10 @@ class MapSpec:
         """Axial distance between hexes `a` and `b` (air ranges)."""
         ha, hb = self._hex_by_id[a], self._hex_by_id[b]
         return axial_distance(ha.q, ha.r, hb.q, hb.r)
+
+    def hexside(self, a: str, b: str) -> str | None:
+        """The feature on the edge between hexes `a` and `b` (a river), or None."""
+        return self._side_feature.get((a, b) if a < b else (b, a))
 
     def coast_of(self, sea: str) -> tuple[str, ...]:
         """Ids of the coastal hexes bordering sea area `sea` (KeyError if none)."""
@@ -309,6 +335,7 @@ class UnitSpec:
     hq_reorg: int | None = None
     atr: AtrSpec | None = None
     ocs: OcsSpec | None = None
+    name: str | None = None
 
 
 def is_inf_class(unit: UnitSpec) -> bool:
@@ -339,6 +366,84 @@ def uses_modes(unit: UnitSpec) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
+class Costs:
+    """MP for a leg and for a motorized unit; None: the terrain may not be entered."""
+
+    leg: int | None
+    motorized: int | None
+
+    def of(self, move_class: str) -> int | None:
+        return self.motorized if move_class == "motorized" else self.leg
+
+
+@dataclass(frozen=True, slots=True)
+class StackingSpec:
+    """How many land units a hex holds at the end of a move: `limit` stacking points,
+    a corps counting `corps`, a division `division`; units of the `exempt` types
+    (hedgehogs, supply units, transport points and trucks) count nothing."""
+
+    limit: int = 3
+    corps: int = 1
+    division: int = 1
+    exempt: tuple[str, ...] = (HEDGEHOG, SUPPLY, TRANSPORT)
+
+    def points(self, unit: UnitSpec) -> int:
+        if unit.unit_class != "land" or unit.type in self.exempt:
+            return 0
+        return self.division if unit.size == "division" else self.corps
+
+
+@dataclass(frozen=True, slots=True)
+class MovementSpec:
+    """The terrain effects table: MP a hex of each terrain costs to enter, the extra
+    MP of crossing each hexside feature and of each weather (per hex entered), for leg
+    and motorized units (`motorized`: the land types that move as motorized); and the
+    stacking limit. Missing entries cost 1 (terrain) or 0 (hexsides, weather)."""
+
+    terrain: tuple[tuple[str, Costs], ...]
+    hexsides: tuple[tuple[str, Costs], ...]
+    weather: tuple[tuple[str, Costs], ...]
+    motorized: tuple[str, ...]
+    stacking: StackingSpec = StackingSpec()
+    _tables: dict[str, dict[str, Costs]] = field(
+        init=False, default_factory=dict, compare=False, repr=False
+    )
+
+    def __post_init__(self) -> None:
+        self._tables.update(terrain=dict(self.terrain), hexsides=dict(self.hexsides),
+                            weather=dict(self.weather))
+
+    def move_class(self, unit: UnitSpec) -> str:
+        """"motorized" or "leg": how `unit` pays for terrain."""
+        return "motorized" if unit.type in self.motorized else "leg"
+
+    def terrain_cost(self, terrain: str, move_class: str) -> int | None:
+        found = self._tables["terrain"].get(terrain)
+        return 1 if found is None else found.of(move_class)
+
+    def hexside_cost(self, feature: str | None, move_class: str) -> int:
+        found = None if feature is None else self._tables["hexsides"].get(feature)
+        return 0 if found is None else found.of(move_class) or 0
+
+    def weather_cost(self, weather: str | None, move_class: str) -> int:
+        found = None if weather is None else self._tables["weather"].get(weather)
+        return 0 if found is None else found.of(move_class) or 0
+
+
+# The default terrain effects table (README, docs/rules-options.md): a placeholder in
+# the spirit of OCS's, until a game's printed chart is entered.
+DEFAULT_MOVEMENT: Final = MovementSpec(
+    terrain=(("clear", Costs(1, 1)), ("forest", Costs(2, 3)), ("mountain", Costs(3, 6)),
+             ("swamp", Costs(3, 5)), ("jungle", Costs(3, 5)), ("desert", Costs(1, 1)),
+             ("urban", Costs(1, 1))),
+    hexsides=(("river", Costs(1, 2)), ("major_river", Costs(2, 3))),
+    weather=(("blizzard", Costs(1, 2)), ("rain", Costs(0, 1)), ("snow", Costs(1, 1)),
+             ("storm", Costs(0, 1))),
+    motorized=(ARM, MECH, MOT, HQ, TRANSPORT),
+)
+
+
+@dataclass(frozen=True, slots=True)
 class Scenario:
     """A whole scenario with lookups by id."""
 
@@ -350,6 +455,7 @@ class Scenario:
     minors: tuple[MinorSpec, ...]
     map: MapSpec
     units: tuple[UnitSpec, ...]
+    movement: MovementSpec = DEFAULT_MOVEMENT
     _side_by_id: dict[str, SideSpec] = field(
         init=False, default_factory=dict, compare=False, repr=False
     )
@@ -424,6 +530,15 @@ class Scenario:
 
     def unit(self, id: str) -> UnitSpec:
         return self._unit_by_id[id]
+
+    def unit_name(self, id: str) -> str:
+        """The unit's name: the scenario's, else "<power name> <type> <size>"."""
+        u = self._unit_by_id[id]
+        if u.name:
+            return u.name
+        owner = self._power_by_id.get(u.power)
+        power = owner.name if owner is not None else u.power.replace("_", " ").title()
+        return " ".join(x for x in (power, u.type, u.size) if x)
 
     def units_at(self, place: str) -> tuple[UnitSpec, ...]:
         """Units the scenario places in hex or sea `place`."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.rules.scenario.types import OcsValues, Scenario, UnitSpec
+from service.rules.scenario.types import Costs, MovementSpec, OcsValues, Scenario, UnitSpec
 
 
 def _values_json(v: OcsValues) -> dict[str, Any]:
@@ -15,7 +15,7 @@ def _unit_json(u: UnitSpec) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": u.id, "power": u.power, "class": u.unit_class, "type": u.type, "size": u.size,
         "cost": u.cost, "at": u.at, "face_up": u.face_up, "shattered": u.shattered,
-        "oil": u.oil, "hq_reorg": u.hq_reorg,
+        "oil": u.oil, "hq_reorg": u.hq_reorg, "name": u.name,
         "atr": None if u.atr is None else {
             "range": u.atr.range, "large": u.atr.large, "base": u.atr.base,
         },
@@ -29,6 +29,20 @@ def _unit_json(u: UnitSpec) -> dict[str, Any]:
             "action_rating": o.action_rating, "barrage": o.barrage,
         }
     return out
+
+
+def _costs(table: tuple[tuple[str, Costs], ...]) -> dict[str, Any]:
+    return {k: {"leg": c.leg, "motorized": c.motorized} for k, c in table}
+
+
+def movement_to_json(m: MovementSpec) -> dict[str, Any]:
+    """The terrain effects table as the scenario's `movement` section."""
+    return {
+        "terrain": _costs(m.terrain), "hexsides": _costs(m.hexsides),
+        "weather": _costs(m.weather), "motorized": list(m.motorized),
+        "stacking": {"limit": m.stacking.limit, "corps": m.stacking.corps,
+                     "division": m.stacking.division, "exempt": list(m.stacking.exempt)},
+    }
 
 
 def scenario_to_json(s: Scenario) -> dict[str, Any]:
@@ -61,6 +75,8 @@ def scenario_to_json(s: Scenario) -> dict[str, Any]:
                 for h in s.map.hexes
             ],
             "seas": [{"id": x.id, "adjacent": list(x.adjacent)} for x in s.map.seas],
+            "hexsides": [{"hexes": [x.a, x.b], "feature": x.feature} for x in s.map.hexsides],
         },
         "units": [_unit_json(u) for u in s.units],
+        "movement": movement_to_json(s.movement),
     }

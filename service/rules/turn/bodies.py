@@ -48,7 +48,11 @@ class DeclareBody(TypedDict):
 
 @closed
 class DoneBody(TypedDict):
-    """`done`: the side has finished the current step (nothing else to say)."""
+    """`done`: the side has finished the current step; `confirm_lapse` agrees that the
+    RPs it leaves unspent in a reorganization step lapse (11.18), which a player's
+    setting may require."""
+
+    confirm_lapse: NotRequired[bool]
 
 
 @closed

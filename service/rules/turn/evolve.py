@@ -163,6 +163,11 @@ def _rps(state: State, e: Event) -> State:
     return replace(state, powers=powers)
 
 
+def _lapsed(state: State, e: Event) -> State:
+    power = e.data["power"]
+    return replace(state, powers={**state.powers, power: replace(state.powers[power], rps=0)})
+
+
 def _turn_end(state: State, e: Event) -> State:
     return _turn(state, turn_end_total=int(e.data["total"]))
 
@@ -215,6 +220,7 @@ EVOLVE: dict[EventKind, Evolver] = {
     "side.done": _done,
     "impulse.cleaned_up": _cleaned,
     "rps.granted": _rps,
+    "rps.lapsed": _lapsed,
     "turn_end.rolled": _turn_end,
     "impulse.ended": _impulse_ended,
     "initiative.shifted": _shifted,

@@ -12,7 +12,7 @@ from service.rules.awaiting import awaiting, choices, position
 from service.rules.command import Command
 from service.rules.errors import Forbidden, Malformed, Refused
 from service.rules.flow import Flow
-from service.rules.modes import movement_end_refusal
+from service.rules.modes import movement_end_refusal, open_combats_refusal
 from service.rules.state import State
 from service.rules.turn.sequence import after_declare, after_production, after_side_step, choose
 
@@ -194,10 +194,47 @@ def done(f: Flow, c: Command) -> None:
     short = movement_end_refusal(s, str(side)) if s.step == st.ACTION else None
     if short is not None:
         raise short
+    waiting = open_combats_refusal(s, str(side))
+    if waiting is not None:
+        raise waiting
+    _check_lapse(s, c, str(side))
     side_done(f, str(side), c.actor.id)
 
 
+def lapsing(state: State, side: str) -> dict[str, int]:
+    """The RPs `side`'s powers have left in a reorganization step, which lapse when it is
+    done (11.18: "RPs may not be saved; any unused RPs are lost"), in scenario order."""
+    if state.step not in (st.REORGANIZATION, st.FINAL_REORGANIZATION):
+        return {}
+    return {p: state.powers[p].rps for p in state.side_powers(side) if state.powers[p].rps > 0}
+
+
+def _check_lapse(s: State, c: Command, side: str) -> None:
+    """`confirm_lapse` is a boolean; a player who asked for it (their setting, carried in
+    the command as `extra.confirm_lapse` "required") must send it true to leave RPs
+    unspent."""
+    confirm = c.body.get("confirm_lapse", False)
+    if not isinstance(confirm, bool):
+        raise Malformed("order/invalid_body", "confirm_lapse is true or false",
+                        errors=[("/body/confirm_lapse", "expected a boolean")])
+    left = lapsing(s, side)
+    if left and not confirm and c.extra.get("confirm_lapse") == "required":
+        shown = ", ".join(f"{p} {n}" for p, n in left.items())
+        raise Refused("reorg/confirm_lapse", f"{side} still has RPs that lapse when it is "
+                      f"done ({shown}): spend them, or send done with \"confirm_lapse\": true "
+                      "(your setting asks for it) (11.18)", rule="11.18",
+                      errors=[("/body/confirm_lapse", f"RPs that would lapse: {shown}")],
+                      extra={"lapse": left})
+
+
 def side_done(f: Flow, side: str, by: str) -> None:
+    """`side` is done with the step; in a reorganization step its powers' unspent RPs
+    lapse, each logged (11.18)."""
+    for power, amount in lapsing(f.state, side).items():
+        f.emit("rps.lapsed", f"{power}'s {amount} unspent RP{'s' if amount != 1 else ''} "
+               f"lapse as {side} is done with the {f.state.step} step (11.18: RPs may not be "
+               "saved).", {"power": power, "amount": amount, "side": side,
+                           "step": f.state.step}, by=by)
     f.emit("side.done", f"{side} is done with the {f.state.step} step.",
            {"side": side, "step": f.state.step}, by=by)
     if all(x in f.state.turn.sides_done for x in f.state.turn.step_sides):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from engine import Table
-from modes_kit import effective, game, last, mode, move, refused, report, until
+from modes_kit import coast_game, effective, game, mode, move, refused, report, until
 
 from service.rules.board import Board
 from service.rules.errors import Malformed
@@ -19,16 +19,16 @@ def test_5_5_combat_mode_shows_the_greater_strength_and_lesser_movement() -> Non
 @pytest.mark.parametrize("transport", ["rail", "air", "sea"])
 def test_5_5a_combat_mode_units_cannot_use_rail_air_or_shipping(transport: str) -> None:
     t = game()
-    refused(lambda: report(t, moves=[move("ger-inf-2", "h41", 1, transport)]), "OCS 5.5a",
+    refused(lambda: report(t, moves=[move("ger-inf-2", "h41", transport)]), "OCS 5.5a",
             "ger-inf-2", "/body/moves/0/transport")
     assert not effective(t, "ger-inf-2").can_use_transport
 
 
 def test_5_5a_rail_repair_units_may_go_by_rail_in_combat_mode_13_3g() -> None:
-    t = game({"ger-inf-1": {"at": "h42"}})
+    t = game({"ger-inf-1": {"at": "h31"}})
     assert effective(t, "ger-inf-1").can_use_transport
-    refused(lambda: report(t, moves=[move("ger-inf-1", "h41", 0, "sea")]), "OCS 5.5a", "ger-inf-1")
-    report(t, moves=[move("ger-inf-1", "h41", 0, "rail")])
+    refused(lambda: report(t, moves=[move("ger-inf-1", "h41", "sea")]), "OCS 5.5a", "ger-inf-1")
+    report(t, moves=[move("ger-inf-1", "h41", "rail")])
     assert t.state.units["ger-inf-1"].at == "h41"
 
 
@@ -54,11 +54,11 @@ def test_5_5c_repl_units_and_transport_points_cannot_enter_combat_mode(unit: str
 
 
 def test_5_5d_amphibious_landings_need_combat_or_move_mode() -> None:
-    t = game()
+    t = coast_game({"ger-inf-2": {"at": "h41"}, "ger-art-1": {"at": "h41"}})
     mode(t, ("ger-art-1", "reserve"))
-    refused(lambda: report(t, moves=[move("ger-art-1", "h50", 0, "amphibious")]), "OCS 5.5d",
+    refused(lambda: report(t, moves=[move("ger-art-1", "h50", "amphibious")]), "OCS 5.5d",
             "ger-art-1")
-    report(t, moves=[move("ger-inf-2", "h50", 1, "amphibious")])  # Combat Mode
+    report(t, moves=[move("ger-inf-2", "h50", "amphibious")])  # Combat Mode
     assert t.state.units["ger-inf-2"].at == "h50"
 
 
@@ -78,19 +78,19 @@ def test_5_6_move_mode_shows_the_lesser_strength_and_greater_movement() -> None:
     assert (arm.attack, arm.defence, arm.ma) == (3, 3, 8)
 
 
-@pytest.mark.parametrize("transport", ["rail", "air", "sea"])
-def test_5_6a_move_mode_may_use_rail_air_and_shipping(transport: str) -> None:
-    t = game()
+@pytest.mark.parametrize(("transport", "to"), [("rail", "h31"), ("air", "h42"), ("sea", "h43")])
+def test_5_6a_move_mode_may_use_rail_air_and_shipping(transport: str, to: str) -> None:
+    t = coast_game({"ger-inf-3": {"at": "h31"}})  # negates cw-inf-1's ZOC on the railway
     mode(t, ("ger-arm-1", "move"))
     assert effective(t, "ger-arm-1").can_use_transport
-    report(t, moves=[move("ger-arm-1", "h42", 0, transport)])
-    assert last_move(t) == ("ger-arm-1", "h42", transport)
+    report(t, moves=[move("ger-arm-1", to, transport)])
+    assert last_move(t) == ("ger-arm-1", to, transport)
 
 
 def test_5_6a_transport_belongs_to_the_movement_step() -> None:
     t = game({"ger-arm-1": {"ocs": {"mode": "exploit", "orientation": "move"}}})
     until(t, "exploitation")
-    refused(lambda: report(t, moves=[move("ger-arm-1", "h42", 0, "rail")]), "RULES-NOTES 31",
+    refused(lambda: report(t, moves=[move("ger-arm-1", "h42", "rail")]), "RULES-NOTES 31",
             "ger-arm-1")
 
 
@@ -104,13 +104,13 @@ def test_5_6b_repl_units_and_transport_points_are_always_move_oriented(unit: str
 
 
 def test_5_6c_amphibious_landings_in_move_mode_but_not_dg() -> None:
-    t = game({"ger-inf-2": {"ocs": {"mode": "dg"}}})
+    t = coast_game({"ger-inf-2": {"ocs": {"mode": "dg"}, "at": "h41"}})
     mode(t, ("ger-arm-1", "move"))
-    report(t, moves=[move("ger-arm-1", "h42", 2, "amphibious")])
-    refused(lambda: report(t, moves=[move("ger-inf-2", "h50", 1, "amphibious")]), "OCS 5.5d",
+    report(t, moves=[move("ger-arm-1", "h50", "amphibious")])
+    refused(lambda: report(t, moves=[move("ger-inf-2", "h50", "amphibious")]), "OCS 5.5d",
             "ger-inf-2")
 
 
-def last_move(t: Table) -> tuple[str, str, str | None]:
-    e = last(t, "unit.moved")
+def last_move(t: Table, unit: str = "ger-arm-1") -> tuple[str, str, str | None]:
+    e = [e for e in t.events if e.kind == "unit.moved" and e.data["unit"] == unit][-1]
     return e.data["unit"], e.data["to"], e.data["transport"]

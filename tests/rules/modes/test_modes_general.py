@@ -32,7 +32,7 @@ def test_5_2_values_come_from_the_side_showing_and_a_marker_sets_the_mode() -> N
     t = game({"ger-inf-2": {"ocs": {"mode": "dg", "orientation": "move"}}})
     inf = effective(t, "ger-inf-2")
     assert (inf.attack, inf.ma) == (1, 3)  # the Move side (2, 6), halved by DG
-    refused(lambda: report(t, moves=[move("ger-inf-2", "h41", 1, "rail")]), "OCS 5.10d",
+    refused(lambda: report(t, moves=[move("ger-inf-2", "h41", "rail")]), "OCS 5.10d",
             "ger-inf-2", "/body/moves/0/transport")
 
 
@@ -92,7 +92,7 @@ def test_5_4_once_per_unit_as_it_begins_to_move() -> None:
     t = game()
     mode(t, ("ger-inf-2", "move"))
     refused(lambda: mode(t, ("ger-inf-2", "combat")), "OCS 5.4", "ger-inf-2")
-    report(t, moves=[move("ger-art-1", "h41", 1)])
+    report(t, moves=[move("ger-art-1", "h41")])
     refused(lambda: mode(t, ("ger-art-1", "move")), "OCS 5.4", "ger-art-1")
 
 
@@ -136,7 +136,7 @@ def test_5_4a_reserve_markers_are_counted_after_the_25_percent_move_not_at_the_m
     t = game({"ger-inf-1": {"at": "h42"}, "ger-art-1": {"at": "h43"}})
     mode(t, ("ger-inf-2", "reserve"), ("ger-arm-1", "reserve"))
     mode(t, ("ger-inf-1", "reserve"))
-    report(t, moves=[move("ger-inf-1", "h41", 1)])
+    report(t, moves=[move("ger-inf-1", "h41")])
     assert t.state.units["ger-inf-1"].at == "h41"
     mode(t, ("ger-art-1", "reserve"))
     error = refused(lambda: done(t, "axis"), "OCS 5.4a")
@@ -164,9 +164,9 @@ def test_5_4a_a_reserve_move_that_splits_a_stack_needs_a_marker() -> None:
     off on its own needs a third marker."""
     reserve = {"ocs": {"mode": "reserve"}}
     t = game({"ger-inf-2": reserve, "ger-art-1": reserve, "ger-arm-1": reserve})
-    refused(lambda: report(t, moves=[move("ger-inf-2", "h50", 1)]), "OCS 5.4a", "ger-inf-2",
+    refused(lambda: report(t, moves=[move("ger-inf-2", "h50")]), "OCS 5.4a", "ger-inf-2",
             "/body/moves/0")
-    report(t, moves=[move("ger-inf-2", "h41", 1)])  # joins the h41 stack
+    report(t, moves=[move("ger-inf-2", "h41")])  # joins the h41 stack
     assert t.state.units["ger-inf-2"].at == "h41"
 
 
@@ -174,8 +174,8 @@ def test_5_4a_the_marker_limit_is_counted_after_all_the_moves_of_a_report() -> N
     """The marker need not be placed until the units have moved their 25%."""
     t = game()
     mode(t, ("ger-inf-2", "reserve"), ("ger-art-1", "reserve"), ("ger-arm-1", "reserve"))
-    report(t, moves=[move("ger-art-1", "h50", 0.75), move("ger-inf-2", "h50", 1),
-                     move("ger-arm-1", "h50", 1)])
+    report(t, moves=[move("ger-art-1", "h50"), move("ger-inf-2", "h50"),
+                     move("ger-arm-1", "h50")])
     assert {t.state.units[u].at for u in ("ger-inf-2", "ger-art-1", "ger-arm-1")} == {"h50"}
 
 

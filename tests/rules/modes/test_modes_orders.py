@@ -17,7 +17,8 @@ def test_a_refusal_names_the_unit_the_rule_the_item_and_the_reason() -> None:
     with pytest.raises(Refused) as caught:
         mode(t, ("ger-inf-2", "move"), ("ger-inf-1", "reserve"))
     error = caught.value
-    assert error.message == "ger-inf-1 is in an enemy ZOC in h30: no Reserve (OCS 5.7c)"
+    assert error.message == ("ger-inf-1 (germany INF corps) is in an enemy ZOC in h30: no "
+                             "Reserve (OCS 5.7c)")
     assert (error.rule, error.extra["unit"], error.code) == ("OCS 5.7c", "ger-inf-1",
                                                               "mode/enemy_zoc")
     assert error.errors == [("/body/changes/1/mode", "is in an enemy ZOC in h30: no Reserve")]
@@ -55,7 +56,7 @@ def test_orders_for_another_sides_units_are_forbidden() -> None:
 def test_face_down_units_cannot_change_mode_rn27() -> None:
     t = game({"ger-inf-2": {"face_up": False}})
     refused(lambda: mode(t, ("ger-inf-2", "move")), "RULES-NOTES 27", "ger-inf-2")
-    refused(lambda: report(t, moves=[move("ger-inf-2", "h41", 1)]), "RULES-NOTES 27",
+    refused(lambda: report(t, moves=[move("ger-inf-2", "h41")]), "RULES-NOTES 27",
             "ger-inf-2")
 
 
@@ -67,15 +68,17 @@ def test_a_power_that_passed_takes_no_action() -> None:
 
 
 def test_moves_add_up_within_a_step_and_cannot_enter_enemy_hexes() -> None:
+    """OCS 5.5: a Combat Mode unit moves its Combat side's MA (4 here) in its movement
+    step, over any number of reported moves."""
     t = game()
-    report(t, moves=[move("ger-arm-1", "h40", 1)])
-    report(t, moves=[move("ger-arm-1", "h50", 3)])
-    assert effective(t, "ger-arm-1").mp_left == 0
-    refused(lambda: report(t, moves=[move("ger-arm-1", "h51", 1)]), "OCS 5.2", "ger-arm-1",
-            "/body/moves/0/mp")
-    refused(lambda: report(t, moves=[move("ger-inf-2", "h21", 1)]), "DESIGN 4.1",
+    report(t, moves=[move("ger-arm-1", "h42")])
+    report(t, moves=[move("ger-arm-1", "h53", path=["h43", "h53"])])
+    assert effective(t, "ger-arm-1").mp_left == 1
+    refused(lambda: report(t, moves=[move("ger-arm-1", "h42", path=["h43", "h42"])]),
+            "OCS 5.5", "ger-arm-1", "/body/moves/0/path/1")
+    refused(lambda: report(t, moves=[move("ger-inf-2", "h21")]), "DESIGN 4.1",
             "ger-inf-2", "/body/moves/0/to")
-    refused(lambda: report(t, moves=[move("ger-inf-2", "h42", 1, path=["h42"])]),
+    refused(lambda: report(t, moves=[move("ger-inf-2", "h42", path=["h42"])]),
             "DESIGN 4.1", "ger-inf-2", "/body/moves/0/path/0")
 
 
@@ -87,7 +90,7 @@ def test_an_overrun_in_the_movement_step_then_moving_on() -> None:
                                     {"kind": "advance", "units": ["ger-arm-1"]}]}])
     assert t.state.units["ger-arm-1"].at == "h21"
     assert t.state.units["cw-inf-1"].at == "h12"
-    report(t, moves=[move("ger-arm-1", "h22", 2)], face_down=["ger-arm-1"])
+    report(t, moves=[move("ger-arm-1", "h22")], face_down=["ger-arm-1"])
     assert not t.state.units["ger-arm-1"].face_up
 
 
@@ -116,18 +119,18 @@ def test_only_units_that_moved_or_attacked_turn_face_down() -> None:
             "/body/face_down/0")
     with pytest.raises(Malformed):
         report(t)
-    report(t, moves=[move("ger-inf-2", "h41", 1)], face_down=["ger-inf-2"])
+    report(t, moves=[move("ger-inf-2", "h41")], face_down=["ger-inf-2"])
     assert last(t, "units.turned_face_down").data == {"units": ["ger-inf-2"]}
 
 
 def test_reports_belong_to_the_side_acting_in_the_step() -> None:
     t = game()
     with pytest.raises(Refused) as caught:
-        report(t, "allies", moves=[move("cw-inf-2", "h00", 1)])
+        report(t, "allies", moves=[move("cw-inf-2", "h00")])
     assert caught.value.code == "order/not_your_turn"
     done(t, "axis")
     with pytest.raises(Refused) as caught:
-        report(t, moves=[move("ger-inf-2", "h41", 1)])
+        report(t, moves=[move("ger-inf-2", "h41")])
     assert caught.value.code == "order/not_your_turn"
 
 
@@ -154,10 +157,10 @@ def test_the_view_shows_effective_values_per_unit_and_step() -> None:
 def test_a_mode_impulse_replays_to_the_same_state() -> None:
     t = game({"ger-arm-1": {"at": "h31"}, "ger-inf-2": {"at": "h31"}})
     mode(t, ("ger-art-1", "reserve"))
-    report(t, moves=[move("ger-art-1", "h41", 0.75)])
+    report(t, moves=[move("ger-art-1", "h41")])
     until(t, "reaction")
     t.act("release", {"units": ["cw-arm-1"]}, side="allies")
-    report(t, "allies", moves=[move("cw-arm-1", "h20", 1)])
+    report(t, "allies", moves=[move("cw-arm-1", "h20")])
     until(t, "combat")
     report(t, combats=[{"by": "combat", "hex": "h21", "attackers": ["ger-arm-1", "ger-inf-1"],
                         "results": [{"kind": "dg"},
@@ -167,7 +170,7 @@ def test_a_mode_impulse_replays_to_the_same_state() -> None:
                                      "rating": 4}]}])
     done(t, "axis")
     t.act("release", {"units": ["ger-art-1"]}, side="axis")
-    report(t, moves=[move("ger-arm-1", "h21", 2)], face_down=["ger-arm-1", "ger-inf-1"])
+    report(t, moves=[move("ger-arm-1", "h21")], face_down=["ger-arm-1", "ger-inf-1"])
     done(t, "axis")
     assert t.initial is not None
     assert to_data(fold(t.initial, t.events)) == to_data(t.state)

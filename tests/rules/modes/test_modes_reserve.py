@@ -26,8 +26,8 @@ def test_5_7_reserve_units_defend_at_half_move_a_quarter_and_do_not_fight() -> N
     art, inf = effective(t, "ger-art-1"), effective(t, "ger-inf-2")
     assert (inf.defence, inf.attack, inf.ma) == (2, 0, 1)
     assert (art.ma, art.barrage, art.can_barrage) == (0.75, 0, False)
-    refused(lambda: report(t, moves=[move("ger-inf-2", "h41", 2)]), "OCS 5.7", "ger-inf-2",
-            "/body/moves/0/mp")
+    refused(lambda: report(t, moves=[move("ger-inf-2", "h42", path=["h41", "h42"])]),
+            "OCS 5.7", "ger-inf-2", "/body/moves/0/path/1")
     until(t, "combat")
     refused(lambda: report(t, combats=[{"by": "barrage", "hex": "h21",
                                         "attackers": ["ger-art-1"], "results": []}]),
@@ -60,8 +60,9 @@ def test_5_7b_released_reserves_react_with_half_ma_overrun_and_barrage_but_no_co
     t.act("release", {"units": ["cw-arm-1"]}, side="allies")
     cw = effective(t, "cw-arm-1")
     assert (cw.ma, cw.can_overrun, cw.can_attack) == (5, True, False)
-    refused(lambda: report(t, "allies", moves=[move("cw-arm-1", "h11", 6)]), "OCS 5.7b",
-            "cw-arm-1", "/body/moves/0/mp")
+    far = ["h10", "h00", "h01", "h02", "h03", "h13"]  # 6 clear hexes: 6 MP
+    refused(lambda: report(t, "allies", moves=[move("cw-arm-1", "h13", path=far)]), "OCS 5.7b",
+            "cw-arm-1", "/body/moves/0/path/5")
     refused(lambda: report(t, "allies", combats=[{"by": "combat", "hex": "h30",
                                                   "attackers": ["cw-arm-1"]}]),
             "OCS 5.7b", path="/body/combats/0/by")
@@ -74,7 +75,7 @@ def test_5_7b_released_reserves_react_with_half_ma_overrun_and_barrage_but_no_co
 def test_5_7b_only_released_reserves_act_in_the_reaction_step() -> None:
     t = game()
     until(t, "reaction")
-    refused(lambda: report(t, "allies", moves=[move("cw-inf-2", "h00", 1)]), "OCS 5.7b",
+    refused(lambda: report(t, "allies", moves=[move("cw-inf-2", "h00")]), "OCS 5.7b",
             "cw-inf-2")
     refused(lambda: t.act("release", {"units": ["cw-inf-2"]}, side="allies"), "OCS 5.7b",
             "cw-inf-2", "/body/units/0")
@@ -89,7 +90,7 @@ def test_5_7b_exploitation_releases_have_full_values() -> None:
     assert t.state.units["ger-inf-2"].mode == "combat"
     assert (inf.ma, inf.attack) == (4, 4)
     assert inf.can_attack and inf.can_overrun
-    report(t, moves=[move("ger-inf-2", "h41", 4)])
+    report(t, moves=[move("ger-inf-2", "h41")])
 
 
 def test_5_7b_one_release_at_a_time() -> None:
@@ -98,13 +99,13 @@ def test_5_7b_one_release_at_a_time() -> None:
     t = game({"cw-inf-2": {"at": "h11", "ocs": {"mode": "reserve", "orientation": "move"}}})
     until(t, "reaction")
     t.act("release", {"units": ["cw-arm-1"]}, side="allies")
-    report(t, "allies", moves=[move("cw-arm-1", "h12", 1)])
+    report(t, "allies", moves=[move("cw-arm-1", "h12")])
     t.act("release", {"units": ["cw-inf-2"]}, side="allies")
     assert t.state.modes.release is not None
     assert t.state.modes.release.units == ("cw-inf-2",)
-    refused(lambda: report(t, "allies", moves=[move("cw-arm-1", "h02", 1)]), "OCS 5.7b",
+    refused(lambda: report(t, "allies", moves=[move("cw-arm-1", "h02")]), "OCS 5.7b",
             "cw-arm-1")
-    report(t, "allies", moves=[move("cw-inf-2", "h10", 1)])
+    report(t, "allies", moves=[move("cw-inf-2", "h10")])
 
 
 def test_5_7b_sides_react_in_turn_order_rn31() -> None:
@@ -142,7 +143,7 @@ def test_5_7c_no_switch_into_reserve_in_an_enemy_zoc() -> None:
 def test_5_7c_reserve_units_enter_and_leave_enemy_zocs_normally() -> None:
     t = game({"ger-inf-1": {"ocs": {"mode": "reserve"}}})
     mode(t, ("ger-inf-2", "reserve"))
-    report(t, moves=[move("ger-inf-2", "h31", 1), move("ger-inf-1", "h40", 1)])
+    report(t, moves=[move("ger-inf-2", "h31"), move("ger-inf-1", "h40")])
     assert t.state.units["ger-inf-2"].at == "h31"
 
 
@@ -173,7 +174,7 @@ def test_5_7d_a_result_on_the_attacker_alone_leaves_the_defenders_reserve() -> N
 def test_5_7e_reserve_units_cannot_use_transport(transport: str) -> None:
     t = game()
     mode(t, ("ger-arm-1", "reserve", "move"))
-    refused(lambda: report(t, moves=[move("ger-arm-1", "h42", 0, transport)]), "OCS 5.7e",
+    refused(lambda: report(t, moves=[move("ger-arm-1", "h42", transport)]), "OCS 5.7e",
             "ger-arm-1", "/body/moves/0/transport")
 
 
@@ -187,10 +188,10 @@ def test_5_7f_transport_points_cannot_enter_reserve_but_organic_trucks_can() -> 
 
 
 def test_5_7g_no_reserve_unit_with_a_hedgehog() -> None:
-    t = game()
+    t = game({"ger-inf-2": {"at": "h42"}})
     refused(lambda: mode(t, ("ger-inf-3", "reserve")), "OCS 5.7g", "ger-inf-3",
             "/body/changes/0/mode")
     mode(t, ("ger-inf-2", "reserve"))
     with pytest.raises(Refused) as caught:
-        report(t, moves=[move("ger-inf-2", "h32", 1)])
+        report(t, moves=[move("ger-inf-2", "h32")])
     assert caught.value.rule == "OCS 5.7g" and "ger-hh-1" in caught.value.message

@@ -26,14 +26,15 @@ def test_rail_moves_are_shared_by_movement_and_railway_reorganization_11_18_6() 
     rail moves reported in the impulse's movement and railway reorganization count
     against the power's rail moves for the impulse (3 here); the one too many is
     refused, and the view shows what is left."""
-    t = game({"ger-inf-3": {"face_up": False}, "ger-art-1": {"face_up": False}},
-             powers={"germany": {"rail_moves": 3}})
+    t = game({"ger-inf-3": {"face_up": False}, "ger-art-1": {"face_up": False},
+              "ger-inf-2": {"at": "h41"}}, powers={"germany": {"rail_moves": 3}},
+             hexes={"h42": {"rail": True}, "h43": {"rail": True}})
     assert _rail_left(t) == 3
     mode(t, ("ger-arm-1", "move"), ("ger-inf-2", "move"), ("ger-hq-1", "move"))
-    report(t, moves=[move("ger-arm-1", "h42", 0, "rail"), move("ger-inf-2", "h43", 0, "rail")])
+    report(t, moves=[move("ger-arm-1", "h42", "rail"), move("ger-inf-2", "h43", "rail")])
     assert _rail_left(t) == 1
-    refused(lambda: report(t, moves=[move("ger-hq-1", "h42", 0, "rail"),
-                                     move("ger-repl-1", "h42", 0, "rail")]),
+    refused(lambda: report(t, moves=[move("ger-hq-1", "h42", "rail"),
+                                     move("ger-repl-1", "h42", "rail")]),
             "11.18.6", "ger-repl-1", "/body/moves/1/transport")
     assert t.state.units["ger-hq-1"].at == "h41" and _rail_left(t) == 1
     until(t, "reorganization")
@@ -61,7 +62,7 @@ def _impulse_played(**kw: Any) -> Table:
     """Germany's impulse: ger-inf-2 moves, ger-dd-1 puts to sea, ger-ftr-1 flies ground
     support, and in the combat step ger-inf-1 attacks cw-inf-1 and shatters it."""
     t = game(**NAVY, **kw)
-    report(t, moves=[move("ger-inf-2", "h42", 1), {"unit": "ger-dd-1", "to": "east-sea",
+    report(t, moves=[move("ger-inf-2", "h42"), {"unit": "ger-dd-1", "to": "east-sea",
                                                     "mp": 2}],
            missions=[{"unit": "ger-ftr-1", "to": "h31", "mission": "ground support"}])
     until(t, "combat")
