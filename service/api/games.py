@@ -1,4 +1,4 @@
-"""The game routes of DESIGN.md section 4. Thin: parse, call the referee, render."""
+"""The game routes of docs/api.md. Thin: parse, call the referee, render."""
 
 from __future__ import annotations
 

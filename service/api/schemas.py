@@ -71,8 +71,9 @@ class CreateGame(Strict):
         extra="forbid", strict=True,
         json_schema_extra={"examples": [{
             "name": "Drang 1945", "scenario": "dno-demo",
-            "options": {"turn_end": {"threshold": 83}},
-            "dice": {"mode": "scripted", "script": {"initiative": [5, 8, 5]}},
+            "options": {"turn_end": {"threshold": 83}, "dropout": {"policy": "gm"}},
+            "dice": {"mode": "scripted", "script": {"initiative": [10, 1, 1, 10, 1, 1],
+                                                    "weather": [8, 8], "turn_end": [9] * 12}},
         }]},
     )
     name: str = Name
@@ -108,38 +109,37 @@ class JoinSeat(Strict):
         "join's contribution to the dice"))
 
 
-# One example body per order kind and GM act, each legal at its `EXAMPLE_AT` position in
-# the built-in dno-demo scenario (a test sends every one there).
+# One example body per order kind and GM act, each legal where `EXAMPLE_AT` says in the
+# built-in dno-demo scenario, created by `CreateGame`'s example (tests/api/test_examples.py
+# sends every example of the OpenAPI document there).
 ORDER_EXAMPLES: dict[str, dict[str, Any]] = {
     "initiative.reroll": {"demand": True},
-    "initiative.choose": {"position": "last"},
-    "declare": {"actions": {"cw": "land", "usa": "pass"},
-                "chits": {"cw": {"kind": "land", "hq": "cw-hq-monty"}}},
+    "initiative.choose": {"position": "first"},
+    "declare": {"actions": {"germany": "land", "italy": "pass", "japan": "pass"},
+                "chits": {"germany": {"kind": "land", "hq": "ger-hq-rundstedt"}}},
+    "mode": {"changes": [{"unit": "ger-inf-5", "mode": "reserve", "orientation": "combat"},
+                         {"unit": "ger-inf-4", "mode": "move"}]},
+    "report": {"moves": [{"unit": "ger-inf-1", "to": "0408"}]},
+    "roll": {"dice": "2d10", "purpose": "attrition in 0506"},
     "done": {},
-    "production": {"powers": {"cw": {"bp_spent": 30, "bp_on_rps": 5}}},
-    "roll": {"dice": "2d10", "purpose": "attrition in 1432"},
-    "mode": {"changes": [{"unit": "ger-arm-1", "mode": "move"},
-                         {"unit": "ger-inf-2", "mode": "reserve", "orientation": "combat"}]},
-    "release": {"units": ["cw-arm-1"]},
-    "report": {"moves": [{"unit": "ger-arm-1", "to": "h31", "path": ["h41", "h31"]}]},
-    "reorg": {"power": "cw", "items": [
-        {"unit": "cw-inf-50", "method": "overseas", "source": "1227", "port": "1333"},
-        {"unit": "cw-ftr-3", "method": "hq", "hq": "cw-hq-montgomery"}]},
+    "release": {"units": ["cw-transport-1"]},
+    "reorg": {"power": "germany", "items": [
+        {"unit": "ger-inf-2", "method": "hq", "hq": "ger-hq-rundstedt"}]},
+    "production": {"powers": {"germany": {"bp_spent": 30, "bp_on_rps": 5}}},
     "consent": {"proposal": 1, "agree": True},
     "admin.pause": {"reason": "summer holidays", "hours": 72},
     "admin.resume": {"reason": "back from holidays"},
-    "admin.end": {"reason": "the Axis conceded"},
     "admin.deadlines": {"deadlines": {"declare": 86400, "production": None},
                         "reason": "one day per declaration"},
-    "admin.force": {"reason": "the Allies' deadline passed"},
     "admin.weather": {"table": [{"roll": r, "weather": "fine", "dice": 2, "supply_path": 4}
                                 for r in range(1, 11)], "from_turn": 3, "reason": "summer"},
     "admin.edit": {"reason": "the Allies' corps was misplaced in the tabletop game",
-                   "units": {"cw-inf-1": {"at": "1332", "face_up": True}}},
+                   "units": {"cw-inf-1": {"at": "0406", "face_up": True}}},
     "admin.dropout": {"side": "communists", "reason": "no answer for three weeks"},
     "admin.act": {"side": "communists", "kind": "declare",
                   "body": {"actions": {"ussr": "pass"}},
                   "reason": "playing the Communists until a substitute joins"},
+    "admin.force": {"reason": "the Communists' deadline passed"},
     "admin.rollback": {"turn": 1, "impulse": 1, "requested_by": "allies",
                        "reason": "the Allies declared for the wrong power"},
     "admin.rollback_withdraw": {"reason": "the Allies settled it otherwise"},
@@ -147,13 +147,17 @@ ORDER_EXAMPLES: dict[str, dict[str, Any]] = {
                           "public_key": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo",
                           "reason": "Dave lost his laptop", "new_token": True},
     "admin.reopen_seat": {"player_id": "<player id>", "reason": "Dave left the game"},
+    "admin.end": {"reason": "the Axis conceded"},
 }
 
-# Where each example is legal: the step, and impulse 0 for the initiative steps.
-EXAMPLE_AT: dict[str, tuple[int, str]] = {
+# Where each player's example is legal: (impulse, step); an impulse of None is the one
+# the game has reached (a turn's production comes after however many impulses it took).
+EXAMPLE_AT: dict[str, tuple[int | None, str]] = {
     "initiative.reroll": (0, "initiative.reroll"), "initiative.choose": (0, "initiative.choose"),
-    "declare": (1, "declare"), "production": (1, "production"), "reorg": (1, "reorganization"),
-    "release": (1, "reaction"), "report": (1, "action"), "mode": (1, "action"),
+    "declare": (1, "declare"), "mode": (1, "action"), "report": (1, "action"),
+    "roll": (1, "action"), "done": (1, "action"), "release": (1, "reaction"),
+    "reorg": (1, "reorganization"), "production": (None, "production"),
+    "consent": (None, "consent"),
 }
 
 
@@ -179,10 +183,11 @@ class OrderFields(Strict):
 
 
 def _variant(kind: str, body: type) -> type[BaseModel]:
-    impulse, step = EXAMPLE_AT.get(kind, (1, "action"))
+    impulse, step = EXAMPLE_AT.get(kind, (1, "declare"))
     example = {"game": "<game id>", "player": "gm" if kind.startswith("admin.") else
                "<player id>", "seq": 1, "prev": "<hash of the newest event seen>", "turn": 1,
-               "impulse": impulse, "step": step, "kind": kind, "body": ORDER_EXAMPLES[kind]}
+               "impulse": 1 if impulse is None else impulse, "step": step, "kind": kind,
+               "body": ORDER_EXAMPLES[kind]}
     model: type[BaseModel] = create_model(
         _variant_name(kind), __base__=OrderFields,
         __doc__=f"A signed order of kind `{kind}`: {body.__doc__ or ''}".strip(),
@@ -221,7 +226,7 @@ class SignedOrder(Strict):
 class WebhookSettings(Strict):
     model_config = ConfigDict(
         extra="forbid", strict=True,
-        json_schema_extra={"examples": [{"url": "https://example.org/wif-hook",
+        json_schema_extra={"examples": [{"url": "https://203.0.113.10/wif-hook",
                                          "every_event": False}]},
     )
     url: str = Field(min_length=8, max_length=2000, pattern=r"^https?://[^\s/?#]+[^\s]*$")

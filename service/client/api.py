@@ -1,9 +1,9 @@
-"""A small synchronous client for the referee's HTTP API (DESIGN.md section 4).
+"""A small synchronous client for the referee's HTTP API (docs/api.md).
 
 `Client` wraps httpx: one method per route, JSON in and out. Every non-2xx answer
 raises `ProblemError`, which carries the server's RFC 9457 problem body (`type`,
 `detail`, `errors`), so callers can show the server's own words. Orders are signed
-here: `order()` builds the envelope of DESIGN.md 4.1 and signs the RFC 8785 bytes of
+here: `order()` builds the envelope of docs/api.md and signs the RFC 8785 bytes of
 its `order` object with the player's Ed25519 key.
 """
 

@@ -1,4 +1,4 @@
-"""The event hash chain (DESIGN 4.2): how each logged event commits to all before it.
+"""The event hash chain (docs/dice.md): how each logged event commits to all before it.
 
 hash = sha256(prev_hash_hex + RFC 8785 canonical JSON of the event without "hash"),
 and the first event chains from sha256(game_id). Editing, dropping, reordering or

@@ -1,4 +1,4 @@
-"""Ed25519 keys and signatures for orders (DESIGN 4.1), and their base64url text form.
+"""Ed25519 keys and signatures for orders (docs/api.md), and their base64url text form.
 
 Keys travel as base64url (no padding) of the raw 32 bytes, signatures as base64url
 of the raw 64 bytes. An order's signature covers `order_signing_bytes(order)`, the

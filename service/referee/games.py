@@ -58,7 +58,7 @@ def _scenario(given: str | Mapping[str, Any]) -> Scenario:
                      p.message) for p in error.problems]
         raise Malformed("scenario/invalid",
                         f"the scenario has {len(problems)} problem(s); first: "
-                        f"{problems[0][0]}: {problems[0][1]}", rule="DESIGN 6",
+                        f"{problems[0][0]}: {problems[0][1]}", rule="docs/scenario.md",
                         errors=problems) from None
 
 

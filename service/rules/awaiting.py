@@ -1,6 +1,6 @@
 """Exactly who must act next: `awaiting(state, now)` -> [{side, powers, step, deadline}].
 
-Empty only when the game is finished or paused (DESIGN.md 4.3). While a rollback
+Empty only when the game is finished or paused (docs/api.md). While a rollback
 proposal is pending, only the sides whose consent it needs are awaited (step
 `consent`).
 """
@@ -112,7 +112,7 @@ def _entry(state: State, side: str, powers: list[str], step: PositionStep, due: 
 
 
 def awaiting(state: State) -> list[AwaitingEntry]:
-    """Who must act now (DESIGN 4.3): each side with the powers it answers for, the
+    """Who must act now (docs/api.md): each side with the powers it answers for, the
     step, its deadline, the `orders` that answer it and, where the decision is a fixed
     set, its `choices`."""
     if state.status in ("paused", "finished"):

@@ -56,7 +56,7 @@ def play_for_side(f: Flow, c: Command) -> None:
     ORDERS[str(kind)](f, order)
 
 
-# Orders players sign (DESIGN 4.1), by kind.
+# Orders players sign (docs/api.md), by kind.
 ORDERS: Mapping[str, Handler] = {
     "initiative.reroll": turn.reroll,
     "initiative.choose": turn.choose_slot,
@@ -161,7 +161,7 @@ def check_position(state: State, command: Command) -> None:
         raise Refused("order/stale",
                       f"the order is for turn {seen[0]} impulse {seen[1]} step {seen[2]}; "
                       f"the game is at turn {now[0]} impulse {now[1]} step {now[2]}",
-                      rule="DESIGN 4.1", extra={"current": position(state)})
+                      rule="docs/api.md", extra={"current": position(state)})
 
 
 def refuse_unknown_keys(kind: str, body: Mapping[str, object]) -> None:

@@ -23,7 +23,7 @@ EventKind = Literal[
     "side.returned", "side.restored", "state.edited", "player.key_replaced", "seat.reopened",
     "seat.substituted", "gm.played", "rollback.proposed", "rollback.consented",
     "rollback.refused", "rollback.withdrawn", "game.rolled_back", "game.imported",
-    # dice (DESIGN 4.2)
+    # dice (docs/dice.md)
     "dice.committed", "dice.rolled", "dice.revealed", "dice.recommitted",
     # the turn (seed 002)
     "turn.began", "initiative.rolled", "initiative.reroll_answered",

@@ -45,7 +45,7 @@ class Flow:
 
     def roll(self, purpose: str, count: int, faces: int = 10, *, text: str,
              by: str | None = None, label: str | None = None) -> Roll:
-        """Roll through the dice and log the roll with its inputs (DESIGN.md 4.2)."""
+        """Roll through the dice and log the roll with its inputs (docs/dice.md)."""
         if self.dice is None:
             raise RuntimeError("this command may not roll dice")
         s = self.state

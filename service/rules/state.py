@@ -85,7 +85,7 @@ class RailState:
     used: dict[str, int] = field(default_factory=dict)
 
 
-# Step names in turn order (DESIGN.md 4.3).
+# Step names in turn order (docs/api.md).
 Step = Literal[
     "join", "initiative.reroll", "initiative.choose", "declare", "action", "reaction",
     "combat", "exploitation", "reorganization", "final_reorganization", "production",

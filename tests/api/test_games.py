@@ -1,4 +1,4 @@
-"""Creating, joining and reading games (DESIGN.md 4.0, 4.3): the pinned shapes and
+"""Creating, joining and reading games (docs/api.md, 4.3): the pinned shapes and
 every failure path as problem+json."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The event hash chain (service.crypto.chain), DESIGN 4.2."""
+"""The event hash chain (service.crypto.chain), docs/dice.md."""
 
 from __future__ import annotations
 

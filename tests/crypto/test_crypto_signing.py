@@ -1,4 +1,4 @@
-"""Ed25519 order signatures and base64url (service.crypto.signing), DESIGN 4.1."""
+"""Ed25519 order signatures and base64url (service.crypto.signing), docs/api.md."""
 
 from __future__ import annotations
 

@@ -158,7 +158,7 @@ def build_canonical() -> dict[str, Any]:
 
 
 def build_signatures() -> dict[str, Any]:
-    """The RFC 8032 vectors (checked) and one signed order of DESIGN 4.1."""
+    """The RFC 8032 vectors (checked) and one signed order of docs/api.md."""
     rfc = []
     for case in RFC8032_CASES:
         key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(case["private_seed_hex"]))
@@ -240,7 +240,7 @@ def _first_byte_rejected(seed: bytes, faces: int, trigger: str) -> int:
 
 
 def build_dice() -> dict[str, Any]:
-    """Dice of DESIGN 4.2: d10, d6, d100, seeded mode, byte rejection and the re-hash loop."""
+    """Dice of docs/dice.md: d10, d6, d100, seeded mode, byte rejection and the re-hash loop."""
     seed = bytes.fromhex(DICE_SEED_HEX)
     chain = dice.trigger_of(TRIGGER_SIGNATURE)
     rolls = [

@@ -37,7 +37,7 @@ _FLIP: Final = bytes((1, 0)).ljust(256, b"\0")  # translate table: 0 <-> 1
 _PACK: Final = 1 << 32  # q * _PACK + r is unique for |r| < 2**31
 
 
-# The six axial directions (DESIGN section 6), packed.
+# The six axial directions (docs/api.md), packed.
 _PACKED_DIRECTIONS: Final = (_PACK, _PACK - 1, -1, -_PACK, 1 - _PACK, 1)
 _IS_HEX: Final = partial(is_not, None)
 

@@ -145,7 +145,7 @@ def _enemy_stacks(state: State, units: Mapping[str, Mapping[str, Any]]) -> None:
                 else sc.unit(other).power
             if sc.at_war(power, other_power):
                 raise Refused("edit/enemy_stack", f"{uid} would share hex {at} with enemy "
-                              f"unit {other}", rule="DESIGN 6",
+                              f"unit {other}", rule="docs/scenario.md",
                               errors=[(f"/units/{uid}/at", f"{other} (at war) is in {at}")])
 
 
@@ -166,7 +166,7 @@ def edit(f: Flow, c: Command) -> None:
         sections[key] = {str(k): check(s, str(k), given[k], problems) for k in sorted(given)}
     if problems:
         raise Malformed("edit/invalid", f"{len(problems)} problem(s): {problems[0][0]}: "
-                        f"{problems[0][1]}", rule="DESIGN 6", errors=problems)
+                        f"{problems[0][1]}", rule="docs/scenario.md", errors=problems)
     if not any(sections.values()):
         raise Malformed("edit/empty", "nothing to edit: give units, hexes or powers",
                         errors=[("/", "no change")])

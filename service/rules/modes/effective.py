@@ -78,7 +78,7 @@ def movement_ma(spec: UnitSpec, unit: UnitState) -> float:
 
 def power_passed(state: State, power: str) -> bool:
     """Whether the phasing side's power commanding `power` passed this impulse
-    (DESIGN 5.3: a power that passes takes no action)."""
+    (docs/api.md: a power that passes takes no action)."""
     major = state.setup.scenario.controller_of(power)
     ps = state.powers[major]
     return ps.side == state.turn.phasing_side and ps.declared == "pass"

@@ -22,8 +22,8 @@ __all__ = [
     "HELD", "SHAPE", "acting_side", "held_unit", "malformed", "number", "refuse",
     "refuse_unit", "strings", "unknown_keys",
 ]
-SHAPE: Final = "DESIGN 4.1"  # the order kinds and their bodies
-HELD: Final = "DESIGN 4"  # 403: acting for a side or power the player does not hold
+SHAPE: Final = "docs/api.md"  # the order kinds and their bodies
+HELD: Final = "docs/api.md"  # 403: acting for a side or power the player does not hold
 
 
 def refuse_unit(code: str, unit: str, reason: str, *, rule: str, path: str) -> Refused:
@@ -41,7 +41,7 @@ def refuse(code: str, message: str, *, rule: str, path: str,
 
 def malformed(message: str, *, path: str, rule: str | None = None,
               unit: str | None = None, code: str = "order/invalid_body") -> Malformed:
-    """A 422; without a rule of its own, the body's shape breaks DESIGN 4.1 (the order
+    """A 422; without a rule of its own, the body's shape breaks docs/api.md (the order
     kinds and their bodies)."""
     extra = {"unit": unit} if unit else {}
     shown = f"{message} ({rule})" if rule else message
@@ -67,10 +67,10 @@ def acting_side(f: Flow, c: Command, steps: Sequence[str], rule: str) -> str:
     side = c.actor.side
     if side not in s.turn.step_sides:
         raise Refused("order/not_your_turn", f"{side} takes no part in the {s.step} step",
-                      rule="DESIGN 5.3", extra={"awaiting": awaiting(s)})
+                      rule="docs/api.md", extra={"awaiting": awaiting(s)})
     if side in s.turn.sides_done:
         raise Refused("order/already_done", f"{side} is already done with {s.step}",
-                      rule="DESIGN 5.3")
+                      rule="docs/api.md")
     if s.step == st.REACTION:
         first = next(x for x in s.turn.step_sides if x not in s.turn.sides_done)
         if side != first:

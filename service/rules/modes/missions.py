@@ -38,13 +38,13 @@ _RETURN: Final = "11.18.1"  # step 8: return to base and turn face down
 
 
 def _may_act(state: State, uid: str, unit: UnitState, what: str, path: str) -> None:
-    """Face-up units of a power that did not pass (RULES-NOTES 27, DESIGN 5.3)."""
+    """Face-up units of a power that did not pass (RULES-NOTES 27, docs/api.md)."""
     if not unit.face_up:
         raise refuse_unit("report/face_down", uid, f"is face down: it {what}",
                           rule="RULES-NOTES 27", path=path)
     if state.step in (st.ACTION, st.COMBAT) and power_passed(state, unit.power):
         raise refuse_unit("report/power_passed", uid, f"belongs to {unit.power}, which "
-                          "passed this impulse", rule="DESIGN 5.3", path=path)
+                          "passed this impulse", rule="docs/api.md", path=path)
 
 
 def _friendly_hex(board: Board, hex_id: str, power: str) -> bool:
@@ -89,7 +89,7 @@ def report_mission(f: Flow, c: Command, item: object, path: str) -> None:
             "step": f.state.step}, by=c.actor.id)
     if result == "eliminated":
         f.emit("unit.eliminated", f"{uid} is eliminated in {base} (mission result).",
-               {"unit": uid, "hex": base, "cause": "mission result", "rule": "DESIGN 4.1"},
+               {"unit": uid, "hex": base, "cause": "mission result", "rule": "docs/api.md"},
                by=c.actor.id)
 
 

@@ -76,7 +76,7 @@ from service.rules.state import Evolver, OpenCombat, State
 __all__ = ["BY_STEP", "CONSISTENCY", "check_attacker", "disorganize", "enemies_in",
            "open_combats_refusal", "report_combat"]
 _DICE: Final = re.compile(r"^([1-9])d([1-9][0-9]?)$")
-CONSISTENCY: Final = "DESIGN 4.1"  # a report must agree with the board
+CONSISTENCY: Final = "docs/api.md"  # a report must agree with the board
 BY: Final = ("overrun", "combat", "barrage", "naval")
 BY_STEP: Final[Mapping[str, tuple[str, ...]]] = {
     st.ACTION: ("overrun", "naval"),
@@ -167,7 +167,7 @@ def check_attacker(s: State, uid: str, by: str, path: str) -> None:
                           path=path)
     if step in (st.ACTION, st.COMBAT) and power_passed(s, unit.power):
         raise refuse_unit("report/power_passed", uid, f"belongs to {unit.power}, which passed "
-                          "this impulse", rule="DESIGN 5.3", path=path)
+                          "this impulse", rule="docs/api.md", path=path)
     release = s.modes.release
     current = release is not None and release.step == step and uid in release.units
     if step == st.REACTION:
@@ -362,7 +362,7 @@ def _naval_combat(f: Flow, c: Command, side: str, sea: str, attackers: list[str]
                               rule="RULES-NOTES 27", path=apath)
         if power_passed(s, unit.power):
             raise refuse_unit("report/power_passed", name, f"belongs to {unit.power}, which "
-                              "passed this impulse", rule="DESIGN 5.3", path=apath)
+                              "passed this impulse", rule="docs/api.md", path=apath)
     defenders = sorted(uid for uid, u in s.units.items()
                        if u.at == sea and sc.unit(uid).unit_class == "naval"
                        and any(sc.at_war(u.power, p) for p in powers))

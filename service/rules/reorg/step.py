@@ -1,4 +1,4 @@
-"""Whether a side takes part in a reorganization step (DESIGN 4.3, RULES-NOTES 6, 7):
+"""Whether a side takes part in a reorganization step (docs/api.md, RULES-NOTES 6, 7):
 it has a face-down unit and RPs to spend, or a free means of reorganizing; and the
 rail moves a power has left in the impulse (11.18.6)."""
 

@@ -1,4 +1,4 @@
-"""Reorganization in a side's view (11.18; DESIGN 4.3): what every source, port and
+"""Reorganization in a side's view (11.18; docs/api.md): what every source, port and
 provider of the side can still do in the current reorganization step, the rail moves
 left in the impulse (moves by rail and railway reorganization, 11.18.6), and the RPs
 that lapse when the side says done. RPs left are `powers[p].rps` in the view itself.

@@ -1,4 +1,4 @@
-"""The scenario format (DESIGN 6): value types, reading and checking JSON, writing it
+"""The scenario format (docs/scenario.md): value types, reading and checking JSON, writing it
 back, the built-in scenarios and generated ones for benchmarks.
 """
 

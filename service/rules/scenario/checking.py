@@ -1,5 +1,5 @@
 """The scenario's cross-references: ids unique and known, units on the map, sides
-and powers consistent (DESIGN 6)."""
+and powers consistent (docs/scenario.md)."""
 
 from __future__ import annotations
 

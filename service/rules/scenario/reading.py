@@ -1,4 +1,4 @@
-"""Reading a scenario from JSON (DESIGN 6): every field checked, every problem
+"""Reading a scenario from JSON (docs/scenario.md): every field checked, every problem
 listed with its path; `parse_scenario` is the only way in."""
 
 from __future__ import annotations
@@ -658,7 +658,7 @@ def _items(
 
 
 def parse_scenario(data: Mapping[str, Any]) -> Scenario:
-    """Validate a JSON scenario (DESIGN section 6) and build it.
+    """Validate a JSON scenario (docs/api.md) and build it.
 
     Raises ScenarioInvalid listing every problem found, and nothing else, for any
     JSON-like input."""

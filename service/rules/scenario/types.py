@@ -1,4 +1,4 @@
-"""The scenario format (DESIGN section 6): value types, validation, JSON round trip.
+"""The scenario format (docs/api.md): value types, validation, JSON round trip.
 
 A scenario is the fixed start of a game: sides, major powers, minor countries,
 the map (hexes in axial coordinates, sea areas) and the units in place.

@@ -1,4 +1,4 @@
-"""The turn (seed 002 "Drang Nach Osten: the Initiative and Impulse Tracks"; DESIGN 5):
+"""The turn (seed 002 "Drang Nach Osten: the Initiative and Impulse Tracks"; docs/api.md):
 three-sided initiative, rounds and weather, the impulse's steps, the turn-end track.
 """
 

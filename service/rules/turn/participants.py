@@ -1,4 +1,4 @@
-"""Who takes part in a step (DESIGN 4.3): sides at war, sides with units in a
+"""Who takes part in a step (docs/api.md): sides at war, sides with units in a
 mode, sides with something to reorganize."""
 
 from __future__ import annotations

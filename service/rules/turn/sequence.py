@@ -1,4 +1,4 @@
-"""The turn (seed 002 and DESIGN.md section 5): initiative, rounds and weather, the
+"""The turn (seed 002 and docs/api.md): initiative, rounds and weather, the
 impulse's steps, the turn-end track, and the end of the turn.
 
 Every function here is a server step: it emits events through a Flow and carries the

@@ -1,5 +1,5 @@
 """The map engine's board: neighbours, zones of control and who is an enemy
-(DESIGN section 6; RULES-NOTES 26, 28; OCS 5.1, OCS 5.5e, OCS 5.9c)."""
+(docs/api.md; RULES-NOTES 26, 28; OCS 5.1, OCS 5.5e, OCS 5.9c)."""
 
 from __future__ import annotations
 

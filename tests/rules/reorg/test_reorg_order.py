@@ -1,4 +1,4 @@
-"""The `reorg` order (DESIGN 4.1) and the reorganization step (11.18; RULES-NOTES 6-8,
+"""The `reorg` order (docs/api.md) and the reorganization step (11.18; RULES-NOTES 6-8,
 21): all-or-nothing, paying, cooperation, once per impulse, shattered units, who may
 order, malformed bodies, the view, replay."""
 

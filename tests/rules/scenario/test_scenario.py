@@ -1,4 +1,4 @@
-"""The scenario format (DESIGN section 6): the built-in demo, validation, round trip,
+"""The scenario format (docs/api.md): the built-in demo, validation, round trip,
 and the synthetic generator."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The turn of seed 002 and DESIGN.md 5 through the pure rules: every branch."""
+"""The turn of seed 002 and docs/api.md through the pure rules: every branch."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def test_initiative_is_a_d10_per_side_plus_the_box_bonus() -> None:
 
 
 def test_no_reroll_window_when_no_side_stands_on_a_reroll_box() -> None:
-    """DESIGN 4.3: the reroll window is skipped (and logged) when nobody may reroll.
+    """docs/api.md: the reroll window is skipped (and logged) when nobody may reroll.
     (seed 002 Initiative Track.)"""
     t = table({"initiative": [3, 5, 7]}, boxes={"axis": 3, "allies": 4, "communists": 3})
     assert t.state.step == "initiative.choose"
@@ -182,7 +182,7 @@ def test_offensive_chit_needs_an_hq_of_the_side_and_a_chit_left() -> None:
 
 
 def test_all_pass_skips_action_reaction_combat_and_exploitation() -> None:
-    """DESIGN 4.3: nobody could act in those steps, so they are skipped and logged."""
+    """docs/api.md: nobody could act in those steps, so they are skipped and logged."""
     t = table({"initiative": [9, 5, 1], "weather": [7]})
     skip_initiative(t)
     t.act("declare", {"actions": {"germany": "pass", "italy": "pass"}}, side="axis")
