@@ -228,8 +228,10 @@ PATH_LIKE = re.compile(r"(\.\./)*[\w.-]+(/[\w.@-]+)*/?")
 # others, such as `.json` or `.lock`, also name a player's own files).
 FILE_SUFFIXES = (".md", ".py", ".js", ".html", ".css", ".png")
 # Outside documents nothing may send a reader to.
+# (`RULES-NOTES 16`, or `RULES-NOTES n` for the form, cites a reading of
+# docs/rules-options.md; the name alone is the outside document.)
 OUTSIDE = re.compile(r"\.\./shared|/work/|DESIGN\.md|RULES-NOTES\.md|\bDESIGN\b|"
-                     r"RULES-NOTES(?! \d)")
+                     r"RULES-NOTES(?!\s+(\d|n\b))")
 
 
 def top_level() -> set[str]:
@@ -316,7 +318,8 @@ def test_the_link_check_catches_what_it_must() -> None:
     good = ["[api](api.md#streams)", "[top](#the-scenario-format)", "[readme](../README.md)",
             "[RFC 9457](https://www.rfc-editor.org/rfc/rfc9457)", "`docs/scenario.md`",
             "`service/client/`", "`order/stale`", "`reorg.face_down`", "`README.md`",
-            "`tests/test_docs.py::test_x`", "RULES-NOTES 16", "`./.wif/profile.json`",
+            "`tests/test_docs.py::test_x`", "RULES-NOTES 16", "`RULES-NOTES\nn`",
+            "`./.wif/profile.json`",
             "```sh\nwif verify game.json\n```"]
     for text in good:
         assert broken(page, text) == [], text
