@@ -23,6 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from service.answers import Export
 from service.crypto import chain, identity, signing
 from service.crypto import dice as crypto_dice
 from service.crypto.canonical import canonical_bytes, sha256_hex
@@ -67,7 +68,7 @@ def _problems(name: str, problems: list[str], done: str, report: Report) -> None
 # --------------------------------------------------------------------------- the chain
 
 
-def _chain(export: dict[str, Any], report: Report) -> None:
+def _chain(export: Export, report: Report) -> None:
     events = export["events"]
     broken = chain.verify_chain(export["game"]["id"], events)
     report.add("hash chain", broken is None,
@@ -75,7 +76,7 @@ def _chain(export: dict[str, Any], report: Report) -> None:
                else f"event seq {events[broken].get('seq')} does not chain")
 
 
-def _rollback_marks(export: dict[str, Any], report: Report) -> None:
+def _rollback_marks(export: Export, report: Report) -> None:
     """Every rollback names the events it abandons; exactly those are marked
     `rolled_back` (the mark is not hashed, so it is checked here)."""
     events = export["events"]
@@ -121,7 +122,7 @@ def _key_for(player: Mapping[str, Any], first_event: int, at: str,
     return str(key["public_key"])
 
 
-def _key_history(export: dict[str, Any], problems: list[str]) -> None:
+def _key_history(export: Export, problems: list[str]) -> None:
     """A player's id is its first key's; a key bound with consent was consented to by the
     key before it."""
     for p in export["players"]:
@@ -137,7 +138,7 @@ def _key_history(export: dict[str, Any], problems: list[str]) -> None:
                                 "does not verify")
 
 
-def _signatures(export: dict[str, Any], report: Report) -> None:
+def _signatures(export: Export, report: Report) -> None:
     """Every command with a signature verifies with the key that was the signer's then;
     players' orders and joins must be signed, and so must the GM's acts when the game
     has a GM key; every order's `prev` is an event before it."""
@@ -224,7 +225,7 @@ def _join_problems(where: str, c: Mapping[str, Any], envelope: Mapping[str, Any]
     return out
 
 
-def _orders(export: dict[str, Any], report: Report) -> None:
+def _orders(export: Export, report: Report) -> None:
     """The orders listed are exactly the signed orders among the commands."""
     listed = {(o["order"]["player"], o["order"]["seq"]): o for o in export["orders"]}
     applied = {(c["signed"]["order"]["player"], c["signed"]["order"]["seq"]): c
@@ -258,7 +259,7 @@ class _Seeds:
     problems: list[str] = field(default_factory=list)
 
 
-def _seeds(export: dict[str, Any]) -> _Seeds:
+def _seeds(export: Export) -> _Seeds:
     out = _Seeds()
     master = export.get("dice", {}).get("master_seed")
     current: Chain | None = None
@@ -291,7 +292,7 @@ class _VerifierDice:
     """The rules' dice for the replay: seeds from the export's reveals; rolls whose seed
     is not yet revealed (the current turn) take the logged values, and are counted."""
 
-    def __init__(self, export: dict[str, Any], seeds: _Seeds) -> None:
+    def __init__(self, export: Export, seeds: _Seeds) -> None:
         self.game_id = export["game"]["id"]
         self.mode = export["dice"]["mode"]
         self.script = export["dice"].get("script")
@@ -344,7 +345,7 @@ class _VerifierDice:
         return Roll(turn, index, purpose, faces, tuple(computed), source, trigger)
 
 
-def _dice(export: dict[str, Any], seeds: _Seeds, report: Report) -> None:
+def _dice(export: Export, seeds: _Seeds, report: Report) -> None:
     revealed = sum(1 for e in export["events"] if e["kind"] == "dice.revealed")
     _problems("dice seeds", seeds.problems, f"{len(seeds.chains)} chain(s), {revealed} "
               f"seed(s) revealed, each hashing to its chain's anchor", report)
@@ -382,7 +383,7 @@ def _first_difference(a: Any, b: Any, path: str = "") -> str:
 
 
 # long: the replay walks every command in order, deciding it again and comparing each event.
-def _replay(export: dict[str, Any], seeds: _Seeds, report: Report) -> None:
+def _replay(export: Export, seeds: _Seeds, report: Report) -> None:
     """Decide every command again and compare what the rules make of it with the log."""
     if not export.get("complete", True):
         report.add("replay", True, "skipped: sealed decisions are withheld from this export")
@@ -445,7 +446,7 @@ def _replay(export: dict[str, Any], seeds: _Seeds, report: Report) -> None:
 # --------------------------------------------------------------------------- receipts
 
 
-def _receipts(export: dict[str, Any], receipts: Iterable[Mapping[str, Any]],
+def _receipts(export: Export, receipts: Iterable[Mapping[str, Any]],
               report: Report) -> None:
     """Each receipt is the server's; each order it says the server accepted is in the
     export, unaltered, where the receipt put it in the chain."""
@@ -481,7 +482,7 @@ def _receipts(export: dict[str, Any], receipts: Iterable[Mapping[str, Any]],
 # --------------------------------------------------------------------------- entry
 
 
-def verify_export(export: dict[str, Any],
+def verify_export(export: Export,
                   receipts: Iterable[Mapping[str, Any]] | None = None) -> Report:
     report = Report()
     if export.get("format") != FORMAT:

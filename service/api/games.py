@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any
 
 import orjson
 from fastapi import APIRouter, Body, Path, Query, Request, Response
 from fastapi.responses import JSONResponse
 
+from service.answers import (
+    Accepted,
+    ActOutcome,
+    Created,
+    DiceRecord,
+    Export,
+    GameList,
+    Imported,
+    Joined,
+    LogPage,
+    Preview,
+    ServerKeys,
+    StateAnswer,
+    Summary,
+)
 from service.api.auth import bearer, require_operator, work
 from service.api.contract import (
     BEARER,
@@ -27,21 +42,6 @@ from service.api.schemas import ORDER_EXAMPLES, CreateGame, ImportGame, JoinSeat
 from service.referee import games as referee
 from service.referee import gm as gm_cases
 from service.referee import orders, reads, receipts
-from service.referee.answers import (
-    Accepted,
-    ActOutcome,
-    Created,
-    DiceRecord,
-    Export,
-    GameList,
-    Imported,
-    Joined,
-    LogPage,
-    Preview,
-    ServerKeys,
-    StateAnswer,
-    Summary,
-)
 from service.rules import (
     ActBody,
     DeadlinesBody,
@@ -63,7 +63,7 @@ ACT_ANSWERS = answers(200, ActOutcome, *CHANGE)
 GameId = Annotated[str, Path(max_length=64, description="the game's id")]
 
 
-def json_response(body: Any, status_code: int = 200,
+def json_response(body: object, status_code: int = 200,
                   headers: dict[str, str] | None = None) -> Response:
     """JSON by orjson, for the hot routes whose bodies are plain JSON data (an order's
     result, a state view of thousands of units): several times faster than the default
@@ -190,7 +190,7 @@ async def export(game_id: GameId, request: Request) -> Export:
 
 
 async def _admin(request: Request, game_id: str, kind: str, body: Mapping[str, Any] | None
-                 ) -> Any:
+                 ) -> ActOutcome:
     token = bearer(request)
     async with work(request) as uow:
         return await gm_cases.command(uow, game_id, token, kind, dict(body or {}))
@@ -209,21 +209,22 @@ NoBody = Annotated[ReasonBody | None, _example("admin.resume")]
              response_model=None, openapi_extra=BEARER,
              responses=ACT_ANSWERS)
 async def admin_pause(game_id: GameId, request: Request,
-                      body: Annotated[PauseBody | None, _example("admin.pause")] = None) -> Any:
+                      body: Annotated[PauseBody | None, _example("admin.pause")] = None
+                      ) -> ActOutcome:
     return await _admin(request, game_id, "admin.pause", body)
 
 
 @router.post("/games/{game_id}/admin/resume", summary="GM: resume",
              response_model=None, openapi_extra=BEARER,
              responses=ACT_ANSWERS)
-async def admin_resume(game_id: GameId, request: Request, body: NoBody = None) -> Any:
+async def admin_resume(game_id: GameId, request: Request, body: NoBody = None) -> ActOutcome:
     return await _admin(request, game_id, "admin.resume", body)
 
 
 @router.post("/games/{game_id}/admin/end", summary="GM: end the game, reveal the dice seeds",
              response_model=None, openapi_extra=BEARER,
              responses=ACT_ANSWERS)
-async def admin_end(game_id: GameId, request: Request, body: NoBody = None) -> Any:
+async def admin_end(game_id: GameId, request: Request, body: NoBody = None) -> ActOutcome:
     return await _admin(request, game_id, "admin.end", body)
 
 
@@ -231,7 +232,8 @@ async def admin_end(game_id: GameId, request: Request, body: NoBody = None) -> A
              response_model=None, openapi_extra=BEARER,
              responses=ACT_ANSWERS)
 async def admin_deadlines(game_id: GameId, request: Request,
-                          body: Annotated[DeadlinesBody, _example("admin.deadlines")]) -> Any:
+                          body: Annotated[DeadlinesBody, _example("admin.deadlines")]
+                          ) -> ActOutcome:
     return await _admin(request, game_id, "admin.deadlines", body)
 
 
@@ -240,7 +242,7 @@ async def admin_deadlines(game_id: GameId, request: Request,
              response_model=None, openapi_extra=BEARER,
              responses=ACT_ANSWERS)
 async def admin_weather(game_id: GameId, request: Request,
-                        body: Annotated[WeatherBody, _example("admin.weather")]) -> Any:
+                        body: Annotated[WeatherBody, _example("admin.weather")]) -> ActOutcome:
     data = {k: v for k, v in body.items() if v is not None}
     data.setdefault("table", None)
     return await _admin(request, game_id, "admin.weather", data)
@@ -249,7 +251,7 @@ async def admin_weather(game_id: GameId, request: Request,
 @router.post("/games/{game_id}/admin/force", summary="GM: apply the default action now",
              response_model=None, openapi_extra=BEARER,
              responses=ACT_ANSWERS)
-async def admin_force(game_id: GameId, request: Request, body: NoBody = None) -> Any:
+async def admin_force(game_id: GameId, request: Request, body: NoBody = None) -> ActOutcome:
     return await _admin(request, game_id, "admin.force", body)
 
 
@@ -258,11 +260,12 @@ async def admin_force(game_id: GameId, request: Request, body: NoBody = None) ->
              response_model=None, openapi_extra=BEARER,
              responses=ACT_ANSWERS)
 async def admin_edit(game_id: GameId, request: Request,
-                     body: Annotated[EditBody, _example("admin.edit")]) -> Any:
+                     body: Annotated[EditBody, _example("admin.edit")]) -> ActOutcome:
     return await _admin(request, game_id, "admin.edit", body)
 
 
-async def _gm_case(request: Request, game_id: str, case: Any, *args: Any) -> Any:
+async def _gm_case(request: Request, game_id: str,
+                   case: Callable[..., Awaitable[ActOutcome]], *args: object) -> ActOutcome:
     token = bearer(request)
     async with work(request) as uow:
         return await case(uow, game_id, token, *args)
@@ -274,7 +277,7 @@ async def _gm_case(request: Request, game_id: str, case: Any, *args: Any) -> Any
              response_model=None, openapi_extra=BEARER,
              responses=ACT_ANSWERS)
 async def admin_rollback(game_id: GameId, request: Request,
-                         body: Annotated[RollbackBody, _example("admin.rollback")]) -> Any:
+                         body: Annotated[RollbackBody, _example("admin.rollback")]) -> ActOutcome:
     return await _gm_case(request, game_id, gm_cases.rollback, body)
 
 
@@ -282,7 +285,8 @@ async def admin_rollback(game_id: GameId, request: Request,
              summary="GM: withdraw the pending rollback proposal",
              response_model=None, openapi_extra=BEARER,
              responses=ACT_ANSWERS)
-async def admin_rollback_withdraw(game_id: GameId, request: Request, body: NoBody = None) -> Any:
+async def admin_rollback_withdraw(game_id: GameId, request: Request, body: NoBody = None
+                                  ) -> ActOutcome:
     return await _admin(request, game_id, "admin.rollback_withdraw", body)
 
 
@@ -295,7 +299,7 @@ PlayerId = Annotated[str, Path(max_length=64, description="the player's id")]
              responses=ACT_ANSWERS)
 async def admin_key(game_id: GameId, player_id: PlayerId, request: Request,
                     body: Annotated[KeyBody, _example("admin.replace_key", "player_id")]
-                    ) -> Any:
+                    ) -> ActOutcome:
     return await _gm_case(request, game_id, gm_cases.replace_key, player_id, body)
 
 
@@ -304,7 +308,7 @@ async def admin_key(game_id: GameId, player_id: PlayerId, request: Request,
              response_model=None, openapi_extra=BEARER,
              responses=ACT_ANSWERS)
 async def admin_reassign(game_id: GameId, player_id: PlayerId, request: Request,
-                         body: NoBody = None) -> Any:
+                         body: NoBody = None) -> ActOutcome:
     return await _gm_case(request, game_id, gm_cases.reopen_seat, player_id, dict(body or {}))
 
 
@@ -313,7 +317,7 @@ async def admin_reassign(game_id: GameId, player_id: PlayerId, request: Request,
              response_model=None, openapi_extra=BEARER,
              responses=ACT_ANSWERS)
 async def admin_dropout(game_id: GameId, request: Request,
-                        body: Annotated[DropoutBody, _example("admin.dropout")]) -> Any:
+                        body: Annotated[DropoutBody, _example("admin.dropout")]) -> ActOutcome:
     return await _admin(request, game_id, "admin.dropout", body)
 
 
@@ -322,7 +326,7 @@ async def admin_dropout(game_id: GameId, request: Request,
              response_model=None, openapi_extra=BEARER,
              responses=ACT_ANSWERS)
 async def admin_act(game_id: GameId, request: Request,
-                    body: Annotated[ActBody, _example("admin.act")]) -> Any:
+                    body: Annotated[ActBody, _example("admin.act")]) -> ActOutcome:
     return await _gm_case(request, game_id, gm_cases.act, body)
 
 

@@ -9,12 +9,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request, Response
 
+from service.answers import SideOptions, UnitOptions
 from service.api.auth import bearer, work
 from service.api.contract import BEARER, LIMITS, answers
 from service.api.games import GameId
 from service.api.numbers import JsonRoute
 from service.referee import choices
-from service.referee.answers import SideOptions, UnitOptions
 
 router = APIRouter(prefix="/v1", route_class=JsonRoute)
 UnitId = Annotated[str, Path(min_length=1, max_length=64, description="a unit's id")]

@@ -7,11 +7,11 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
+from service.answers import PlayerSettings
 from service.api.auth import bearer, work
 from service.api.contract import BEARER, BODY, LIMITS, answers
 from service.api.games import GameId
 from service.referee import settings
-from service.referee.answers import PlayerSettings
 
 router = APIRouter(prefix="/v1")
 

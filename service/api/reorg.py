@@ -8,12 +8,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
+from service.answers import ReorgPlan
 from service.api.auth import bearer, work
 from service.api.contract import BEARER, LIMITS, answers
 from service.api.games import GameId
 from service.api.numbers import JsonRoute
 from service.referee import planning
-from service.referee.answers import ReorgPlan
 
 router = APIRouter(prefix="/v1", route_class=JsonRoute)
 

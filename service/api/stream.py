@@ -16,6 +16,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Query, Request
 from sse_starlette.sse import EventSourceResponse
 
+from service.answers import Ticket
 from service.api.auth import bearer, work
 from service.api.contract import (
     BEARER,
@@ -32,7 +33,6 @@ from service.api.numbers import JsonRoute
 from service.api.problems import Problem
 from service.api.schemas import Empty
 from service.referee import reads, tickets
-from service.referee.answers import Ticket
 from service.referee.errors import RefereeError
 
 router = APIRouter(prefix="/v1", route_class=JsonRoute)

@@ -7,13 +7,13 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request, Response
 
+from service.answers import Deliveries, Message, Registered, Webhook
 from service.api.auth import bearer, work
 from service.api.contract import BEARER, BODY, GAME, LIMITS, READ, answers, link
 from service.api.games import GameId
 from service.api.numbers import JsonRoute
 from service.api.schemas import Empty, WebhookSettings
 from service.referee import webhooks
-from service.referee.answers import Deliveries, Message, Registered, Webhook
 
 router = APIRouter(prefix="/v1", route_class=JsonRoute)
 

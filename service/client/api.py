@@ -12,12 +12,27 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import httpx
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from service.answers import (
+    Accepted,
+    Created,
+    DiceRecord,
+    Export,
+    GameList,
+    Joined,
+    LogPage,
+    Outcome,
+    ServerKeys,
+    StateAnswer,
+    Summary,
+)
 from service.crypto import identity, signing
+from service.rules.awaiting import Position
+from service.rules.events import EventRecord
 
 __all__ = ["Client", "ProblemError", "ServerEvent", "envelope"]
 
@@ -126,50 +141,48 @@ class Client:
             return None
         return response.json()
 
-    def _get(self, path: str, **params: Any) -> dict[str, Any]:
-        body: dict[str, Any] = self.request("GET", path, params=params or None)
-        return body
+    def _get(self, path: str, **params: object) -> Any:
+        return self.request("GET", path, params=params or None)
 
-    def _post(self, path: str, body: Mapping[str, Any]) -> dict[str, Any]:
-        answer: dict[str, Any] = self.request("POST", path, json_body=dict(body))
-        return answer
+    def _post(self, path: str, body: Mapping[str, object]) -> Any:
+        return self.request("POST", path, json_body=dict(body))
 
     # ------------------------------------------------------------------ games and seats
 
     def create_game(self, name: str, scenario: str | Mapping[str, Any],
                     options: Mapping[str, Any] | None = None,
-                    dice: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                    dice: Mapping[str, Any] | None = None) -> Created:
         """POST /v1/games: `{id, gm_token, join_codes}`."""
-        return self._post("/v1/games", {
+        return cast(Created, self._post("/v1/games", {
             "name": name,
             "scenario": scenario if isinstance(scenario, str) else dict(scenario),
             "options": dict(options or {}),
             "dice": dict(dice or {"mode": "fair"}),
-        })
+        }))
 
     def join(self, game: str, side: str, join_code: str, name: str, key: Ed25519PrivateKey,
-             powers: list[str] | None = None) -> dict[str, Any]:
+             powers: list[str] | None = None) -> Joined:
         """POST /v1/games/{id}/seats/{side}, signed by the key it registers:
         `{player_id, token, side, powers, head}`."""
         public_key = signing.public_key_text(key)
         signed = identity.join_object(game, side, name, public_key, powers)
-        return self._post(f"/v1/games/{game}/seats/{side}", {
+        return cast(Joined, self._post(f"/v1/games/{game}/seats/{side}", {
             "join_code": join_code, "name": name, "public_key": public_key, "powers": powers,
             "signature": signing.sign(key, identity.signing_bytes(signed)),
-        })
+        }))
 
-    def server_keys(self) -> dict[str, Any]:
+    def server_keys(self) -> ServerKeys:
         """GET /v1/server-key: the keys the server signs receipts with."""
-        return self._get("/v1/server-key")
+        return cast(ServerKeys, self._get("/v1/server-key"))
 
-    def games(self, limit: int = 100) -> Iterator[dict[str, Any]]:
+    def games(self, limit: int = 100) -> Iterator[Summary]:
         """Every game the token belongs to (all pages)."""
         after: str | None = None
         while True:
-            params: dict[str, Any] = {"limit": limit}
+            params: dict[str, object] = {"limit": limit}
             if after:
                 params["after"] = after
-            page = self._get("/v1/games", **params)
+            page = cast(GameList, self._get("/v1/games", **params))
             yield from page["games"]
             after = page.get("next")
             if not after:
@@ -177,24 +190,23 @@ class Client:
 
     # ------------------------------------------------------------------ reads
 
-    def summary(self, game: str) -> dict[str, Any]:
+    def summary(self, game: str) -> Summary:
         """GET /v1/games/{id}: status, turn, step, `awaiting`, `position`."""
-        return self._get(f"/v1/games/{game}")
+        return cast(Summary, self._get(f"/v1/games/{game}"))
 
-    def position(self, game: str) -> dict[str, Any]:
+    def position(self, game: str) -> Position:
         """The current `{turn, impulse, step}` that an order must pin."""
-        pos: dict[str, Any] = self.summary(game)["position"]
-        return pos
+        return self.summary(game)["position"]
 
-    def state(self, game: str) -> dict[str, Any]:
+    def state(self, game: str) -> StateAnswer:
         """GET /v1/games/{id}/state: the caller's view."""
-        return self._get(f"/v1/games/{game}/state")
+        return cast(StateAnswer, self._get(f"/v1/games/{game}/state"))
 
-    def log(self, game: str, after: int = 0, limit: int = LOG_PAGE) -> Iterator[dict[str, Any]]:
+    def log(self, game: str, after: int = 0, limit: int = LOG_PAGE) -> Iterator[EventRecord]:
         """Every event after seq `after`, following the pages to the end."""
         while True:
-            page = self._get(f"/v1/games/{game}/log", after=after, limit=limit)
-            events: list[dict[str, Any]] = page["events"]
+            page = cast(LogPage, self._get(f"/v1/games/{game}/log", after=after, limit=limit))
+            events = page["events"]
             yield from events
             nxt = page.get("next_after")
             if nxt is None or not events:
@@ -205,12 +217,12 @@ class Client:
         """The seq of the newest event."""
         return int(self._get(f"/v1/games/{game}/log", limit=1)["head"])
 
-    def dice(self, game: str) -> dict[str, Any]:
-        return self._get(f"/v1/games/{game}/dice")
+    def dice(self, game: str) -> DiceRecord:
+        return cast(DiceRecord, self._get(f"/v1/games/{game}/dice"))
 
-    def export(self, game: str) -> dict[str, Any]:
+    def export(self, game: str) -> Export:
         """GET /v1/games/{id}/export: the whole verifiable record."""
-        return self._get(f"/v1/games/{game}/export")
+        return cast(Export, self._get(f"/v1/games/{game}/export"))
 
     def stream(self, game: str, last_event_id: str | None = None,
                read_timeout: float | None = 60.0) -> Iterator[ServerEvent]:
@@ -231,7 +243,7 @@ class Client:
 
     def order(self, game: str, player: str, key: Ed25519PrivateKey, kind: str,
               body: Mapping[str, Any], seq: int, position: Mapping[str, Any] | None = None,
-              prev: str | None = None) -> dict[str, Any]:
+              prev: str | None = None) -> Accepted:
         """Sign and send one order. Without `position` and `prev`, pins the game's current
         position and chain head. The answer carries the server's signed `receipt` (a
         refusal's problem too: `ProblemError.body["receipt"]`)."""
@@ -239,13 +251,15 @@ class Client:
             summary = self.summary(game)
             position = position or summary["position"]
             prev = prev or summary["head"]["hash"]
-        return self._post(f"/v1/games/{game}/orders",
-                          envelope(game, player, key, kind, body, seq, position, prev))
+        return cast(Accepted, self._post(
+            f"/v1/games/{game}/orders", envelope(game, player, key, kind, body, seq, position,
+                                                 prev)))
 
     def admin(self, game: str, action: str, reason: str = "",
-              **body: Any) -> dict[str, Any]:
+              **body: object) -> Outcome:
         """POST /v1/games/{id}/admin/{action} with the GM token."""
-        return self._post(f"/v1/games/{game}/admin/{action}", {"reason": reason, **body})
+        return cast(Outcome, self._post(f"/v1/games/{game}/admin/{action}",
+                                        {"reason": reason, **body}))
 
 
 def parse_sse(lines: Iterator[str]) -> Iterator[ServerEvent]:

@@ -24,6 +24,7 @@ from typing import Annotated, Any, NoReturn, ParamSpec, TypeVar
 import httpx
 import typer
 
+from service.answers import Accepted
 from service.client.api import Client, ProblemError
 from service.client.keys import DEFAULT_KEY, KeyFileError, load_key, public_key_of, write_new_key
 from service.client.profile import DEFAULT_PATH, Profile, ProfileError
@@ -184,7 +185,7 @@ def _print_result(result: Mapping[str, Any], side: str | None, as_json: bool) ->
 
 
 def _send(c: Ctx, kind: str, body: Mapping[str, Any], *, as_json: bool = False,
-          position: Mapping[str, Any] | None = None) -> dict[str, Any]:
+          position: Mapping[str, Any] | None = None) -> Accepted:
     """Sign and send one order with the profile's seat; the seq is taken (and saved)
     before sending, so it is never reused even if the command is interrupted."""
     entry = _seat(c)
@@ -199,9 +200,8 @@ def _send(c: Ctx, kind: str, body: Mapping[str, Any], *, as_json: bool = False,
             if isinstance(problem.body.get("receipt"), Mapping):
                 c.profile.keep_receipt(entry["game"], problem.body["receipt"])
             raise
-    if isinstance(result.get("receipt"), Mapping):
-        c.profile.keep_receipt(entry["game"], result["receipt"])
-    _print_result(result, entry.get("side"), as_json)
+    c.profile.keep_receipt(entry["game"], result["receipt"])
+    _print_result(dict(result), entry.get("side"), as_json)
     return result
 
 
@@ -351,7 +351,7 @@ def state(
     c = _ctx(ctx)
     entry = c.profile.game(c.game)
     with _client(c, entry) as client:
-        view = client.state(entry["game"])
+        view: dict[str, Any] = dict(client.state(entry["game"]))
     view.setdefault("game", {}).setdefault("name", entry.get("name"))
     if as_json:
         typer.echo(json.dumps(view, indent=2))
@@ -505,7 +505,7 @@ def admin(
         result = client.admin(entry["game"], action.value, reason)
     for event in result.get("events") or []:
         typer.echo(_event_line(event))
-    typer.echo(f"awaiting {_awaiting_text(list(result.get('awaiting') or []))}")
+    typer.echo(f"awaiting {_awaiting_text([dict(a) for a in result['awaiting']])}")
 
 
 # ---------------------------------------------------------------------- orders
@@ -532,7 +532,7 @@ def pass_(ctx: typer.Context) -> None:
     c = _ctx(ctx)
     entry = _seat(c)
     with _client(c, entry) as client:
-        view = client.state(entry["game"])
+        view: dict[str, Any] = dict(client.state(entry["game"]))
     powers = view.get("powers", {})
     mine = [p for p in view.get("me", {}).get("powers") or []
             if powers.get(p, {}).get("declared") is None]

@@ -9,8 +9,8 @@ from collections import OrderedDict
 
 import orjson
 
+from service.answers import SideOptions, UnitOptions
 from service.referee import members
-from service.referee.answers import SideOptions, UnitOptions
 from service.referee.errors import Denied, NotFound
 from service.rules import awaiting, position
 from service.rules.awaiting import Position

@@ -6,12 +6,12 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from service.answers import Created, GameList, Joined, Summary
 from service.clock import rfc3339, utc_now
 from service.crypto import chain, identity, signing, tokens
 from service.crypto import dice as crypto_dice
 from service.crypto.canonical import canonical_bytes, sha256_hex
 from service.referee import members
-from service.referee.answers import Created, GameList, Joined, Summary
 from service.referee.awaited import awaited
 from service.referee.dice import new_dice
 from service.referee.errors import NotFound, Unauthorized

@@ -12,20 +12,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from service.crypto import identity, signing, tokens
-from service.crypto.canonical import canonical_bytes, sha256_hex
-from service.referee import members
-from service.referee.abandoned import rollbacks, rolled_back
-from service.referee.answers import (
+from service.answers import (
     ActOutcome,
+    Export,
     Imported,
     ImportedPlayer,
     KeyReplaced,
     Outcome,
     SeatReopened,
 )
+from service.crypto import identity, signing, tokens
+from service.crypto.canonical import canonical_bytes, sha256_hex
+from service.referee import members
+from service.referee.abandoned import rollbacks, rolled_back
 from service.referee.errors import NotFound, Unauthorized
 from service.referee.games import check_public_key, gm_actor_command
 from service.referee.ledger import Applied, apply
@@ -86,7 +87,7 @@ class Act:
     (its contribution to the dice) and the signed envelope, when the GM signed it."""
 
     kind: str
-    body: Mapping[str, Any]
+    body: Mapping[str, object]
     trigger: str = ""
     signed: Mapping[str, Any] | None = None
     position: tuple[int, int, str] | None = None
@@ -192,31 +193,31 @@ async def _reopen_seat(uow: UnitOfWork, game: Game, act: Act) -> SeatReopened:
             "join_code": code}
 
 
-async def rollback(uow: UnitOfWork, game_id: str, token: str, body: Mapping[str, Any]
+async def rollback(uow: UnitOfWork, game_id: str, token: str, body: Mapping[str, object]
                    ) -> ActOutcome:
     return await perform(uow, await as_gm(uow, game_id, token), Act("admin.rollback", body))
 
 
-async def act(uow: UnitOfWork, game_id: str, token: str, body: Mapping[str, Any]
+async def act(uow: UnitOfWork, game_id: str, token: str, body: Mapping[str, object]
               ) -> ActOutcome:
     """The GM plays a side that dropped out (or whose seat awaits a substitute)."""
     return await perform(uow, await as_gm(uow, game_id, token), Act("admin.act", body))
 
 
 async def replace_key(uow: UnitOfWork, game_id: str, token: str, player_id: str,
-                      body: Mapping[str, Any]) -> ActOutcome:
+                      body: Mapping[str, object]) -> ActOutcome:
     return await perform(uow, await as_gm(uow, game_id, token),
                          Act("admin.replace_key", {**body, "player_id": player_id}))
 
 
 async def reopen_seat(uow: UnitOfWork, game_id: str, token: str, player_id: str,
-                      body: Mapping[str, Any]) -> ActOutcome:
+                      body: Mapping[str, object]) -> ActOutcome:
     return await perform(uow, await as_gm(uow, game_id, token),
                          Act("admin.reopen_seat", {**body, "player_id": player_id}))
 
 
 async def command(uow: UnitOfWork, game_id: str, token: str, kind: str,
-                  body: Mapping[str, Any]) -> ActOutcome:
+                  body: Mapping[str, object]) -> ActOutcome:
     """A GM command without more (pause, resume, end, deadlines, force, weather, edit,
     dropout, withdraw a rollback)."""
     return await perform(uow, await as_gm(uow, game_id, token), Act(kind, body))
@@ -307,7 +308,7 @@ def _verified(export: Mapping[str, Any]) -> None:
         raise _problem("/complete", "the export withholds sealed decisions: export it as "
                        "the GM")
     try:
-        report = verify_export(dict(export))
+        report = verify_export(cast(Export, dict(export)))  # its shape is what is checked
     except Exception as error:  # noqa: BLE001 - any malformed export is a 422
         raise _problem("/", f"the export cannot be verified: {type(error).__name__}") from None
     failed = [c for c in report.checks if not c.ok]

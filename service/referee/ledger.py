@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from service.answers import Head, Outcome
 from service.clock import utc_now
 from service.crypto import chain
-from service.referee.answers import Head, Outcome
 from service.referee.awaited import awaited
 from service.referee.dice import ServerDice, load_dice
 from service.referee.notifications import enqueue

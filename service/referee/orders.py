@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
+from service.answers import Accepted, ActOutcome, Preview
 from service.clock import rfc3339, utc_now
 from service.crypto import dice as crypto_dice
 from service.crypto import identity, signing
 from service.crypto.canonical import sha256_hex
 from service.referee import gm, members, receipts
-from service.referee.answers import Accepted, ActOutcome, Preview
 from service.referee.awaited import awaited
 from service.referee.errors import Denied, RefereeError, Unauthorized
 from service.referee.ledger import apply

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+from service.answers import ReorgPlan
 from service.referee import members
-from service.referee.answers import ReorgPlan
 from service.referee.errors import Denied, NotFound
 from service.rules import position
 from service.rules.reorg import Planner

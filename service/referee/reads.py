@@ -9,10 +9,7 @@ from typing import Any
 
 import orjson
 
-from service.crypto import dice as crypto_dice
-from service.referee import members, receipts, webhooks
-from service.referee.abandoned import annotate, rollbacks, rolled_back
-from service.referee.answers import (
+from service.answers import (
     DiceRecord,
     Export,
     LogPage,
@@ -20,6 +17,9 @@ from service.referee.answers import (
     TurnDice,
     WebhookStatus,
 )
+from service.crypto import dice as crypto_dice
+from service.referee import members, receipts, webhooks
+from service.referee.abandoned import annotate, rollbacks, rolled_back
 from service.referee.awaited import linked
 from service.rules import Event, State
 from service.rules.board import state_supply

@@ -17,9 +17,9 @@ from typing import Literal
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from service.answers import Head, Receipt, ServerKey, SignedReceipt
 from service.clock import rfc3339, utc_now
 from service.crypto import identity, signing
-from service.referee.answers import Head, Receipt, ServerKey, SignedReceipt
 from service.store.models import ServerKeyRow
 from service.store.uow import UnitOfWork
 

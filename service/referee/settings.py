@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from service.answers import PlayerSettings, SettingsShown
 from service.referee import members
-from service.referee.answers import PlayerSettings, SettingsShown
 from service.store.uow import UnitOfWork
 
 

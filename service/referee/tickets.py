@@ -11,10 +11,10 @@ from __future__ import annotations
 import secrets
 from datetime import datetime, timedelta
 
+from service.answers import Ticket
 from service.clock import rfc3339, utc_now
 from service.crypto.tokens import hash_token
 from service.referee import members
-from service.referee.answers import Ticket
 from service.referee.errors import Unauthorized
 from service.store.uow import UnitOfWork
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from service.answers import Deliveries, Message, Registered, Webhook, WebhookStatus
 from service.clock import rfc3339, utc_now
 from service.crypto import webhooks
 from service.referee import egress, members
-from service.referee.answers import Deliveries, Message, Registered, Webhook, WebhookStatus
 from service.referee.errors import Conflict, NotFound
 from service.rules import Malformed
 from service.store.models import GM_OWNER, DeliveryRow, OutboxRow, WebhookRow

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Final, Literal, cast, get_args
+from typing import Any, Final, Literal, get_args
 
 from service.rules.codec import from_data
 from service.rules.events import Event
@@ -259,7 +259,7 @@ class TurnState:
     step: Step = JOIN
     order: tuple[str, ...] = ()
     turn_end_total: int = 0
-    weather: dict[str, Any] | None = None
+    weather: WeatherRow | None = None
     impulses_taken: dict[str, int] = field(default_factory=dict)
     step_sides: tuple[str, ...] = ()
     sides_done: tuple[str, ...] = ()
@@ -313,8 +313,8 @@ class State:
     dice: DiceState = field(default_factory=DiceState)
     deadlines: dict[str, int] = field(default_factory=dict)
     paused_at: str | None = None
-    weather_override: list[dict[str, Any]] | None = None
-    weather_pending: tuple[int, list[dict[str, Any]] | None] | None = None
+    weather_override: list[WeatherRow] | None = None
+    weather_pending: tuple[int, list[WeatherRow] | None] | None = None
     reorg: ReorgState = field(default_factory=ReorgState)
     modes: ModeState = field(default_factory=ModeState)
     pause_until: str | None = None
@@ -335,7 +335,7 @@ class State:
 
     def weather_table(self) -> list[WeatherRow]:
         table: list[WeatherRow] = self.setup.options["weather"]["table"]
-        return cast(list[WeatherRow], self.weather_override) or table
+        return self.weather_override or table
 
     def rail_used(self, power: str) -> int:
         """Rail moves major power `power` used in the current impulse (11.18.6)."""

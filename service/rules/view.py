@@ -302,7 +302,7 @@ def _turn_view(state: State) -> TurnView:
         "order": list(t.order),
         "turn_end_total": t.turn_end_total,
         "threshold": t.threshold,
-        "weather": cast(WeatherRow | None, t.weather),
+        "weather": t.weather,
         "impulses_taken": dict(t.impulses_taken),
         "step_started_at": t.step_started_at,
     }

@@ -65,7 +65,7 @@ class GameRow(Base):
     options: Mapped[dict[str, Any]] = mapped_column(JSONB)
     dice: Mapped[dict[str, Any]] = mapped_column(JSONB)
     gm_token_hash: Mapped[str] = mapped_column(Text, index=True)
-    join_codes: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    join_codes: Mapped[dict[str, str]] = mapped_column(JSONB)
     state: Mapped[dict[str, Any]] = mapped_column(JSONB, deferred=True,
                                                   deferred_raiseload=True)
     head_seq: Mapped[int] = mapped_column(BigInteger)
@@ -74,7 +74,7 @@ class GameRow(Base):
     next_deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), index=True)
     step_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     # Hashes of the join codes the GM issued for reopened seats: {player_id: hash}.
-    substitute_codes: Mapped[dict[str, Any]] = mapped_column(
+    substitute_codes: Mapped[dict[str, str]] = mapped_column(
         JSONB, server_default=text("'{}'::jsonb"))
     # Set by `service replay-check` when the replay of the log under the current rules
     # differs from the stored snapshots: {seq, after_seq, what, ...}; shown to the GM.
@@ -96,7 +96,7 @@ class PlayerRow(Base):
     id: Mapped[str] = mapped_column(Text, primary_key=True)
     side: Mapped[str] = mapped_column(Text)
     name: Mapped[str] = mapped_column(Text)
-    powers: Mapped[list[Any]] = mapped_column(JSONB)
+    powers: Mapped[list[str]] = mapped_column(JSONB)
     public_key: Mapped[str] = mapped_column(Text)
     token_hash: Mapped[str] = mapped_column(Text, index=True)
     active: Mapped[bool] = mapped_column(default=True)
@@ -105,7 +105,7 @@ class PlayerRow(Base):
     keys: Mapped[list[Any]] = mapped_column(JSONB, server_default=text("'[]'::jsonb"))
     created_at: Mapped[datetime] = _now()
     # The player's own settings ({"confirm_lapse": bool}), set through its seat's token.
-    settings: Mapped[dict[str, Any]] = mapped_column(JSONB, server_default=text("'{}'::jsonb"))
+    settings: Mapped[dict[str, bool]] = mapped_column(JSONB, server_default=text("'{}'::jsonb"))
 
 
 class OrderRow(Base):
@@ -189,7 +189,7 @@ class CommandRow(Base):
     actor: Mapped[dict[str, Any]] = mapped_column(JSON)
     body: Mapped[dict[str, Any]] = mapped_column(JSON)  # in the order it was sent
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    position: Mapped[list[Any] | None] = mapped_column(JSON)
+    position: Mapped[list[int | str] | None] = mapped_column(JSON)
     trigger: Mapped[str] = mapped_column(Text)
     extra: Mapped[dict[str, Any]] = mapped_column(JSON)
     signed: Mapped[dict[str, Any] | None] = mapped_column(JSON)

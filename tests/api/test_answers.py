@@ -14,7 +14,7 @@ import pytest
 from pydantic import TypeAdapter
 from typing_extensions import is_typeddict
 
-from service.referee import answers
+from service import answers
 from service.rules.view import StateView
 from tests.support import AXIS_FIRST, Game, full_game, play_impulse, start_impulses
 

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 from support import AXIS_FIRST, Game, full_game, scenario, to_action
 
-from service.referee import answers
+from service import answers
 from service.verify import verify_export
 from tests.api.test_answers import conforms
 

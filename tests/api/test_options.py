@@ -12,7 +12,7 @@ import httpx
 from support import AXIS_FIRST, Game, Player, full_game, to_action
 
 import service
-from service.referee import answers
+from service import answers
 from tests.api.test_answers import conforms
 
 DNO = Path(service.__file__).parent / "rules" / "scenario" / "scenarios" / "dno-demo.json"

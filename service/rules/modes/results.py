@@ -62,6 +62,7 @@ from service.rules.errors import Refused
 from service.rules.events import Event, EventKind
 from service.rules.flow import Flow
 from service.rules.modes import vocabulary as m
+from service.rules.modes.bodies import CombatResult
 from service.rules.modes.effective import effective, power_passed
 from service.rules.modes.items import (
     held_unit,
@@ -308,7 +309,8 @@ def _roll(f: Flow, c: Command, side: str, by: str, hex_id: str, attackers: list[
 
 
 def _rolled_results(f: Flow, c: Command, side: str, item: Mapping[str, Any],
-                    rolled: OpenCombat, hex_id: str, results: list[Any], path: str) -> None:
+                    rolled: OpenCombat, hex_id: str, results: list[CombatResult],
+                    path: str) -> None:
     """The results of a combat the referee rolled for, which then closes."""
     shown = ", ".join(map(str, rolled.values))
     if "attackers" in item or item.get("dice") is not None or item.get("by") != rolled.by:
@@ -344,7 +346,7 @@ def open_combats_refusal(state: State, side: str) -> Refused | None:
 
 
 def _naval_combat(f: Flow, c: Command, side: str, sea: str, attackers: list[str],
-                  results: list[Any], path: str) -> None:
+                  results: list[CombatResult], path: str) -> None:
     """A naval combat in sea area `sea` (docs/rules-options.md): the side's face-up naval
     units there against the enemy's naval units there; results shatter, eliminate or
     are declined. The attackers have attacked: they turn face down at clean up."""
@@ -434,7 +436,7 @@ class _Fight:
                          path=f"{path}/kind")
         getattr(self, f"_{kind}")(result, path)
 
-    def _dg(self, r: Mapping[str, Any], path: str) -> None:
+    def _dg(self, r: CombatResult, path: str) -> None:
         hex_id = r.get("hex", self.hex)
         state = self.f.state
         attacker_hexes = {state.units[u].at for u in self._present(self.attackers)}
@@ -447,7 +449,7 @@ class _Fight:
             self._contact()
         disorganize(self.f, hex_id, f"{self.by} result", "OCS 5.10a A", self.actor)
 
-    def _loss(self, r: Mapping[str, Any], path: str) -> None:
+    def _loss(self, r: CombatResult, path: str) -> None:
         uid = self._member(r.get("unit"), f"{path}/unit", self.attackers + self.defenders)
         steps = r.get("steps", 1)
         if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= 20:
@@ -456,7 +458,7 @@ class _Fight:
             self._contact()
         _lose_steps(self.f, uid, steps, f"{self.by} result", "OCS 5.10a", self.actor)
 
-    def _eliminated(self, r: Mapping[str, Any], path: str) -> None:
+    def _eliminated(self, r: CombatResult, path: str) -> None:
         names = strings(r.get("units"), f"{path}/units")
         for i, name in enumerate(names):
             self._member(name, f"{path}/units/{i}", self.attackers + self.defenders)
@@ -465,7 +467,7 @@ class _Fight:
         for name in names:
             _eliminate(self.f, name, f"{self.by} result", CONSISTENCY, self.actor)
 
-    def _shattered(self, r: Mapping[str, Any], path: str) -> None:
+    def _shattered(self, r: CombatResult, path: str) -> None:
         """A result shatters units of the combat: face down and shattered, they need two
         reorganizations (11.18; docs/rules-options.md)."""
         names = strings(r.get("units"), f"{path}/units")
@@ -478,7 +480,7 @@ class _Fight:
                     {"units": names, "hex": self.hex, "cause": f"{self.by} result",
                      "rule": "11.18"}, by=self.actor)
 
-    def _ignored(self, r: Mapping[str, Any], path: str) -> None:
+    def _ignored(self, r: CombatResult, path: str) -> None:
         text = r.get("text", "")
         if not isinstance(text, str) or len(text) > 200:
             raise malformed("text is a note of at most 200 characters", path=f"{path}/text")
@@ -487,7 +489,7 @@ class _Fight:
                     f"{': ' + text if text else ''} (it still counts for OCS 5.7d).",
                     {"hex": self.hex, "text": text}, by=self.actor)
 
-    def _advance(self, r: Mapping[str, Any], path: str) -> None:
+    def _advance(self, r: CombatResult, path: str) -> None:
         names = strings(r.get("units"), f"{path}/units")
         for i, name in enumerate(names):
             self._member(name, f"{path}/units/{i}", self.attackers)
@@ -498,7 +500,7 @@ class _Fight:
         self.f.emit("units.advanced", f"{', '.join(names)} advance into {self.hex}.",
                     {"units": names, "to": self.hex}, by=self.actor)
 
-    def _exploit(self, r: Mapping[str, Any], path: str) -> None:
+    def _exploit(self, r: CombatResult, path: str) -> None:
         state = self.f.state
         if self.by != "combat" or state.step != st.COMBAT:
             raise refuse("report/no_exploitation", "Exploitation Mode is earned in regular "
@@ -531,7 +533,7 @@ class _Fight:
                     {"units": names, "rating": rating, "hex": self.hex}, by=self.actor)
 
     # long: a retreat's checks and its effects (OCS 5.8a, OCS 5.10a B and C) in rule order.
-    def _retreat(self, r: Mapping[str, Any], path: str) -> None:
+    def _retreat(self, r: CombatResult, path: str) -> None:
         f = self.f
         names = strings(r.get("units"), f"{path}/units")
         for i, name in enumerate(names):

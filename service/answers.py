@@ -1,5 +1,6 @@
-"""What the referee answers (docs/api.md): the shape of every reply, as TypedDicts the
-use cases are checked against (mypy) and the API publishes as response schemas. The
+"""What the server answers (docs/api.md): the shape of every reply, as TypedDicts the
+referee's use cases are checked against (mypy), the API publishes as response schemas,
+and the Python client and the verifier read their answers and exports with. The
 rules' own views (`StateView`, `AwaitingEntry`, `EventRecord`, `Position`) are the
 parts of the game; these add what the server knows around it: heads, receipts,
 tokens, webhooks, the dice record and the export.
