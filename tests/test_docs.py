@@ -7,7 +7,9 @@ documents exists in the repository, and nothing sends a reader outside it."""
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -234,6 +236,18 @@ OUTSIDE = re.compile(r"\.\./shared|/work/|DESIGN\.md|RULES-NOTES\.md|\bDESIGN\b|
                      r"RULES-NOTES(?!\s+(\d|n\b))")
 
 
+@functools.cache
+def file_names() -> frozenset[str]:
+    """The names of the repository's files, in any folder (a bare `contract.py` beside
+    its package's name is a mention of that file)."""
+    skip = {"var", "node_modules", "__pycache__"}
+    names: set[str] = set()
+    for _folder, dirs, files in os.walk(ROOT):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in skip]
+        names.update(files)
+    return frozenset(names)
+
+
 def top_level() -> set[str]:
     return {p.name for p in ROOT.iterdir()
             if not p.name.startswith(".") or p.name in (".ci", ".github")}
@@ -284,6 +298,8 @@ def broken(page: Path, text: str | None = None) -> list[str]:
             found.append(f"{where}: {problem}")
     for mention in file_mentions(text):
         resolved = (ROOT / mention).resolve()
+        if "/" not in mention.rstrip("/") and mention in file_names():
+            continue
         if ROOT not in resolved.parents or not resolved.exists():
             found.append(f"{where}: names a file the repository lacks: {mention}")
     for match in OUTSIDE.finditer(text):
@@ -319,7 +335,7 @@ def test_the_link_check_catches_what_it_must() -> None:
             "[RFC 9457](https://www.rfc-editor.org/rfc/rfc9457)", "`docs/scenario.md`",
             "`service/client/`", "`order/stale`", "`reorg.face_down`", "`README.md`",
             "`tests/test_docs.py::test_x`", "RULES-NOTES 16", "`RULES-NOTES\nn`",
-            "`./.wif/profile.json`",
+            "`./.wif/profile.json`", "`contract.py`",
             "```sh\nwif verify game.json\n```"]
     for text in good:
         assert broken(page, text) == [], text
