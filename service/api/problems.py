@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -49,7 +50,7 @@ class Problem(Exception):
         code: str,
         detail: str,
         *,
-        errors: list[dict[str, Any]] | None = None,
+        errors: Sequence[Mapping[str, object]] | None = None,
         headers: dict[str, str] | None = None,
         **extra: Any,
     ) -> None:
@@ -77,7 +78,7 @@ class Problem(Exception):
         return body
 
 
-def printable(value: Any) -> Any:
+def printable(value: object) -> object:
     """A NUL character a request sent, written `\\u0000` where a problem echoes it (so
     the problem, like every answer, holds none)."""
     if isinstance(value, str):
@@ -120,7 +121,7 @@ def from_referee(error: RefereeError) -> Problem:
 _MEMBER = re.compile(r"^(str|int|float|bool|none|(literal|dict|list|function-\w+)\[.*\])$")
 
 
-def _json_path(loc: tuple[Any, ...], tags: frozenset[str]) -> str:
+def _json_path(loc: tuple[str | int, ...], tags: frozenset[str]) -> str:
     """A validation error's JSON pointer into the request: the request part left out,
     a discriminated union's tag (`order/declare/body` is `order/body`) and the labels of
     a union's members."""

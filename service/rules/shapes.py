@@ -25,7 +25,7 @@ OrderKind = Literal["initiative.reroll", "initiative.choose", "declare", "done",
 
 # Read by the API edge's validator (pydantic reads `__pydantic_config__` on a TypedDict):
 # unknown keys are refused and no value is coerced (a signed "7" is not 7).
-CLOSED: Mapping[str, Any] = {"extra": "forbid", "strict": True}
+CLOSED: Mapping[str, object] = {"extra": "forbid", "strict": True}
 
 
 def closed(cls: T) -> T:
