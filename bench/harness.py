@@ -30,7 +30,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from service.crypto import signing  # noqa: E402
+from service.crypto import identity, signing  # noqa: E402
 
 PYTHON = sys.executable
 SIDES = ("axis", "allies", "communists")
@@ -238,38 +238,103 @@ class Seat:
     key: Any
     position: dict[str, Any]
     seq: int = 0
+    powers: list[str] = field(default_factory=list)
+    prev: str = ""
 
 
 @dataclass
 class GameSeats:
+    """A game brought to the first impulse's action step, the Axis phasing: `seats` are
+    the Axis players (one per power, so that several may roll at once: `roll` is an
+    order of the side acting in the step), `others` the other sides' players."""
+
     id: str
     gm_token: str
     seats: list[Seat] = field(default_factory=list)
+    others: list[Seat] = field(default_factory=list)
+
+
+# The Axis wins the initiative and moves first (the server rolls every other die).
+AXIS_FIRST = {"mode": "scripted", "script": {"initiative": [10, 1, 1]}}
+
+
+async def _join(client: httpx.AsyncClient, game: str, side: str, code: str,
+                powers: list[str] | None) -> Seat:
+    key = signing.new_private_key()
+    public, name = signing.public_key_text(key), f"{side} bot {len(powers or [])}"
+    signed = identity.join_object(game, side, name, public, powers)
+    r = await client.post(f"/v1/games/{game}/seats/{side}", json={
+        "join_code": code, "name": name, "public_key": public, "powers": powers,
+        "signature": signing.sign(key, identity.signing_bytes(signed))})
+    r.raise_for_status()
+    return Seat(game, side, r.json()["player_id"], r.json()["token"], key, {},
+                powers=r.json()["powers"])
+
+
+async def _order(client: httpx.AsyncClient, seat: Seat, kind: str, body: dict[str, Any]) -> None:
+    r = await client.get(f"/v1/games/{seat.game}", headers=bearer(seat.token))
+    r.raise_for_status()
+    seat.seq += 1
+    order = {"game": seat.game, "player": seat.player, "seq": seat.seq,
+             "prev": r.json()["head"]["hash"], **r.json()["position"], "kind": kind,
+             "body": body}
+    r = await client.post(f"/v1/games/{seat.game}/orders", headers=bearer(seat.token), json={
+        "order": order, "signature": signing.sign(seat.key, signing.order_signing_bytes(order))})
+    r.raise_for_status()
+
+
+async def _to_action(client: httpx.AsyncClient, game: GameSeats) -> None:
+    """Answer the initiative (no reroll; the Axis first, the Allies before the lowest) and
+    declare `land` for every Axis power."""
+    by_side = {s.side: s for s in game.others}
+    while True:
+        r = await client.get(f"/v1/games/{game.id}", headers=bearer(game.gm_token))
+        r.raise_for_status()
+        entry = r.json()["awaiting"][0]
+        seat = game.seats[0] if entry["side"] == "axis" else by_side[entry["side"]]
+        if entry["step"] == "initiative.reroll":
+            await _order(client, seat, "initiative.reroll", {"demand": False})
+        elif entry["step"] == "initiative.choose":
+            await _order(client, seat, "initiative.choose",
+                         {"position": entry["choices"]["position"][0]})
+        elif entry["step"] == "declare":
+            for axis in game.seats:
+                await _order(client, axis, "declare", {"actions": {p: "land" for p in axis.powers}})
+        else:
+            return
+
+
+async def new_game(client: httpx.AsyncClient, scenario: Any = "dno-demo",
+                   dice: dict[str, Any] | None = None) -> GameSeats:
+    """A game through the API at its first impulse's action step with the Axis phasing
+    (`GameSeats`). A scenario other than dno-demo seats one player a side."""
+    r = await client.post("/v1/games", json={"name": "bench", "scenario": scenario,
+                                             "dice": dice or AXIS_FIRST})
+    r.raise_for_status()
+    body = r.json()
+    game = GameSeats(body["id"], body["gm_token"])
+    codes = body["join_codes"]
+    axis_powers = ["germany", "italy", "japan"] if scenario == "dno-demo" else [None]
+    for power in axis_powers:
+        game.seats.append(await _join(client, game.id, "axis", codes["axis"],
+                                      [power] if power else None))
+    for side, code in codes.items():
+        if side != "axis":
+            game.others.append(await _join(client, game.id, side, code, None))
+    await _to_action(client, game)
+    r = await client.get(f"/v1/games/{game.id}", headers=bearer(game.gm_token))
+    r.raise_for_status()
+    for seat in (*game.seats, *game.others):
+        seat.position, seat.prev = r.json()["position"], r.json()["head"]["hash"]
+    return game
 
 
 def create_games(base: str, count: int, scenario: Any = "dno-demo",
                  dice: dict[str, Any] | None = None, concurrency: int = 8) -> list[GameSeats]:
-    """`count` active games (every side seated) through the API."""
+    """`count` games at their first action step (`new_game`), made concurrently."""
 
     async def one(client: httpx.AsyncClient) -> GameSeats:
-        r = await client.post("/v1/games", json={"name": "bench", "scenario": scenario,
-                                                 "dice": dice or {"mode": "fair"}})
-        r.raise_for_status()
-        body = r.json()
-        game = GameSeats(body["id"], body["gm_token"])
-        for side, code in body["join_codes"].items():
-            key = signing.new_private_key()
-            r = await client.post(f"/v1/games/{game.id}/seats/{side}", json={
-                "join_code": code, "name": f"{side} bot",
-                "public_key": signing.public_key_text(key)})
-            r.raise_for_status()
-            game.seats.append(Seat(game.id, side, r.json()["player_id"], r.json()["token"],
-                                   key, {}))
-        r = await client.get(f"/v1/games/{game.id}", headers=bearer(game.gm_token))
-        r.raise_for_status()
-        for seat in game.seats:
-            seat.position = r.json()["position"]
-        return game
+        return await new_game(client, scenario, dice)
 
     async def run() -> list[GameSeats]:
         limits = asyncio.Semaphore(concurrency)
@@ -287,11 +352,12 @@ def bearer(token: str) -> dict[str, str]:
 
 
 def roll_order(seat: Seat, seq: int | None = None, dice: str = "2d10") -> bytes:
-    """A signed `roll` order as request body bytes (any player may roll at any time)."""
+    """A signed `roll` order as request body bytes, by an Axis seat in the action step;
+    `prev` is the head at set-up (any event of the chain is a valid `prev`)."""
     if seq is None:
         seat.seq += 1
         seq = seat.seq
-    order = {"game": seat.game, "player": seat.player, "seq": seq,
+    order = {"game": seat.game, "player": seat.player, "seq": seq, "prev": seat.prev,
              "turn": seat.position["turn"], "impulse": seat.position["impulse"],
              "step": seat.position["step"], "kind": "roll",
              "body": {"dice": dice, "purpose": "bench"}}

@@ -115,22 +115,7 @@ def _summary(counts: Counts, n: int) -> dict[str, Any]:
 
 
 async def _game(client: httpx.AsyncClient) -> list[h.Seat]:
-    from service.crypto import signing
-
-    r = await client.post("/v1/games", json={"name": "count", "scenario": "dno-demo"})
-    r.raise_for_status()
-    body = r.json()
-    seats = []
-    for side, code in body["join_codes"].items():
-        key = signing.new_private_key()
-        r = await client.post(f"/v1/games/{body['id']}/seats/{side}", json={
-            "join_code": code, "name": side, "public_key": signing.public_key_text(key)})
-        r.raise_for_status()
-        seats.append(h.Seat(body["id"], side, r.json()["player_id"], r.json()["token"], key, {}))
-    r = await client.get(f"/v1/games/{body['id']}", headers=h.bearer(body["gm_token"]))
-    for seat in seats:
-        seat.position = r.json()["position"]
-    return seats
+    return (await h.new_game(client)).seats
 
 
 def report(counts: dict[str, Any]) -> str:

@@ -16,6 +16,7 @@ equally likely. Anyone can recompute every roll with hashlib and hmac alone.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import secrets
@@ -70,8 +71,11 @@ def anchor(root: bytes, length: int = CHAIN_LENGTH) -> str:
     return _h(root, length).hex()
 
 
+@functools.lru_cache(maxsize=1024)
 def chain_seed(root: bytes, offset: int, length: int = CHAIN_LENGTH) -> bytes:
-    """The seed of the chain's `offset`-th turn (0: the turn it starts at)."""
+    """The seed of the chain's `offset`-th turn (0: the turn it starts at). Remembered:
+    a turn's every roll needs it, and it costs up to `length` hashes (a process holds
+    the roots of the games it serves anyway)."""
     if not 0 <= offset < length:
         raise ValueError(f"offset {offset} is outside a chain of {length} turns")
     return _h(root, length - 1 - offset)
