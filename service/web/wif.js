@@ -4,7 +4,7 @@
 // client of the /v1 API whose errors carry the server's RFC 9457 problem. The server
 // serves it, with CORS open to any origin, at /client/wif.js, and the TypeScript types
 // of its API at /client/wif-api.d.ts. The /play page imports it too.
-// docs/client-es.md shows it at work.
+// docs/client.md shows it at work.
 
 /**
  * @module wif
