@@ -351,19 +351,24 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def roll_order(seat: Seat, seq: int | None = None, dice: str = "2d10") -> bytes:
-    """A signed `roll` order as request body bytes, by an Axis seat in the action step;
-    `prev` is the head at set-up (any event of the chain is a valid `prev`)."""
+def signed_order(seat: Seat, kind: str, body: dict[str, Any], seq: int | None = None) -> bytes:
+    """A signed order as request body bytes, at the seat's position (the action step
+    after set-up); `prev` is the head at set-up (any event of the chain is a valid
+    `prev`)."""
     if seq is None:
         seat.seq += 1
         seq = seat.seq
     order = {"game": seat.game, "player": seat.player, "seq": seq, "prev": seat.prev,
              "turn": seat.position["turn"], "impulse": seat.position["impulse"],
-             "step": seat.position["step"], "kind": "roll",
-             "body": {"dice": dice, "purpose": "bench"}}
+             "step": seat.position["step"], "kind": kind, "body": body}
     envelope = {"order": order,
                 "signature": signing.sign(seat.key, signing.order_signing_bytes(order))}
     return json.dumps(envelope, separators=(",", ":")).encode()
+
+
+def roll_order(seat: Seat, seq: int | None = None, dice: str = "2d10") -> bytes:
+    """A signed `roll` order as request body bytes, by an Axis seat in the action step."""
+    return signed_order(seat, "roll", {"dice": dice, "purpose": "bench"}, seq)
 
 
 # --------------------------------------------------------------------------- load

@@ -27,9 +27,11 @@ from service.api import (
 from service.api.limits import BodyLimit, RateLimit
 from service.referee import egress, receipts
 from service.referee.notifications import Courier
+from service.referee.work import Reads
 from service.settings import Settings, get_settings
 from service.store.database import make_engine, make_sessionmaker, resolve_database_url
 from service.store.notify import Hub
+from service.store.replicas import Replicas
 from service.store.uow import Transactions
 
 log = logging.getLogger("service")
@@ -74,6 +76,9 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         app.state.hub = hub = Hub(url)
         app.state.transactions = Transactions(
             app.state.sessionmaker, hub.published if settings.notify else None)
+        replicas = Replicas(settings.database_replica_url, pool_size=settings.pool_size) \
+            if settings.database_replica_url else None
+        app.state.reads = Reads(app.state.transactions, replicas)
         await hub.start()
         async with app.state.transactions() as uow:
             await receipts.ensure_key(uow)
@@ -87,6 +92,8 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             await hub.stop()
+            if replicas is not None:
+                await replicas.dispose()
             await engine.dispose()
 
     app = FastAPI(
