@@ -27,10 +27,12 @@ from service.api import (
 from service.api.limits import BodyLimit, RateLimit
 from service.referee import egress, receipts
 from service.referee.notifications import Courier
+from service.referee.rates import SharedBudget
 from service.referee.work import Reads
 from service.settings import Settings, get_settings
 from service.store.database import make_engine, make_sessionmaker, resolve_database_url
 from service.store.notify import Hub
+from service.store.rates import RateBuckets
 from service.store.replicas import Replicas
 from service.store.uow import Transactions
 
@@ -79,6 +81,11 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         replicas = Replicas(settings.database_replica_url, pool_size=settings.pool_size) \
             if settings.database_replica_url else None
         app.state.reads = Reads(app.state.transactions, replicas)
+        rate_engine = None
+        if settings.rate_limit > 0 and settings.rate_limit_shared:
+            rate_engine = make_engine(url, pool_size=2)
+            app.state.rate_budget = SharedBudget(RateBuckets(rate_engine),
+                                                 settings.rate_limit, settings.rate_burst)
         await hub.start()
         async with app.state.transactions() as uow:
             await receipts.ensure_key(uow)
@@ -94,6 +101,8 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             await hub.stop()
             if replicas is not None:
                 await replicas.dispose()
+            if rate_engine is not None:
+                await rate_engine.dispose()
             await engine.dispose()
 
     app = FastAPI(
@@ -110,7 +119,9 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["*"],
-            allow_headers=["*"], expose_headers=["ETag", "Idempotent-Replayed"],
+            allow_headers=["*"], expose_headers=[
+                "ETag", "Idempotent-Replayed", "Retry-After", "RateLimit-Limit",
+                "RateLimit-Remaining", "RateLimit-Reset"],
         )
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes,
                        max_depth=settings.max_json_depth)

@@ -47,6 +47,9 @@ class Settings(BaseSettings):
         "before parsing; the deepest legitimate body, an export, nests 8 deep)")
     rate_limit: float = Field(default=50.0, description="requests per second per token (0: off)")
     rate_burst: int = Field(default=200, description="requests a token may burst")
+    rate_limit_shared: bool = Field(
+        default=True, description="the buckets are shared by every process through "
+        "PostgreSQL (leased a few tokens at a time); false: each process keeps its own")
     notify: bool = Field(default=True, description="LISTEN/NOTIFY fan-out of new events "
                          "(off: streams catch up by their periodic re-read; for measuring)")
     sweep_interval: float = Field(

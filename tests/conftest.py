@@ -154,6 +154,21 @@ def live_url(migrated_url: str) -> Iterator[str]:
         yield url
 
 
+async def empty_rate_buckets(url: str) -> None:
+    """Forget the shared rate buckets: they outlive apps (every process shares them), and
+    the tests' clients all come from 127.0.0.1."""
+    from sqlalchemy import text
+
+    from service.store.database import make_engine
+
+    engine = make_engine(url, pool_size=1)
+    try:
+        async with engine.begin() as connection:
+            await connection.execute(text("DELETE FROM rate_buckets"))
+    finally:
+        await engine.dispose()
+
+
 def free_port() -> int:
     import socket
 
