@@ -86,7 +86,7 @@ async def test_reads_come_from_the_replica_unless_the_client_knows_a_newer_versi
         other = await create_game(c)
         r = await c.get(f"/v1/games/{other.id}/state", headers=other.gm)
         assert r.status_code == 200 and served["refused"] >= 1
-        assert (await c.get(f"/v1/games/nope/state", headers=other.gm)).status_code == 404
+        assert (await c.get("/v1/games/nope/state", headers=other.gm)).status_code == 404
     finally:
         await standby.resume()
     await standby.caught_up()
