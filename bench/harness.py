@@ -125,6 +125,51 @@ def database() -> Iterator[Database]:
         db.close()
 
 
+@dataclass
+class Standby:
+    """A streaming replica of an embedded benchmark database (`standby`)."""
+
+    url: str
+    pgdata: Path
+
+    def pids(self) -> list[int]:
+        pidfile = self.pgdata / "postmaster.pid"
+        if not pidfile.exists():
+            return []
+        main = int(pidfile.read_text().split()[0])
+        return [main, *children(main)]
+
+
+@contextlib.contextmanager
+def standby(db: Database) -> Iterator[Standby]:
+    """A hot standby of the embedded database `db`: `pg_basebackup -R` (standby.signal
+    and primary_conninfo) into a temp folder, started on a Unix socket of its own, run
+    as the embedded server's system user; stopped and deleted afterwards."""
+    if db.embedded is None:
+        raise SystemExit("a standby is made of the embedded PostgreSQL only")
+    user = db.embedded.system_user
+    env = db.libpq
+    folder = Path(tempfile.mkdtemp(prefix="wif-bench-replica-"))
+    pgdata = folder / "pgdata"
+    if user is not None:
+        shutil.chown(folder, user)
+    port = str(free_port())
+    try:
+        subprocess.run([db.bin("pg_basebackup"), "-h", env["PGHOST"], "-p", env["PGPORT"],
+                        "-U", "postgres", "-D", str(pgdata), "-R", "-X", "stream", "-c",
+                        "fast", "--no-sync"], user=user, check=True, capture_output=True)
+        subprocess.run([db.bin("pg_ctl"), "-D", str(pgdata), "-w", "-t", "60", "-l",
+                        str(folder / "log"), "-o", f"-h '' -k {folder} -p {port}", "start"],
+                       user=user, check=True, capture_output=True)
+        yield Standby(f"postgresql+asyncpg://postgres@/postgres?host={folder}&port={port}",
+                      pgdata)
+    finally:
+        if (pgdata / "postmaster.pid").exists():
+            subprocess.run([db.bin("pg_ctl"), "-D", str(pgdata), "-m", "immediate", "-w",
+                            "stop"], user=user, capture_output=True, check=False)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def migrate(url: str) -> None:
     env = {**os.environ, "DATABASE_URL": url, "LOG_LEVEL": "warning"}
     subprocess.run([PYTHON, "-m", "service", "migrate"], cwd=ROOT, env=env, check=True,
