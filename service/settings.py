@@ -20,6 +20,10 @@ class Settings(BaseSettings):
         default=None,
         description="postgresql+asyncpg://... ; unset: an embedded PostgreSQL under data_dir",
     )
+    database_replica_url: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="comma-separated URLs of streaming replicas for "
+        "state, log, dice, export and stream reads (docs/scaling.md); none: every read "
+        "goes to DATABASE_URL")
     data_dir: Path = Field(default=Path("var"), description="embedded PostgreSQL data lives here")
     host: str = "127.0.0.1"
     port: int = 8000
@@ -46,6 +50,9 @@ class Settings(BaseSettings):
     one_call: bool = Field(default=True, description=(
         "take a player's order in one call to the database when this process has the "
         "game's head at hand (off: every order takes the long way; for measuring)"))
+    rate_limit_shared: bool = Field(
+        default=True, description="the buckets are shared by every process through "
+        "PostgreSQL (leased a few tokens at a time); false: each process keeps its own")
     notify: bool = Field(default=True, description="LISTEN/NOTIFY fan-out of new events "
                          "(off: streams catch up by their periodic re-read; for measuring)")
     sweep_interval: float = Field(
@@ -69,7 +76,8 @@ class Settings(BaseSettings):
             ipaddress.ip_network(network, strict=False)
         return value
 
-    @field_validator("cors_origins", "webhook_allow_networks", mode="before")
+    @field_validator("cors_origins", "webhook_allow_networks", "database_replica_url",
+                     mode="before")
     @classmethod
     def _split_origins(cls, value: object) -> object:
         if isinstance(value, str):
