@@ -215,7 +215,7 @@ async def export(game_id: GameId, request: Request, known: KnownVersion) -> Expo
                       min_version=known)
 
 
-async def _admin(request: Request, game_id: str, kind: str, body: Mapping[str, Any] | None
+async def _admin(request: Request, game_id: str, kind: str, body: Mapping[str, object] | None
                  ) -> ActOutcome:
     token = bearer(request)
     async with work(request) as uow:

@@ -63,7 +63,7 @@ def nests_deeper(body: bytes, limit: int) -> bool:
 _NUL_ESCAPE = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")
 
 
-def first_nul(value: Any) -> str | None:
+def first_nul(value: object) -> str | None:
     """The JSON pointer of a string (value or key) in `value` holding a NUL character,
     or None: PostgreSQL cannot store one in text, so no request may carry one."""
     stack: list[tuple[str, Any]] = [("", value)]

@@ -157,7 +157,7 @@ def _check_dropout_sides(
 
 
 def _merge(
-    default: Any, given: Any, path: str, problems: list[tuple[str, str]],
+    default: object, given: object, path: str, problems: list[tuple[str, str]],
     side_ids: tuple[str, ...] = (),
 ) -> Any:
     if path == "/options/dropout/sides":

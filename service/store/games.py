@@ -153,7 +153,7 @@ def remember_state(game_id: str, head_seq: int, head_hash: str, snapshot_seq: in
     _CACHE.remember(game_id, _Known(head_seq, head_hash, snapshot_seq, state))
 
 
-def game_lock_key(game_id: Any) -> Any:
+def game_lock_key(game_id: object) -> Any:
     """The advisory lock key of a game id (or of a bind parameter) (GAME_LOCK=advisory)."""
     return func.hashtextextended(game_id, 0)
 
@@ -349,7 +349,7 @@ class Games:
         _CACHE.remember(game.id, _Known(head_seq, head_hash, snapshot_seq, state))
         return version
 
-    async def update(self, game_id: str, **values: Any) -> None:
+    async def update(self, game_id: str, **values: object) -> None:
         await self.session.execute(update(GameRow).where(GameRow.id == game_id).values(**values))
 
     async def of_token(self, digest: str, *, after: str | None, limit: int) -> list[Game]:

@@ -97,7 +97,7 @@ class Hub:
 
     # -- listening ----------------------------------------------------------------------
 
-    def _on_notify(self, _connection: Any, _pid: int, _channel: str, payload: str) -> None:
+    def _on_notify(self, _connection: object, _pid: int, _channel: str, payload: str) -> None:
         game_id, _, seq = payload.partition(":")
         if seq.isdigit():
             self._heard(game_id, int(seq))
