@@ -59,6 +59,12 @@ class Settings(BaseSettings):
         default=1.0, description="seconds between deadline sweeps and between looks for "
         "due notifications (0: neither runs)"
     )
+    gc_threshold: Annotated[tuple[int, ...], NoDecode] = Field(
+        default=(50_000, 20, 100), description=(
+            "the serving process's cyclic garbage collector thresholds (Python's are 700, "
+            "10, 10): with games' states cached, a full collection walks every cached "
+            "object, and at Python's thresholds it ran every few hundred orders for up to "
+            "100 ms (docs/scaling.md); empty: Python's own"))
     webhook_timeout: float = Field(
         default=10.0, gt=0, description="seconds one delivery attempt may take in all "
         "(resolving, connecting, sending, the response's headers)")
@@ -68,6 +74,16 @@ class Settings(BaseSettings):
         default_factory=list, description="comma-separated networks (CIDR) notifications "
         "may go to although they are not public, e.g. 10.1.2.0/24 for an internal "
         "receiver; none by default")
+
+    @field_validator("gc_threshold", mode="before")
+    @classmethod
+    def _parse_thresholds(cls, value: object) -> object:
+        if isinstance(value, str):
+            parts = [p.strip() for p in value.split(",") if p.strip()]
+            if not all(p.isdigit() for p in parts) or len(parts) not in (0, 3):
+                raise ValueError("expected three whole numbers, e.g. 50000,20,100, or nothing")
+            return tuple(int(p) for p in parts)
+        return value
 
     @field_validator("webhook_allow_networks", mode="after")
     @classmethod
