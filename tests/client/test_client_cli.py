@@ -24,6 +24,7 @@ import uvicorn
 from support import SCENARIOS, SIDES
 from typer.testing import CliRunner, Result
 
+from service.client.api import Client, ProblemError
 from service.client.cli import app as cli_app
 from service.client.profile import Profile
 
@@ -74,7 +75,8 @@ def serving(settings: Any, migrated_url: str) -> Iterator[Live]:
 def live(migrated_url: str) -> Iterator[Live]:
     from service.settings import Settings
 
-    with serving(Settings(database_url=migrated_url, sweep_interval=0), migrated_url) as it:
+    with serving(Settings(database_url=migrated_url, sweep_interval=0,
+                          webhook_allow_networks=["127.0.0.0/8"]), migrated_url) as it:
         yield it
 
 
@@ -419,3 +421,39 @@ def test_create_sends_the_operator_key(migrated_url: str, tmp_path: Path,
         assert set(created["join_codes"]) == set(SIDES)
         monkeypatch.setenv("WIF_OPERATOR_KEY", "op-secret")
         assert json.loads(wif(tmp_path / "c.json", *args, url=server.url).stdout)["id"]
+
+
+def test_the_python_client_reads_options_settings_and_its_webhook(live: Live,
+                                                                   tmp_path: Path) -> None:
+    """The client has a method per route a player uses (docs/client.md): the legal
+    choices of a unit and of a side, the reorganization planner, the player's settings,
+    the webhook with its delivery log."""
+    t = seated_game(live, tmp_path)
+    profile = to_communists_action(t)
+    seat = json.loads(profile.read_text())["games"][t.game]
+    with Client(t.url, token=seat["token"]) as client:
+        sov = client.unit_options(t.game, "sov-inf-1")
+        assert sov["unit"] == "sov-inf-1" and sov["version"] == client.summary(t.game)[
+            "version"]
+        side = client.side_options(t.game)
+        assert side["side"] == "communists"
+        assert set(side["units"]) >= {"sov-inf-1", "sov-hq-1", "chi-inf-1"}
+        with pytest.raises(ProblemError) as caught:
+            client.side_options(t.game, "nobody")
+        assert caught.value.status == 404
+        plan = client.reorg_options(t.game, "sov-inf-1")
+        assert plan["unit"] == "sov-inf-1"
+        assert client.settings(t.game)["settings"]["confirm_lapse"] is False
+        assert client.set_settings(t.game, confirm_lapse=True)["settings"][
+            "confirm_lapse"] is True
+        registered = client.set_webhook(t.game, "http://127.0.0.1:9/hook")
+        assert registered["secret"] and registered["state"] == "active"
+        assert client.webhook(t.game)["url"] == "http://127.0.0.1:9/hook"
+        assert client.deliveries(t.game)["messages"] == []
+        with pytest.raises(ProblemError) as caught:
+            client.resend(t.game, "msg_nothing")
+        assert caught.value.status == 404
+        client.delete_webhook(t.game)
+        with pytest.raises(ProblemError) as caught:
+            client.webhook(t.game)
+        assert caught.value.status == 404
