@@ -127,6 +127,9 @@ ORDER_EXAMPLES: dict[str, dict[str, Any]] = {
         {"unit": "ger-inf-2", "method": "hq", "hq": "ger-hq-rundstedt"}]},
     "production": {"powers": {"germany": {"bp_spent": 30, "bp_on_rps": 5}}},
     "consent": {"proposal": 1, "agree": True},
+    "standing": {"step": "reaction", "stops": [{"kind": "unit_attacked"}]},
+    "steps": {"orders": [{"kind": "release", "body": {"units": ["ger-arm-1"]}}],
+              "through": "exploitation"},
     "admin.pause": {"reason": "summer holidays", "hours": 72},
     "admin.resume": {"reason": "back from holidays"},
     "admin.deadlines": {"deadlines": {"declare": 86400, "production": None},
@@ -154,9 +157,10 @@ ORDER_EXAMPLES: dict[str, dict[str, Any]] = {
 # the game has reached (a turn's production comes after however many impulses it took).
 EXAMPLE_AT: dict[str, tuple[int | None, str]] = {
     "initiative.reroll": (0, "initiative.reroll"), "initiative.choose": (0, "initiative.choose"),
-    "declare": (1, "declare"), "mode": (1, "action"), "report": (1, "action"),
-    "roll": (1, "action"), "done": (1, "action"), "release": (1, "reaction"),
-    "reorg": (1, "reorganization"), "production": (None, "production"),
+    "standing": (1, "declare"), "declare": (1, "declare"), "mode": (1, "action"),
+    "report": (1, "action"), "roll": (1, "action"), "done": (1, "action"),
+    "release": (1, "reaction"), "steps": (1, "exploitation"), "reorg": (1, "reorganization"),
+    "production": (None, "production"),
     "consent": (None, "consent"),
 }
 

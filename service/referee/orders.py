@@ -32,6 +32,8 @@ from service.store.uow import UnitOfWork
 
 # Orders whose answers stay sealed from other sides until their window closes.
 SEALED_ORDERS = ("initiative.reroll",)
+# Orders whose later answers name them by their seq (standing orders, held steps).
+NAMED_ORDERS = ("standing", "steps")
 # Secrets an answer carries that a stored, replayable result must not keep.
 _SECRETS = ("join_code", "token")
 
@@ -136,9 +138,12 @@ def check(game_id: str, signer: str, key: str, actor: Actor, envelope: Envelope,
         raise Forbidden("order/gm_only", f"{order.kind} is not a player's order: it is the "
                         "GM's", rule="docs/api.md",
                         errors=[("/order/kind", f"a player's kinds are {sorted(ORDERS)}")])
-    extra = {"salt": secrets.token_hex(32)} if order.kind in SEALED_ORDERS else {}
-    if order.kind == "done" and (settings or {}).get("confirm_lapse"):
+    extra: dict[str, Any] = {"salt": secrets.token_hex(32)} if order.kind in SEALED_ORDERS \
+        else {}
+    if order.kind in ("done", "steps") and (settings or {}).get("confirm_lapse"):
         extra["confirm_lapse"] = "required"  # the player's setting (referee.settings)
+    if order.kind in NAMED_ORDERS:
+        extra["seq"] = order.seq  # the events of its answers name it (issue 20)
     command = Command(kind=order.kind, body=order.body, actor=actor, at=rfc3339(utc_now()),
                       position=(order.turn, order.impulse, order.step), extra=extra,
                       trigger=crypto_dice.trigger_of(envelope.signature))
@@ -186,6 +191,12 @@ async def dry_run(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
         return {"valid": True, "dry_run": True, "rolls_dice": True, "events": [],
                 "note": "the order is valid; what follows depends on dice, which are "
                         "rolled only when the order is submitted"}
+    if any(e.kind in ("initiative.reroll_answered", "standing.armed") and
+           e.data.get("step", "initiative.reroll") == "initiative.reroll"
+           for e in decision.events):
+        return {"valid": True, "dry_run": True, "sealed": True, "rolls_dice": False,
+                "events": [], "note": "a sealed answer's effects are shown only once the "
+                                      "window closes"}
     return {"valid": True, "dry_run": True, "rolls_dice": False,
             "events": [e.record(game.head_seq + i + 1)
                        for i, e in enumerate(decision.events)],

@@ -199,7 +199,7 @@ def test_the_cli_plays_a_whole_impulse_against_a_live_server(live: Live, tmp_pat
     assert state["turn"]["turn_end_total"] == 4
     assert state["awaiting"] == [{"side": "axis", "powers": ["germany", "italy"],
                                   "step": "declare", "deadline": None,
-                                  "orders": ["declare"], "choices": {"actions.*": [
+                                  "orders": ["declare", "steps"], "choices": {"actions.*": [
                                       "pass", "land", "air", "naval", "combined"]}}]
 
     # `pass` declares pass for every power of mine.
