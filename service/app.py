@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
@@ -30,6 +30,7 @@ from service.referee.notifications import Courier
 from service.settings import Settings, get_settings
 from service.store.database import make_engine, make_sessionmaker, resolve_database_url
 from service.store.notify import Hub
+from service.store.order_call import OrderCall
 from service.store.uow import Transactions
 
 log = logging.getLogger("service")
@@ -62,8 +63,10 @@ def background(transactions: Transactions, policy: egress.Policy, settings: Sett
             asyncio.create_task(courier.run())]
 
 
-def create_app(settings: Settings | None = None, *, database_url: str | None = None) -> FastAPI:
-    settings = settings or get_settings()
+def lifespan_of(settings: Settings, database_url: str | None
+                ) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    """What the app does when it starts and stops: the engine, the stream hub, the
+    order's one call, the server's receipt key, the background tasks."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -72,9 +75,12 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         app.state.engine = engine
         app.state.sessionmaker = make_sessionmaker(engine)
         app.state.hub = hub = Hub(url)
+        order_call = OrderCall(url, size=settings.pool_size) if settings.one_call else None
         app.state.transactions = Transactions(
-            app.state.sessionmaker, hub.published if settings.notify else None)
+            app.state.sessionmaker, hub.published if settings.notify else None, order_call)
         await hub.start()
+        if order_call is not None:
+            await order_call.start()
         async with app.state.transactions() as uow:
             await receipts.ensure_key(uow)
         tasks = background(app.state.transactions, app.state.egress, settings)
@@ -87,8 +93,16 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             await hub.stop()
+            if order_call is not None:
+                await order_call.stop()
             await engine.dispose()
 
+    return lifespan
+
+
+def create_app(settings: Settings | None = None, *, database_url: str | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    lifespan = lifespan_of(settings, database_url)
     app = FastAPI(
         title="WiF referee",
         version=__version__,

@@ -43,6 +43,9 @@ class Settings(BaseSettings):
         "before parsing; the deepest legitimate body, an export, nests 8 deep)")
     rate_limit: float = Field(default=50.0, description="requests per second per token (0: off)")
     rate_burst: int = Field(default=200, description="requests a token may burst")
+    one_call: bool = Field(default=True, description=(
+        "take a player's order in one call to the database when this process has the "
+        "game's head at hand (off: every order takes the long way; for measuring)"))
     notify: bool = Field(default=True, description="LISTEN/NOTIFY fan-out of new events "
                          "(off: streams catch up by their periodic re-read; for measuring)")
     sweep_interval: float = Field(

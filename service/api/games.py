@@ -39,9 +39,9 @@ from service.api.contract import (
 )
 from service.api.numbers import JsonRoute
 from service.api.schemas import ORDER_EXAMPLES, CreateGame, ImportGame, JoinSeat, SignedOrder
+from service.referee import envelopes, orders, reads, receipts
 from service.referee import games as referee
 from service.referee import gm as gm_cases
-from service.referee import orders, reads, receipts
 from service.rules import (
     ActBody,
     DeadlinesBody,
@@ -159,7 +159,7 @@ async def post_order(
 ) -> Any:
     token = bearer(request)
     # Validated above; the referee checks the signature over the order as it arrived.
-    signed = orders.Envelope.of(await request.json())
+    signed = envelopes.Envelope.of(await request.json())
     async with work(request) as uow:
         if dry_run:
             preview = await orders.dry_run(uow, game_id, token, signed)

@@ -94,6 +94,18 @@ def new_dice(game_id: str, config: dict[str, Any]) -> ServerDice:
                       chains=())
 
 
+def cached_roots(game_id: str, chains: Sequence[Chain], config: dict[str, Any]
+                 ) -> dict[int, bytes] | None:
+    """The roots of every chain of the game as this process read them committed, or
+    None when one is not at hand (a seeded game needs none: it derives them)."""
+    if config["mode"] == "seeded" or not chains:
+        return {}
+    cached = _ROOTS.get(game_id)
+    if cached is None or any(c.number not in cached for c in chains):
+        return None
+    return dict(cached)
+
+
 async def load_dice(uow: UnitOfWork, game: Game) -> ServerDice:
     """The game's dice. Stored roots are cached per process, but only as read from the
     database (committed): a root drawn by a transaction that rolled back is never used."""

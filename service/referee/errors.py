@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from service.store.failures import BadData, Unavailable
 from service.store.games import GameNotFound
-from service.store.uow import BadData, Unavailable
 
 
 class RefereeError(Exception):

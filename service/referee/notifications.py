@@ -66,42 +66,59 @@ def _awaits(state: State, powers: list[str]) -> Mapping[str, Any] | None:
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """What a change of a game may notify, before anyone's webhook is looked at: "your
+    move" for each seated player newly awaited (or awaited at a new step), by player id,
+    and the events message for owners who get every event (None: no events)."""
+
+    moves: dict[str, dict[str, Any]]
+    events: dict[str, Any] | None
+
+
+def candidates(game_id: str, before: State, after: State,
+               events: Sequence[Mapping[str, Any]], now: datetime) -> Candidates:
+    """`Candidates` of a change from `before` to `after` (pure: the order's one call
+    and the long way both use it)."""
+    moved = position(before) != position(after)
+    moves: dict[str, dict[str, Any]] = {}
+    for player_id, seat in after.seats.items():
+        entry = _awaits(after, list(seat.powers))
+        if entry is not None and (_awaits(before, list(seat.powers)) is None or moved):
+            moves[player_id] = {"type": "game.your_move", "timestamp": rfc3339(now),
+                                "data": {"game": game_id, "awaiting": entry,
+                                         "position": position(after)}}
+    message = None
+    if events:
+        message = {"type": "game.events", "timestamp": rfc3339(now),
+                   "data": {"game": game_id, "first_seq": events[0]["seq"],
+                            "last_seq": events[-1]["seq"],
+                            "kinds": [e["kind"] for e in events]}}
+    return Candidates(moves, message)
+
+
 async def enqueue(uow: UnitOfWork, game_id: str, version: int, before: State,
                   after: State, events: Sequence[Mapping[str, Any]]) -> None:
     """In the order's transaction: "your move" for every player with a webhook who is
-    newly awaited (or awaited at a new step), and every event for those who asked."""
+    newly awaited (or awaited at a new step), and every event for those who asked (the
+    GM's webhook: every event, nobody's move)."""
     hooks = await uow.webhooks.with_powers(game_id)
     if not hooks:
         return
     now = utc_now()
+    found = candidates(game_id, before, after, events, now)
     rows: list[dict[str, Any]] = []
     for hook, powers in hooks:
-        if powers is None:  # the GM's webhook: every event, nobody's move
-            powers, every_event = [], True
-        else:
-            every_event = hook.every_event
-        entry = _awaits(after, powers)
-        earlier = _awaits(before, powers)
-        moved = position(before) != position(after)
-        if entry is not None and (earlier is None or moved):
-            rows.append({
-                "game_id": game_id, "id": f"msg_move_{hook.player_id}_{version}",
-                "player_id": hook.player_id, "kind": "your_move",
-                "payload": {"type": "game.your_move", "timestamp": rfc3339(now),
-                            "data": {"game": game_id, "awaiting": entry,
-                                     "position": position(after)}},
-                "attempts": 0, "next_attempt_at": now, "failed": False,
-            })
-        if every_event and events:
-            rows.append({
-                "game_id": game_id, "id": f"msg_events_{hook.player_id}_{version}",
-                "player_id": hook.player_id, "kind": "events",
-                "payload": {"type": "game.events", "timestamp": rfc3339(now),
-                            "data": {"game": game_id, "first_seq": events[0]["seq"],
-                                     "last_seq": events[-1]["seq"],
-                                     "kinds": [e["kind"] for e in events]}},
-                "attempts": 0, "next_attempt_at": now, "failed": False,
-            })
+        move = found.moves.get(hook.player_id) if powers is not None else None
+        if move is not None:
+            rows.append({"game_id": game_id, "id": f"msg_move_{hook.player_id}_{version}",
+                         "player_id": hook.player_id, "kind": "your_move", "payload": move,
+                         "attempts": 0, "next_attempt_at": now, "failed": False})
+        if found.events is not None and (powers is None or hook.every_event):
+            rows.append({"game_id": game_id, "id": f"msg_events_{hook.player_id}_{version}",
+                         "player_id": hook.player_id, "kind": "events",
+                         "payload": found.events, "attempts": 0, "next_attempt_at": now,
+                         "failed": False})
     await uow.outbox.add(rows)
 
 

@@ -10,30 +10,24 @@ The GM's acts arrive the same way when the game has a GM key: signed orders of p
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
 from service.answers import Accepted, ActOutcome, Preview
-from service.clock import rfc3339, utc_now
-from service.crypto import dice as crypto_dice
-from service.crypto import identity, signing
-from service.crypto.canonical import sha256_hex
-from service.referee import gm, members, receipts
+from service.crypto import identity
+from service.crypto.tokens import hash_token
+from service.referee import gm, members, one_call, receipts
 from service.referee.awaited import awaited
+from service.referee.envelopes import SEALED_ORDERS, Checked, Envelope, check, in_request
 from service.referee.errors import Denied, RefereeError, Unauthorized
 from service.referee.ledger import apply
-from service.rules import GM_ACTS, ORDERS, Actor, Command, RulesError, decide, position
-from service.rules.errors import Forbidden, Malformed, Refused
+from service.rules import GM_ACTS, Actor, RulesError, decide, position
+from service.rules.errors import Malformed, Refused
 from service.store.games import Game, Signer, StoredOrder
 from service.store.uow import UnitOfWork
 
-# Orders whose answers stay sealed from other sides until their window closes.
-SEALED_ORDERS = ("initiative.reroll",)
-# Orders whose later answers name them by their seq (standing orders, held steps).
-NAMED_ORDERS = ("standing", "steps")
 # Secrets an answer carries that a stored, replayable result must not keep.
 _SECRETS = ("join_code", "token")
 
@@ -42,54 +36,6 @@ _SECRETS = ("join_code", "token")
 class OrderResult:
     body: Accepted
     replayed: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Order:
-    """What a player (or the GM) signs: the game, the signer and its seq, the chain head
-    it last saw (`prev`), the position it saw, the order's kind and body."""
-
-    game: str
-    player: str
-    seq: int
-    prev: str
-    turn: int
-    impulse: int
-    step: str
-    kind: str
-    body: Mapping[str, Any]
-
-    def signed(self) -> dict[str, Any]:
-        """The object the signature covers (its RFC 8785 bytes)."""
-        return {"game": self.game, "player": self.player, "seq": self.seq, "prev": self.prev,
-                "turn": self.turn, "impulse": self.impulse, "step": self.step,
-                "kind": self.kind, "body": dict(self.body)}
-
-
-@dataclass(frozen=True, slots=True)
-class Envelope:
-    """A signed order as it arrives: the order and the base64url Ed25519 signature."""
-
-    order: Order
-    signature: str
-
-    @classmethod
-    def of(cls, data: Mapping[str, Any]) -> Envelope:
-        """From the API's validated body."""
-        return cls(Order(**data["order"]), str(data["signature"]))
-
-    def stored(self) -> dict[str, Any]:
-        """The envelope as it is kept and exported."""
-        return {"order": self.order.signed(), "signature": self.signature}
-
-
-@dataclass(frozen=True, slots=True)
-class Checked:
-    """An order whose signature verified: its canonical bytes' hash and its command."""
-
-    order: Order
-    order_hash: str
-    command: Command
 
 
 class _NoDice:
@@ -108,60 +54,6 @@ class _NoDice:
 
 class _WouldRoll(Exception):
     pass
-
-
-def check(game_id: str, signer: str, key: str, actor: Actor, envelope: Envelope,
-          settings: Mapping[str, Any] | None = None) -> Checked:
-    """The envelope names this game and the token's signer, and the signature verifies
-    with `key` over the order's RFC 8785 bytes (canonicalised once: the same bytes give
-    the order's hash). The player's `settings` that change what an order needs ride in
-    the command's `extra`, which the log keeps for the replay."""
-    order = envelope.order
-    if order.game != game_id:
-        raise Malformed("order/wrong_game", "the order names another game",
-                        errors=[("/order/game", f"expected {game_id}")])
-    if order.player != signer:
-        raise Forbidden("order/signer_mismatch",
-                        "the bearer token belongs to another signer than the order's",
-                        errors=[("/order/player", "not the token's player")])
-    try:
-        signed = signing.order_signing_bytes(order.signed())
-    except ValueError as error:
-        raise Malformed("order/not_canonical", f"the order has no RFC 8785 canonical form "
-                        f"(so it cannot be signed): {error}; numbers must be finite and "
-                        "integers within +-(2**53 - 1)", rule="docs/api.md",
-                        errors=[("/order", str(error))]) from None
-    if not signing.verify(key, signed, envelope.signature):
-        raise Unauthorized("order/bad_signature",
-                           "the signature does not verify with the signer's registered key")
-    if actor.role == "player" and order.kind not in ORDERS:
-        raise Forbidden("order/gm_only", f"{order.kind} is not a player's order: it is the "
-                        "GM's", rule="docs/api.md",
-                        errors=[("/order/kind", f"a player's kinds are {sorted(ORDERS)}")])
-    extra: dict[str, Any] = {"salt": secrets.token_hex(32)} if order.kind in SEALED_ORDERS \
-        else {}
-    if order.kind in ("done", "steps") and (settings or {}).get("confirm_lapse"):
-        extra["confirm_lapse"] = "required"  # the player's setting (referee.settings)
-    if order.kind in NAMED_ORDERS:
-        extra["seq"] = order.seq  # the events of its answers name it (issue 20)
-    command = Command(kind=order.kind, body=order.body, actor=actor, at=rfc3339(utc_now()),
-                      position=(order.turn, order.impulse, order.step), extra=extra,
-                      trigger=crypto_dice.trigger_of(envelope.signature))
-    return Checked(order, sha256_hex(signed), command)
-
-
-def in_request(refusal: RulesError, signer: str) -> RulesError:
-    """A refusal whose paths point into the request: the rules point into the order (a
-    player's) or into the act's body (the GM's), the request holds it under `order`."""
-    prefix = "/order/body" if signer == identity.GM else "/order"
-
-    def moved(path: str) -> str:
-        return path if path.startswith("/order") else prefix + path
-
-    refusal.errors = [(moved(path), message) for path, message in refusal.errors]
-    refusal.units = {moved(path): unit for path, unit in refusal.units.items()}
-    refusal.unit_labels = {moved(path): unit for path, unit in refusal.unit_labels.items()}
-    return refusal
 
 
 async def dry_run(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
@@ -205,9 +97,15 @@ async def dry_run(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
 
 async def submit(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
                  ) -> OrderResult:
-    """Take a signed order: a player's, or the GM's act when the game has a GM key."""
+    """Take a signed order: a player's, or the GM's act when the game has a GM key. A
+    player's order is taken in one call when this process has what it needs at hand
+    (`one_call`); otherwise the long way: under the game's lock, read first."""
     if envelope.order.player == identity.GM:
         return await _submit_gm(uow, game_id, token, envelope)
+    if uow.order_call is not None:
+        taken = await one_call.take(uow.order_call, uow, game_id, token, envelope)
+        if taken is not None:
+            return OrderResult(taken, replayed=False)
     player = await members.player_for_order(uow, game_id, token)
     actor = Actor(id=player.id, role="player", side=player.side, powers=tuple(player.powers))
     checked = check(game_id, player.id, player.public_key, actor, envelope, player.settings)
@@ -220,7 +118,10 @@ async def submit(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
             raise Unauthorized("order/key_changed", "the player's key or seat changed while "
                                "the order waited for the game: sign it again")
         _key_in_force(signer, checked.command.at)
-        return await _take(uow, game, stored, signer.prev_known, checked, envelope)
+        result = await _take(uow, game, stored, signer.prev_known, checked, envelope)
+        one_call.remember(game)
+        one_call.remember_signer(hash_token(token), player)
+        return result
     except (RulesError, RefereeError) as refusal:
         await _refusal_receipt(uow, refusal, game_id, checked)
         raise

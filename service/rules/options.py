@@ -26,7 +26,7 @@ class WeatherRow(TypedDict):
 
     roll: Annotated[int, Ge(1), Le(10)]
     weather: Annotated[str, MinLen(1), MaxLen(40)]
-    dice: Annotated[int, Ge(1), Le(10)]
+    dice: Annotated[int, Ge(1), Le(4)]
     supply_path: Annotated[int, Ge(0), Le(20)]
 
 # RULES-NOTES "Default weather table": one d10 per round (row 17).

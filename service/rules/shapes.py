@@ -11,6 +11,7 @@ value breaks.
 
 from __future__ import annotations
 
+import functools
 import types
 import typing
 from collections.abc import Mapping
@@ -39,6 +40,7 @@ def is_closed(typ: object) -> bool:
     return isinstance(getattr(typ, "__pydantic_config__", None), dict)
 
 
+@functools.lru_cache(maxsize=256)
 def _keys(typ: type) -> tuple[frozenset[str], dict[str, Any]]:
     hints = typing.get_type_hints(typ, include_extras=False)
     return frozenset(hints), hints

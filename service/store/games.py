@@ -141,6 +141,13 @@ class _Cache:
 _CACHE = _Cache()
 
 
+def remember_state(game_id: str, head_seq: int, head_hash: str, snapshot_seq: int,
+                   state: State) -> None:
+    """A state committed at this head by a write that did not go through `advance` (the
+    order's one call, service/store/order_call.py)."""
+    _CACHE.remember(game_id, _Known(head_seq, head_hash, snapshot_seq, state))
+
+
 def game_lock_key(game_id: Any) -> Any:
     """The advisory lock key of a game id (or of a bind parameter) (GAME_LOCK=advisory)."""
     return func.hashtextextended(game_id, 0)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import asyncpg
 from sqlalchemy import text
@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from service.store.commands import Commands
 from service.store.dice import DiceSeeds
+from service.store.failures import BadData, Unavailable
 from service.store.games import Games
 from service.store.log import EventLog
 from service.store.orders import Orders
@@ -29,22 +30,18 @@ from service.store.server_keys import ServerKeys
 from service.store.tickets import StreamTickets
 from service.store.webhooks import Outbox, Webhooks
 
+if TYPE_CHECKING:
+    from service.store.order_call import OrderCall
+
 Publish = Callable[[str, int], None]
-
-
-class Unavailable(Exception):
-    """The database cannot be reached (retry shortly)."""
-
-
-class BadData(Exception):
-    """PostgreSQL refused a value it cannot store (say, a NUL character in text)."""
 
 
 class UnitOfWork:
     """The repositories of one transaction. Use cases flush, never commit."""
 
-    def __init__(self, session: AsyncSession) -> None:
+    def __init__(self, session: AsyncSession, order_call: OrderCall | None = None) -> None:
         self.session = session
+        self.order_call = order_call  # the order's one call (service/store/order_call.py)
         self.games = Games(session)
         self.log = EventLog(session)
         self.orders = Orders(session)
@@ -108,15 +105,16 @@ class Transactions:
     """Opens units of work; after each commit, publishes what it appended."""
 
     def __init__(self, sessionmaker: async_sessionmaker[Any],
-                 publish: Publish | None = None) -> None:
+                 publish: Publish | None = None, order_call: OrderCall | None = None) -> None:
         self.sessionmaker = sessionmaker
         self.publish = publish
+        self.order_call = order_call
 
     @asynccontextmanager
     async def __call__(self) -> AsyncIterator[UnitOfWork]:
         try:
             async with self.sessionmaker() as session:
-                uow = UnitOfWork(session)
+                uow = UnitOfWork(session, self.order_call)
                 async with session.begin():
                     yield uow
         except Exception as error:

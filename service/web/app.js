@@ -1,13 +1,13 @@
 // The reference play page: join a seat (the Ed25519 key stays in this browser), follow a
-// game live, and send signed orders. Talks only to this server's /v1 API.
+// game live, and send signed orders. Talks only to this server's /v1 API, through the
+// client kit (wif.js), which signs.
 
 import { $, fill, formatTime, h, words } from "./dom.js";
 import { ORDER_FORMS } from "./forms.js";
 import { follow } from "./live.js";
 import { drawMap } from "./map.js";
-import {
-  createKey, deleteKey, hasKey, signObject, signOrder, signingUnavailable,
-} from "./signing.js";
+import { createKey, deleteKey, hasKey, loadKey, signingUnavailable } from "./keystore.js";
+import { fetchJSON, signJoin, WifClient, WifProblem } from "./wif.js";
 
 const SIDES = ["axis", "allies", "communists"];
 const PER_POWER_STEPS = ["declare", "production"];
@@ -16,31 +16,9 @@ const SEATS_KEY = "wif.play.seats";
 
 // ------------------------------------------------------------------ the HTTP API
 
-class ApiError extends Error {
-  constructor(status, problem) {
-    super(problem?.detail || problem?.title || `HTTP ${status}`);
-    this.status = status;
-    this.problem = problem || {};
-  }
-}
-
-async function api(path, { method = "GET", body, token, headers = {} } = {}) {
-  const sent = { ...headers };
-  if (token) sent.Authorization = `Bearer ${token}`;
-  if (body !== undefined) sent["Content-Type"] = "application/json";
-  let response;
-  try {
-    response = await fetch(path, { method, headers: sent, cache: "no-store",
-      body: body === undefined ? undefined : JSON.stringify(body) });
-  } catch (error) {
-    throw new ApiError(0, { detail: `the server cannot be reached (${error.message})` });
-  }
-  if (response.status === 304) return { notModified: true, response };
-  const type = response.headers.get("content-type") || "";
-  const data = type.includes("json") ? await response.json() : { detail: await response.text() };
-  if (!response.ok) throw new ApiError(response.status, data);
-  return { data, response };
-}
+// Requests go through the kit's fetchJSON: {data, response, notModified}, or a thrown
+// WifProblem carrying the server's problem.
+const api = (path, options) => fetchJSON(path, options);
 
 // ------------------------------------------------------------------ seats in localStorage
 
@@ -86,9 +64,9 @@ const playUrl = (params) => `${location.pathname}?${new URLSearchParams(params)}
 
 function showError(error) {
   const banner = $("#error-banner");
-  const problem = error instanceof ApiError ? error.problem : {};
+  const problem = error instanceof WifProblem ? error.problem : {};
   const where = (problem.errors || []).map((e) => h("li", {}, h("code", {}, e.path), ` ${e.message}`));
-  const code = error instanceof ApiError && error.status
+  const code = error instanceof WifProblem && error.status
     ? ` (${error.status}${problem.code ? ` ${problem.code}` : ""}${problem.rule ? `, rule ${problem.rule}` : ""})`
     : "";
   fill($("#error-text"), h("strong", {}, error.message || String(error)), h("small", {}, code),
@@ -154,11 +132,10 @@ async function onJoin(event) {
   let key;
   try {
     key = await createKey(`${game}/${values.side}`);
-    const body = { join_code: values.join_code.trim(), name: values.name.trim(),
-      public_key: key.publicKey, powers: powers.length ? powers : null };
     // The join is signed by the key it registers (it proves the key is held).
-    body.signature = await signObject(key.keyId, { type: "wif-join/1", game,
-      side: values.side, name: body.name, public_key: key.publicKey, powers: body.powers });
+    const body = await signJoin(key.keys, { game, side: values.side,
+      joinCode: values.join_code.trim(), name: values.name.trim(),
+      powers: powers.length ? powers : null });
     const { data } = await api(`/v1/games/${encodeURIComponent(game)}/seats/${values.side}`,
       { method: "POST", body });
     const seat = { game, role: "player", side: values.side, name: body.name,
@@ -299,7 +276,7 @@ async function openGame(seat) {
     },
     onFatal: (problem) => {
       page.live?.stop();
-      showError(new ApiError(problem.status || 401, problem));
+      showError(new WifProblem(problem.status || 401, problem));
     },
   });
 }
@@ -753,20 +730,20 @@ async function previewFromForm(kind, body) {
   }
 }
 
+/** The kit's client for the seat, signing with the seat's stored key. */
+async function seatClient(seat) {
+  return new WifClient("", seat.token, { game: seat.game, player: seat.player,
+    key: await loadKey(seat.keyId) });
+}
+
 async function previewOrder(kind, body) {
   const seat = page.seat;
-  const position = page.summary.position;
   // A dry run stores nothing, so it takes no seq: sign it with the next one, unused.
   const stored = loadSeats()[seatKey(seat)] || seat;
   const seq = Math.max(stored.seq || 0, seat.seq || 0) + 1;
-  const envelope = await signOrder(seat.keyId, {
-    game: seat.game, player: seat.player, seq, prev: page.summary.head.hash,
-    turn: position.turn, impulse: position.impulse, step: position.step, kind, body,
-  });
+  const client = await seatClient(seat);
   try {
-    const { data } = await api(gamePath("/orders?dry_run=true"), { method: "POST",
-      token: seat.token, body: envelope });
-    return data;
+    return await client.order(kind, body, { dryRun: true, seq, summary: page.summary });
   } catch (error) {
     if (error.status === 409) refresh().catch(() => {});
     throw error;
@@ -775,16 +752,11 @@ async function previewOrder(kind, body) {
 
 async function sendOrder(kind, body) {
   const seat = page.seat;
-  const position = page.summary.position;
+  const client = await seatClient(seat);
   for (let attempt = 0; ; attempt += 1) {
     const seq = nextSeq(seat);
-    const envelope = await signOrder(seat.keyId, {
-      game: seat.game, player: seat.player, seq, prev: page.summary.head.hash,
-      turn: position.turn, impulse: position.impulse, step: position.step, kind, body,
-    });
     try {
-      const { data } = await api(gamePath("/orders"), { method: "POST", token: seat.token,
-        body: envelope });
+      const data = await client.order(kind, body, { seq, summary: page.summary });
       keepReceipt(seat, data.receipt);
       notice(`✓ ${kind} accepted (seq ${seq}); ${data.events?.length ?? 0} event(s).`);
       if (page.liveMode !== "stream") addEvents(data.events || []);

@@ -1,0 +1,138 @@
+"""The order's write path in one round trip: one call of `wif_take_order` (migration
+0009) through asyncpg's prepared statement, on a pool of its own (no pre-ping: a broken
+connection is retried once, then the database is `Unavailable`).
+
+The referee decides an order on the state this process has cached for the game's head
+and hands over everything it wrote: the function takes the game's lock, checks that the
+head, the signer's seat and the seq are as the referee assumed and that `prev` is an
+event of the chain, and writes it all, or says why not (the referee then takes the
+order the long way, under the lock).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal, cast
+
+import asyncpg
+import orjson
+
+from service.clock import rfc3339
+from service.rules.events import EventRecord
+from service.store.failures import Unavailable
+from service.store.models import GM_OWNER
+from service.store.notify import asyncpg_dsn
+
+_CALL = ("SELECT wif_take_order($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11,"
+         " $12::json, $13::json, $14::json, $15::jsonb, $16::jsonb, $17, $18, $19, $20,"
+         " $21::json, $22::jsonb, $23)")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_RETRIED = (asyncpg.PostgresConnectionError, asyncpg.InterfaceError, ConnectionError, OSError)
+
+Status = Literal["taken", "stored", "moved", "seat_changed", "unknown_prev", "no_game"]
+
+
+def _json(value: object) -> str:
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    """What one order writes, decided on the head (`head_seq`, `head_hash`, `version`)
+    the referee's cached state is at."""
+
+    game: str
+    head_seq: int
+    head_hash: str
+    version: int
+    player: str
+    token_hash: str
+    public_key: str
+    settings: Mapping[str, Any]
+    seq: int
+    order_hash: str
+    prev: str
+    events: Sequence[Mapping[str, Any]]
+    snapshots: Sequence[Mapping[str, Any]]
+    command: Mapping[str, Any]
+    envelope: Mapping[str, Any]
+    result: Mapping[str, Any]
+    status: str
+    next_deadline: datetime | None
+    step_started_at: datetime | None
+    now: datetime
+    moves: Sequence[Mapping[str, Any]]
+    events_message: Mapping[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What the call says: `taken` (the new `version`), `stored` (that seq was stored
+    before: its hash and result), `moved` (with the events since the head the order was
+    decided on, when there are few: the referee catches up and calls again), or why the
+    referee must take the long way."""
+
+    status: Status
+    version: int | None = None
+    order_hash: str | None = None
+    result: dict[str, Any] | None = None
+    events: list[EventRecord] | None = None
+
+
+async def _nothing_to_reset(connection: asyncpg.Connection) -> None:
+    """The call is one statement, its lock a transaction's: a connection comes back to
+    the pool as it went out, with no query to reset it."""
+
+
+class OrderCall:
+    """A pool of connections for `wif_take_order` only."""
+
+    def __init__(self, url: str, size: int = 10) -> None:
+        self.dsn = asyncpg_dsn(url)
+        self.size = size
+        self.pool: asyncpg.Pool | None = None
+
+    async def start(self) -> None:
+        self.pool = await asyncpg.create_pool(
+            self.dsn, min_size=1, max_size=self.size, reset=_nothing_to_reset,
+            server_settings={"application_name": "wif-referee orders"})
+
+    async def stop(self) -> None:
+        if self.pool is not None:
+            await self.pool.close()
+
+    async def take(self, write: Write) -> Answer:
+        """Call the function; a connection that broke is replaced and the call made once
+        more (nothing was written: the call is one statement, one transaction)."""
+        args = (write.game, write.head_seq, write.head_hash, write.version, write.player,
+                write.token_hash, write.public_key, _json(write.settings), write.seq,
+                write.order_hash, write.prev,
+                _json(write.events), _json(write.snapshots), _json(write.command),
+                _json(write.envelope), _json(write.result), write.status,
+                write.next_deadline, write.step_started_at, write.now, _json(write.moves),
+                None if write.events_message is None else _json(write.events_message),
+                GM_OWNER)
+        if self.pool is None:
+            raise Unavailable("the order pool is not started")
+        for attempt in (1, 2):
+            try:
+                async with self.pool.acquire() as connection:
+                    found = await connection.fetchval(_CALL, *args)
+                break
+            except _RETRIED:
+                if attempt == 2:
+                    raise Unavailable("the database is not reachable") from None
+        answer: dict[str, Any] = json.loads(found)  # keeps the events' keys in order
+        events = answer.get("events")
+        return Answer(cast(Status, answer["status"]), answer.get("version"),
+                      answer.get("order_hash"), answer.get("result"),
+                      None if events is None else [_record(e) for e in events])
+
+
+def _record(row: dict[str, Any]) -> EventRecord:
+    """An event of the call's answer as the log shows it (`at` from microseconds)."""
+    at = _EPOCH + timedelta(microseconds=int(row.pop("at_us")))
+    return cast(EventRecord, {**row, "at": rfc3339(at)})
