@@ -237,6 +237,35 @@ class WebhookSettings(Strict):
     every_event: bool = False
 
 
+QUIET_HH_MM = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"
+
+
+class QuietHours(Strict):
+    """Hours not to send in (`from`-`to`, HH:MM, may wrap midnight, in `timezone`, an
+    IANA name): "your move" waits for their end."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=False)
+    from_: str = Field(alias="from", pattern=QUIET_HH_MM)
+    to: str = Field(pattern=QUIET_HH_MM)
+    timezone: str = Field(default="UTC", min_length=1, max_length=64)
+
+
+class ChannelSettings(Strict):
+    """A notification channel: `target` is an e-mail address (`email`) or the incoming
+    webhook URL (`discord`, `slack`); `quiet_hours` hold messages; `digest_minutes`
+    waits that long and sends every "your move" due by then in one message."""
+
+    model_config = ConfigDict(
+        extra="forbid", strict=True,
+        json_schema_extra={"examples": [{
+            "target": "https://203.0.113.10/api/webhooks/1/abc",
+            "quiet_hours": {"from": "22:00", "to": "07:30", "timezone": "Europe/Paris"},
+            "digest_minutes": 0}]})
+    target: str = Field(min_length=3, max_length=2000)
+    quiet_hours: QuietHours | None = None
+    digest_minutes: int = Field(default=0, ge=0, le=1440)
+
+
 class Empty(Strict):
     """A body that says nothing (optional; `{}` when sent, anything more is 422)."""
 
