@@ -224,6 +224,14 @@ async def put(uow: UnitOfWork, game_id: str, token: str, kind: Kind, *, target: 
               policy: egress.Policy) -> dict[str, Any]:
     """Register (or replace) the caller's channel of `kind`."""
     owner = owner_of(await members.member(uow, game_id, token))
+    values: dict[str, Any] = {"target": target, "digest_minutes": digest_minutes,
+                              "quiet_from": None, "quiet_to": None, "timezone": "UTC"}
+    if quiet_hours is not None:
+        zone = str(quiet_hours.get("timezone", "UTC"))
+        _zone(zone)
+        values.update(quiet_from=_minute(str(quiet_hours["from"]), "/quiet_hours/from"),
+                      quiet_to=_minute(str(quiet_hours["to"]), "/quiet_hours/to"),
+                      timezone=zone)
     if kind == "email":
         if setup.mail is None:
             raise Conflict("channel/email_unavailable", "this server sends no e-mail: its "
@@ -241,14 +249,6 @@ async def put(uow: UnitOfWork, game_id: str, token: str, kind: Kind, *, target: 
                             f"the {kind} webhook URL is refused: {refusal}; it must be "
                             "http(s) to a host on the public internet", rule="docs/api.md",
                             errors=[("/target", str(refusal))]) from None
-    values: dict[str, Any] = {"target": target, "digest_minutes": digest_minutes,
-                              "quiet_from": None, "quiet_to": None, "timezone": "UTC"}
-    if quiet_hours is not None:
-        zone = str(quiet_hours.get("timezone", "UTC"))
-        _zone(zone)
-        values.update(quiet_from=_minute(str(quiet_hours["from"]), "/quiet_hours/from"),
-                      quiet_to=_minute(str(quiet_hours["to"]), "/quiet_hours/to"),
-                      timezone=zone)
     await uow.channels.put(game_id, owner, kind, **values)
     found = [c for c in await uow.channels.of_player(game_id, owner) if c.kind == kind]
     return shown(found[0])

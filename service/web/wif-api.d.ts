@@ -537,6 +537,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/channels/{kind}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Register (or replace) one of my notification channels */
+        put: operations["put_channel"];
+        post?: never;
+        /** Remove one of my notification channels */
+        delete: operations["delete_channel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My notification channels */
+        get: operations["get_channels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/reorg/options": {
         parameters: {
             query?: never;
@@ -1521,6 +1556,57 @@ export interface components {
             anchor: string;
             /** Length */
             length: number;
+        };
+        /**
+         * Channel
+         * @description A notification channel of mine (issue 20): e-mail, Discord or Slack.
+         */
+        Channel: {
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "email" | "discord" | "slack";
+            /** Target */
+            target: string;
+            quiet_hours: components["schemas"]["QuietHoursShown"] | null;
+            /** Digest Minutes */
+            digest_minutes: number;
+        };
+        /**
+         * ChannelSettings
+         * @description A notification channel: `target` is an e-mail address (`email`) or the incoming
+         *     webhook URL (`discord`, `slack`); `quiet_hours` hold messages; `digest_minutes`
+         *     waits that long and sends every "your move" due by then in one message.
+         * @example {
+         *       "digest_minutes": 0,
+         *       "quiet_hours": {
+         *         "from": "22:00",
+         *         "timezone": "Europe/Paris",
+         *         "to": "07:30"
+         *       },
+         *       "target": "https://203.0.113.10/api/webhooks/1/abc"
+         *     }
+         */
+        ChannelSettings: {
+            /** Target */
+            target: string;
+            quiet_hours?: components["schemas"]["QuietHours"] | null;
+            /**
+             * Digest Minutes
+             * @default 0
+             */
+            digest_minutes: number;
+        };
+        /**
+         * Channels
+         * @description `GET /channels`: my channels, and whether this server sends e-mail.
+         */
+        Channels: {
+            /** Channels */
+            channels: components["schemas"]["Channel"][];
+            /** Email Available */
+            email_available: boolean;
         };
         /**
          * Chit
@@ -3189,6 +3275,31 @@ export interface components {
             roles: string[];
             /** Range */
             range?: number;
+        };
+        /**
+         * QuietHours
+         * @description Hours not to send in (`from`-`to`, HH:MM, may wrap midnight, in `timezone`, an
+         *     IANA name): "your move" waits for their end.
+         */
+        QuietHours: {
+            /** From */
+            from: string;
+            /** To */
+            to: string;
+            /**
+             * Timezone
+             * @default UTC
+             */
+            timezone: string;
+        };
+        /** QuietHoursShown */
+        QuietHoursShown: {
+            /** From */
+            from: string;
+            /** To */
+            to: string;
+            /** Timezone */
+            timezone: string;
         };
         /**
          * ReasonBody
@@ -7367,6 +7478,234 @@ export interface operations {
             };
             /** @description Payload too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid payload */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    put_channel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the game's id */
+                game_id: string;
+                /** @description the channel: email, discord or slack */
+                kind: "email" | "discord" | "slack";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelSettings"];
+            };
+        };
+        responses: {
+            /** @description the answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Channel"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid payload */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete_channel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the game's id */
+                game_id: string;
+                /** @description the channel: email, discord or slack */
+                kind: "email" | "discord" | "slack";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid payload */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_channels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the game's id */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Channels"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
