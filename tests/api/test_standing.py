@@ -8,6 +8,10 @@ arming of a reroll standing order."""
 from __future__ import annotations
 
 import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -31,7 +35,7 @@ def _kinds(export: dict[str, Any], kind: str) -> list[dict[str, Any]]:
 
 # long: two turns played mostly by standing orders and steps orders, then both exports.
 async def test_an_export_with_standing_orders_and_steps_verifies_offline(
-    client: httpx.AsyncClient,
+    client: httpx.AsyncClient, tmp_path: Path,
 ) -> None:
     """Every side arms standing orders (the reroll, its final reorganization) and plays
     its impulses with `steps` orders; the GM's export replays every command, each
@@ -67,6 +71,11 @@ async def test_an_export_with_standing_orders_and_steps_verifies_offline(
     export = await _export(game, game.gm)
     report = verify_export(export)
     assert report.ok, report.text()
+    saved = tmp_path / "export.json"
+    saved.write_text(json.dumps(export))
+    offline = subprocess.run([sys.executable, "-m", "service", "verify", str(saved)],
+                             capture_output=True, text=True)
+    assert offline.returncode == 0, offline.stdout + offline.stderr
     assert "0 await" in next(c for c in report.checks if c.name == "replay").detail
     answered = _kinds(export, "standing.answered")
     kinds = {(e["data"]["kind"], e["data"]["step"]) for e in answered}

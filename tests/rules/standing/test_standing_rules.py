@@ -255,3 +255,43 @@ def test_the_game_may_forbid_standing_orders_for_a_step() -> None:
     with pytest.raises(Refused) as caught:
         arm(t, "allies", "initiative.reroll", 2)
     assert caught.value.code == "standing/not_allowed"
+
+
+def test_a_standing_combat_order_answers_done_at_the_sides_combat_step() -> None:
+    """The combat step asks the phasing side only (RULES-NOTES 31): armed for combat,
+    its answer is `done` there, named by the order; the game goes on to exploitation."""
+    t = game({"ger-inf-2": {"ocs": {"mode": "reserve"}}})
+    arm(t, "axis", "combat", 6)
+    arm(t, "communists", "combat", 2)  # no combat step of theirs in this impulse
+    t.act("done", side="axis")
+    until(t, "exploitation")
+    answered = [e.data for e in named(t, "standing.answered")]
+    assert answered == [{"side": "axis", "step": "combat", "kind": "standing",
+                         "player": "p-axis", "seq": 6}]
+    kinds = t.kinds()
+    at = kinds.index("standing.answered")
+    assert kinds[at + 1] == "side.done" and t.events[at + 1].data["side"] == "axis"
+
+
+# long: a whole turn answered to its final reorganization, with declarations and done.
+def test_a_standing_final_reorganization_order_answers_done_for_each_side() -> None:
+    """seed 002 Turn End: at the final reorganization every side armed for it answers
+    `done` by its order; the side that did not arm one is asked (each side has a unit
+    face down, so each is in the step)."""
+    t = game({u: {"face_up": False} for u in ("ger-inf-1", "cw-inf-1", "sov-inf-1")})
+    arm(t, "axis", "final_reorganization", 3)
+    arm(t, "allies", "final_reorganization", 4)
+    for _ in range(200):
+        if t.state.step == "final_reorganization" or t.state.turn.number > 1:
+            break
+        entry = t.awaiting()[0]
+        if entry["step"] == "declare":
+            t.act("declare", {"actions": {p: "pass" for p in entry["powers"]}},
+                  side=entry["side"])
+        else:
+            t.act("done", side=entry["side"])
+    assert t.state.step == "final_reorganization"
+    answered = {e.data["side"]: e.data["seq"] for e in named(t, "standing.answered")
+                if e.data["step"] == "final_reorganization"}
+    assert answered == {"axis": 3, "allies": 4}
+    assert [a["side"] for a in t.awaiting()] == ["communists"]
