@@ -297,6 +297,14 @@ async def test_the_one_call_path_queues_channel_messages_for_the_awaited_side_on
             assert len(queued) == (1 if side in awaited else 0), side
         await rig.deliver()
         assert len(slack.accepted) == len(awaited)
+        side = sorted(awaited)[0]  # the owner resends it from the delivery log
+        who = game.players[side].headers
+        [sent] = await rig.messages(who, game)
+        r = await rig.client.post(
+            f"/v1/games/{game.id}/webhook/deliveries/{sent['id']}/resend", headers=who)
+        assert r.status_code == 202 and r.json()["state"] == "pending", r.text
+        await rig.deliver()
+        assert len(slack.accepted) == len(awaited) + 1
 
 
 async def test_quiet_hours_hold_the_message_until_they_end(rig: Rig) -> None:
