@@ -4,7 +4,7 @@ owner's Standard Webhook). `wif_take_order` writes "your move" for the channels 
 the order's own statement, as it does for webhooks.
 
 Revision ID: 0012
-Revises: 0009 (the newest on main when written; chain it after main's newest)
+Revises: 0010 (the newest on main when merged; chain it after main's newest)
 Create Date: 2026-11-24
 """
 
@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0012"
-down_revision: str | None = "0009"
+down_revision: str | None = "0010"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

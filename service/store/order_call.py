@@ -51,21 +51,21 @@ class Write:
     player: str
     token_hash: str
     public_key: str
-    settings: Mapping[str, Any]
+    settings: Mapping[str, object]
     seq: int
     order_hash: str
     prev: str
-    events: Sequence[Mapping[str, Any]]
-    snapshots: Sequence[Mapping[str, Any]]
-    command: Mapping[str, Any]
-    envelope: Mapping[str, Any]
-    result: Mapping[str, Any]
+    events: Sequence[Mapping[str, object]]
+    snapshots: Sequence[Mapping[str, object]]
+    command: Mapping[str, object]
+    envelope: Mapping[str, object]
+    result: Mapping[str, object]
     status: str
     next_deadline: datetime | None
     step_started_at: datetime | None
     now: datetime
-    moves: Sequence[Mapping[str, Any]]
-    events_message: Mapping[str, Any] | None
+    moves: Sequence[Mapping[str, object]]
+    events_message: Mapping[str, object] | None
 
 
 @dataclass(frozen=True, slots=True)
