@@ -249,18 +249,24 @@ def _merge(
             return default
         return given
     if isinstance(default, list):
-        if path.endswith("weather/table"):
-            _check_weather(given, problems)
-            return copy.deepcopy(given) if isinstance(given, list) else copy.deepcopy(default)
-        if not isinstance(given, list) or not all(isinstance(v, str) for v in given):
-            problems.append((path, "expected a list of names"))
-            return copy.deepcopy(default)
-        known = LIST_CHOICES.get(path.removeprefix("/options/").replace("/", "."))
-        if known is not None and any(v not in known for v in given):
-            problems.append((path, f"expected names among {', '.join(known)}"))
-            return copy.deepcopy(default)
-        return list(given)
+        return _merge_list(default, given, path, problems)
     return given
+
+
+def _merge_list(default: list[Any], given: object, path: str,
+                problems: list[tuple[str, str]]) -> Any:
+    """A list option: the weather table, or names (from a fixed set, `LIST_CHOICES`)."""
+    if path.endswith("weather/table"):
+        _check_weather(given, problems)
+        return copy.deepcopy(given) if isinstance(given, list) else copy.deepcopy(default)
+    if not isinstance(given, list) or not all(isinstance(v, str) for v in given):
+        problems.append((path, "expected a list of names"))
+        return copy.deepcopy(default)
+    known = LIST_CHOICES.get(path.removeprefix("/options/").replace("/", "."))
+    if known is not None and any(v not in known for v in given):
+        problems.append((path, f"expected names among {', '.join(known)}"))
+        return copy.deepcopy(default)
+    return list(given)
 
 
 def resolve_options(given: Mapping[str, Any] | None, sides: int,
