@@ -125,12 +125,13 @@ async def enqueue(uow: UnitOfWork, game_id: str, version: int, before: State,
         if move is not None:
             rows.append({"game_id": game_id, "id": f"msg_move_{hook.player_id}_{version}",
                          "player_id": hook.player_id, "kind": "your_move", "payload": move,
-                         "attempts": 0, "next_attempt_at": now, "failed": False})
+                         "attempts": 0, "next_attempt_at": now, "failed": False,
+                         "channel": None})
         if found.events is not None and (powers is None or hook.every_event):
             rows.append({"game_id": game_id, "id": f"msg_events_{hook.player_id}_{version}",
                          "player_id": hook.player_id, "kind": "events",
                          "payload": found.events, "attempts": 0, "next_attempt_at": now,
-                         "failed": False})
+                         "failed": False, "channel": None})
     await uow.outbox.add(rows)
 
 

@@ -180,12 +180,16 @@ class Rig:
 
 
 @pytest.fixture
-async def rig(database_url: str, smtp: tuple[Mailbox, int]) -> AsyncIterator[Rig]:
+async def rig(database_url: str, smtp: tuple[Mailbox, int], request: pytest.FixtureRequest
+              ) -> AsyncIterator[Rig]:
     """A server with an SMTP server configured (no TLS: a local test server) and a
-    public address for links; no background workers."""
+    public address for links; no background workers. Orders take one call when they can
+    (`request.param` False: always the long way, through the session)."""
     _, port = smtp
+    one = getattr(request, "param", True)
     async with fresh_database(database_url, "channels") as url:
-        settings = local_settings(url, sweep_interval=0, rate_limit=0, smtp_host="127.0.0.1",
+        settings = local_settings(url, sweep_interval=0, rate_limit=0, one_call=one,
+                                  smtp_host="127.0.0.1",
                                   smtp_port=port, smtp_sender="referee@wif.example.org",
                                   smtp_tls="none", public_url=PUBLIC_URL)
         app = create_app(settings, database_url=url)
@@ -226,16 +230,21 @@ async def _hand_over(game: Game) -> httpx.Response:
 
 
 # long: one order, three sides' e-mail channels, the mail the SMTP server got.
+@pytest.mark.parametrize("rig", [True, False], ids=["one_call", "long_way"], indirect=True)
 async def test_email_reaches_the_smtp_server_with_the_recipient_and_the_link(
         rig: Rig, smtp: tuple[Mailbox, int]) -> None:
-    """Each side registers an e-mail channel; the Axis's `done` in its action step makes
-    other sides awaited: each of them, and no one else, gets one e-mail at its address
-    from the configured sender, naming its side and step with a link to the page."""
+    """Each side registers an e-mail channel (and a webhook, nobody listening); the
+    Axis finishing its impulse makes another side awaited: it, and no one else, gets one
+    e-mail at its address from the configured sender, naming its side and step with a
+    link to the page; on the one-call path as on the long way."""
     mailbox, _ = smtp
     game = await _at_action(rig)
     address = {side: f"{side}@players.example.org" for side in game.players}
     for side, player in game.players.items():
         await _channel(rig.client, game, player.headers, "email", target=address[side])
+        r = await rig.client.put(f"/v1/games/{game.id}/webhook", headers=player.headers,
+                                 json={"url": "http://127.0.0.1:9/hook"})
+        assert r.status_code == 200, r.text
     r = await _hand_over(game)
     awaited = {a["side"] for a in r.json()["awaiting"]}
     assert awaited and "axis" not in awaited
@@ -251,8 +260,10 @@ async def test_email_reaches_the_smtp_server_with_the_recipient_and_the_link(
         assert f"{PUBLIC_URL}/play/?game={game.id}" in text and "your move" in text
         [sent] = [m for m in await rig.messages(game.players[side].headers, game)
                   if m["state"] == "delivered"]
+        assert sent["id"].startswith("msg_move_email_")
         assert sent["payload"]["data"]["awaiting"]["side"] == side
-    assert await rig.messages(game.players["axis"].headers, game) == []
+    axis = await rig.messages(game.players["axis"].headers, game)
+    assert not [m for m in axis if m["id"].startswith("msg_move_email_")]
 
 
 async def test_discord_and_slack_payloads_pass_their_shape_checks(rig: Rig) -> None:
