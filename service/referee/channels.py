@@ -107,18 +107,21 @@ def page_link(setup: Setup, game_id: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Move:
-    """One "your move" as a person reads it."""
+    """One "your move" (or a reminder of one) as a person reads it."""
 
     game: str
     side: str
     step: str
     deadline: str | None
     link: str
+    elapsed: str | None = None  # a deadline reminder: how much of the time has passed
 
     @property
     def line(self) -> str:
         by = f", deadline {self.deadline}" if self.deadline else ", no deadline"
-        return f"{self.side}: your move in game {self.game} ({self.step}{by}): {self.link}"
+        what = f"reminder ({self.elapsed} of the time gone), your move" if self.elapsed \
+            else "your move"
+        return f"{self.side}: {what} in game {self.game} ({self.step}{by}): {self.link}"
 
 
 def moves_of(payloads: Sequence[Mapping[str, Any]], setup: Setup) -> list[Move]:
@@ -129,7 +132,7 @@ def moves_of(payloads: Sequence[Mapping[str, Any]], setup: Setup) -> list[Move]:
         game = str(data.get("game", ""))
         out.append(Move(game=game, side=str(awaiting.get("side", "")),
                         step=str(awaiting.get("step", "")), deadline=data.get("deadline"),
-                        link=page_link(setup, game)))
+                        link=page_link(setup, game), elapsed=data.get("elapsed")))
     return out
 
 

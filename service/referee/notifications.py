@@ -136,10 +136,11 @@ async def enqueue(uow: UnitOfWork, game_id: str, version: int, before: State,
 
 
 async def enqueue_reminders(uow: UnitOfWork, now: datetime | None = None) -> int:
-    """Reminders at 50% and 90% of a step's deadline, once each (ids deduplicate)."""
+    """Reminders at 50% and 90% of a step's deadline, once each (ids deduplicate), to
+    webhooks and to the players' notification channels (`channel`)."""
     now = now or utc_now()
     rows = []
-    for game_id, started, deadline, owner, powers in \
+    for game_id, started, deadline, owner, powers, channel in \
             await uow.outbox.reminder_candidates(now):
         game = await uow.games.get(game_id)
         if powers is None:  # the GM's webhook: a notice of every side still awaited
@@ -154,8 +155,9 @@ async def enqueue_reminders(uow: UnitOfWork, now: datetime | None = None) -> int
             if now >= started + (deadline - started) * fraction:
                 rows.append({
                     "game_id": game_id,
-                    "id": f"msg_remind_{owner}_{int(started.timestamp())}_{int(fraction*100)}",
-                    "player_id": owner, "kind": "reminder",
+                    "id": f"msg_remind_{channel + '_' if channel else ''}{owner}_"
+                          f"{int(started.timestamp())}_{int(fraction*100)}",
+                    "player_id": owner, "kind": "reminder", "channel": channel,
                     "payload": {"type": kind, "timestamp": rfc3339(now),
                                 "data": {"game": game_id, "awaiting": waiting,
                                          "deadline": rfc3339(deadline),

@@ -139,12 +139,15 @@ class Outbox:
             await self.session.execute(
                 pg_insert(OutboxRow).values(list(rows)).on_conflict_do_nothing())
 
-    async def reminder_candidates(self, now: datetime
-                                  ) -> list[tuple[str, datetime, datetime, str, list[str] | None]]:
-        """(game, step started, deadline, owner, powers) for every active webhook of an
-        active game past half of its step's deadline (powers None: the GM's webhook)."""
+    async def reminder_candidates(
+        self, now: datetime
+    ) -> list[tuple[str, datetime, datetime, str, list[str] | None, str | None]]:
+        """(game, step started, deadline, owner, powers, channel) for every active
+        webhook (channel None) and every player's notification channel of an active game
+        past half of its step's deadline (powers None: the GM's webhook)."""
         rows = await self.session.execute(text(
-            "SELECT g.id, g.step_started_at, g.next_deadline, w.player_id, p.powers"
+            "SELECT g.id, g.step_started_at, g.next_deadline, w.player_id, p.powers,"
+            " NULL AS channel"
             " FROM games g JOIN webhooks w ON w.game_id = g.id"
             " LEFT JOIN players p ON p.game_id = w.game_id AND p.id = w.player_id"
             " WHERE g.status = 'active' AND g.next_deadline IS NOT NULL"
@@ -152,9 +155,17 @@ class Outbox:
             " AND (p.id IS NOT NULL OR w.player_id = :gm)"
             " AND g.step_started_at IS NOT NULL AND g.next_deadline > :now"
             " AND :now >= g.step_started_at + (g.next_deadline - g.step_started_at) * 0.5"
+            " UNION ALL"
+            " SELECT g.id, g.step_started_at, g.next_deadline, c.player_id, p.powers, c.kind"
+            " FROM games g JOIN channels c ON c.game_id = g.id"
+            " JOIN players p ON p.game_id = c.game_id AND p.id = c.player_id"
+            " WHERE g.status = 'active' AND g.next_deadline IS NOT NULL"
+            " AND g.step_started_at IS NOT NULL AND g.next_deadline > :now"
+            " AND :now >= g.step_started_at + (g.next_deadline - g.step_started_at) * 0.5"
         ), {"now": now, "gm": GM_OWNER})
-        return [(g, started, deadline, owner, None if powers is None else list(powers))
-                for g, started, deadline, owner, powers in rows.all()]
+        return [(g, started, deadline, owner, None if powers is None else list(powers),
+                 channel)
+                for g, started, deadline, owner, powers, channel in rows.all()]
 
     async def claim_due(self, now: datetime, limit: int, lease_until: datetime
                         ) -> list[tuple[OutboxRow, WebhookRow]]:

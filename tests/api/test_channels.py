@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from email import message_from_bytes
@@ -26,7 +27,7 @@ from support import AXIS_FIRST, Game, full_game, to_action
 
 from service.app import channel_setup, create_app
 from service.clock import utc_now
-from service.referee import egress, one_call
+from service.referee import egress, one_call, receipts
 from service.referee.notifications import Courier
 
 PUBLIC_URL = "https://wif.example.org"
@@ -187,6 +188,17 @@ async def rig(database_url: str, smtp: tuple[Mailbox, int], request: pytest.Fixt
     (`request.param` False: always the long way, through the session)."""
     _, port = smtp
     one = getattr(request, "param", True)
+    kept = receipts._current[:]  # the process's receipt key is the shared database's:
+    receipts._current.clear()  # this server signs with its own, and gives it back after
+    try:
+        async with _server(database_url, port, one) as rig:
+            yield rig
+    finally:
+        receipts._current[:] = kept
+
+
+@asynccontextmanager
+async def _server(database_url: str, port: int, one: bool) -> AsyncIterator[Rig]:
     async with fresh_database(database_url, "channels") as url:
         settings = local_settings(url, sweep_interval=0, rate_limit=0, one_call=one,
                                   smtp_host="127.0.0.1",
@@ -407,3 +419,31 @@ async def test_without_an_smtp_server_email_is_refused_and_the_rest_runs_as_toda
                                 headers=who)).status_code == 204
     assert (await client.delete(f"/v1/games/{game.id}/channels/slack",
                                 headers=who)).status_code == 404
+
+
+async def test_deadline_reminders_reach_the_awaited_sides_channels_only(
+        rig: Rig, smtp: tuple[Mailbox, int]) -> None:
+    """At 50% of a step's deadline each side the step waits for gets a reminder by
+    e-mail with the deadline and the link; the others get nothing."""
+    mailbox, _ = smtp
+    game = await full_game(rig.client)
+    r = await game.admin("deadlines", {"deadlines": {"initiative.reroll": 3600,
+                                                     "declare": 600}, "reason": "tempo"})
+    assert r.status_code == 200, r.text
+    await game.players["axis"].ok("initiative.reroll", {"demand": False})  # axis answered
+    awaited = {a["side"]: a["deadline"] for a in (await game.state())["awaiting"]}
+    assert awaited and "axis" not in awaited
+    for side, player in game.players.items():
+        await _channel(rig.client, game, player.headers, "email",
+                       target=f"{side}@players.example.org")
+    await rig.deliver()
+    assert mailbox.received == []  # not yet half of the time
+    rig.clock.to(utc_now() + timedelta(seconds=1900))
+    await rig.courier.deliver_due(rig.http)
+    got = {rcpt[0]: _text(msg) for rcpt, msg in mailbox.received}
+    assert set(got) == {f"{side}@players.example.org" for side in awaited}
+    for side, deadline in awaited.items():
+        text = got[f"{side}@players.example.org"]
+        assert "reminder (50% of the time gone)" in text
+        assert f"{PUBLIC_URL}/play/?game={game.id}" in text
+        assert deadline.replace("Z", "") in text.replace("+00:00", "")
