@@ -4,10 +4,12 @@ the real rules, twice: as players play today (every step answered by an order,
 `done` where there is nothing to do), and with the default standing orders armed
 (`DEFAULT_STANDING`) and the phasing side finishing its impulse with one `steps` order.
 
-Typical orders, the same in both games: every power declares a land action; the
-phasing side gives no action orders (so every combat and exploitation choice it has is
-answered `done`); nobody releases Reserves, rerolls the initiative or changes
-production; the initiative winner moves first. Dice are seeded (`--seed`).
+Typical orders, the same in both games: every power declares a land action; in its
+action step the phasing side moves one unit to a hex the options endpoints call legal
+(`modes.side_options`; the unit and the hex drawn with the seed), and answers every
+combat and exploitation choice with `done`; nobody releases Reserves, rerolls the
+initiative or changes production; the initiative winner moves first. Dice are seeded
+(`--seed`).
 
 For each impulse it counts the responses (orders a person sent), the hand-offs (a
 person's order followed by an order of another side: the move changed hands) and the
@@ -20,6 +22,7 @@ declared an action.
 from __future__ import annotations
 
 import hashlib
+import random
 import statistics
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -29,7 +32,7 @@ from service.rules import state as st
 from service.rules.awaiting import awaiting
 from service.rules.command import Actor, Command
 from service.rules.decide import decide
-from service.rules.modes import no_choice
+from service.rules.modes import no_choice, side_options
 from service.rules.options import resolve_options
 from service.rules.scenario import load_builtin_scenario
 from service.rules.state import Setup, State, initial_state
@@ -94,6 +97,7 @@ class Game:
                       options=resolve_options({}, len(scenario.sides)), dice_mode="seeded")
         self.state: State = initial_state(setup)
         self.dice = RandomDice(seed)
+        self.rng = random.Random(seed)
         self.played = Played(standing)
         self.seq = 0
         self.actors: dict[str, Actor] = {}
@@ -112,16 +116,30 @@ class Game:
                     self._send("standing", dict(body), side)
                     self.played.arming += 1
 
-    def _send(self, kind: str, body: Mapping[str, Any], side: str) -> None:
-        self.seq += 1
+    def _command(self, kind: str, body: Mapping[str, Any], side: str) -> Command:
         salts = {s: hashlib.sha256(f"{self.seq} {s}".encode()).hexdigest()
                  for s in self.state.setup.sides}
-        extra = {"seq": self.seq, "standing_salts": salts}
+        extra: dict[str, Any] = {"seq": self.seq, "standing_salts": salts}
         if kind == "initiative.reroll":
             extra["salt"] = salts[side]
-        command = Command(kind=kind, body=dict(body), actor=self.actors[side], at=AT,
-                          extra=extra)
-        decision = decide(self.state, command, self.dice)
+        return Command(kind=kind, body=dict(body), actor=self.actors[side], at=AT,
+                       extra=extra)
+
+    def a_move(self, state: State, side: str) -> list[dict[str, Any]]:
+        """One legal move of `side` in `state` (its action step), drawn with the seed;
+        none if no unit may move."""
+        movable = [(uid, choice["moves"]["hexes"])
+                   for uid, choice in side_options(state, side).items()
+                   if choice["moves"]["may"] and choice["moves"]["hexes"]]
+        if not movable:
+            return []
+        uid, hexes = movable[self.rng.randrange(len(movable))]
+        to = hexes[self.rng.randrange(len(hexes))]
+        return [{"unit": uid, "to": to["to"], "path": list(to["path"])}]
+
+    def _send(self, kind: str, body: Mapping[str, Any], side: str) -> None:
+        self.seq += 1
+        decision = decide(self.state, self._command(kind, body, side), self.dice)
         for event in decision.events:
             if event.kind == "standing.answered":
                 self.played.answered += 1
@@ -172,16 +190,23 @@ class Game:
                        side)
         elif step == st.DECLARE:
             actions = {p: "land" for p in entry["powers"]}
-            if self.played.standing:  # the whole impulse in one signed order
-                self.order("steps", {"orders": [{"kind": "declare",
-                                                 "body": {"actions": actions}}],
-                                     "through": "reorganization",
-                                     "stops": [{"kind": "unit_attacked"}]}, side)
-            else:
-                self.order("declare", {"actions": actions}, side)
+            declared = decide(s, self._command("declare", {"actions": actions}, side),
+                              self.dice).state
+            moves = self.a_move(declared, side) if declared.step == st.ACTION else []
             impulse = self._impulse()
             if impulse is not None:
                 impulse.active = True
+            if self.played.standing:  # the whole impulse in one signed order
+                items: list[dict[str, Any]] = [{"kind": "declare",
+                                                "body": {"actions": actions}}]
+                if moves:
+                    items.append({"kind": "report", "body": {"moves": moves}})
+                self.order("steps", {"orders": items, "through": "reorganization",
+                                     "stops": [{"kind": "unit_attacked"}]}, side)
+            else:
+                self.order("declare", {"actions": actions}, side)
+                if moves:
+                    self.order("report", {"moves": moves}, side)
         elif step == st.PRODUCTION:
             figures = {p: {"bp_spent": s.powers[p].bp_spent_last_turn,
                            "bp_on_rps": s.powers[p].bp_on_rps} for p in entry["powers"]}

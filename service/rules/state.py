@@ -87,7 +87,8 @@ class Standing:
     `demand` is the answer of an `initiative.reroll` standing order, and
     `first_window` the turn whose reroll window it first answers (its arming is sealed
     from the other sides until that window closes). `hits_seen`: the side's attack
-    count (`ModeState.hits`) when it was armed or last answered."""
+    count (`ModeState.hits`) when it was armed or last answered; `adjacent_seen`: the
+    enemy units then next to one of the side's Reserve units ("enemy>reserve")."""
 
     side: str
     step: str
@@ -97,6 +98,7 @@ class Standing:
     demand: bool = False
     first_window: int = 0
     hits_seen: int = 0
+    adjacent_seen: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +116,7 @@ class Held:
     through: str
     stops: tuple[Stop, ...] = ()
     hits_seen: int = 0
+    adjacent_seen: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ def test_default_standing_orders_need_at_most_two_handoffs_per_active_impulse() 
     assert today.turns == armed.turns == 10
     assert all(i.no_choice_done == 0 for i in armed.impulses)
     assert statistics.median(i.handoffs for i in armed.active()) <= 2
+    assert all(i.responses >= 1 for i in armed.active())  # the phasing side's steps
     assert statistics.median(i.handoffs for i in today.active()) > 2
     assert sum(i.bare_done for i in armed.impulses) < sum(i.bare_done for i in today.impulses)
     assert armed.answered > 0 and armed.arming == 15

@@ -85,7 +85,8 @@ def _answer_done(f: Flow, kind: str, side: str, step: str, player: str, seq: int
 
 
 def _answer_held(f: Flow, held: Held, step: str, handlers: Mapping[str, Handler]) -> None:
-    stop = stop_holding(f.state, held.side, held.stops, held.hits_seen)
+    stop = stop_holding(f.state, held.side, held.stops, held.hits_seen,
+                        held.adjacent_seen)
     if stop is not None:
         _disarm(f, "steps", held.side, held.through, held.player, held.seq, stop[1], stop[0])
         return
@@ -94,7 +95,8 @@ def _answer_held(f: Flow, held: Held, step: str, handlers: Mapping[str, Handler]
 
 def _answer_standing(f: Flow, order: Standing, extra: Mapping[str, Any],
                      handlers: Mapping[str, Handler]) -> None:
-    stop = stop_holding(f.state, order.side, order.stops, order.hits_seen)
+    stop = stop_holding(f.state, order.side, order.stops, order.hits_seen,
+                        order.adjacent_seen)
     if stop is not None:
         _disarm(f, "standing", order.side, order.step, order.player, order.seq, stop[1],
                 stop[0])

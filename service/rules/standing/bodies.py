@@ -28,7 +28,8 @@ StopKind = Literal["enemy_adjacent_reserve", "hq_out_of_supply", "unit_attacked"
 class StopBody(TypedDict):
     """A stop condition: when it holds as the order would answer, the order is disarmed
     and the side asked. `enemy_adjacent_reserve`: an enemy land unit next to one of the
-    side's Reserve units; `hq_out_of_supply`: an HQ of the side out of supply;
+    side's Reserve units that was not next to it when the order was armed or last
+    answered; `hq_out_of_supply`: an HQ of the side out of supply;
     `unit_attacked`: a unit of the side was attacked since the order was armed or last
     answered; `initiative_close` (reroll only): the side's initiative total is within
     `within` of another side's."""

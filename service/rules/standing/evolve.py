@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from service.rules.events import Event, EventKind
-from service.rules.standing.stops import hits, stops_of
+from service.rules.standing.stops import adjacent_seen, hits, stops_of
 from service.rules.state import Evolver, Held, Standing, StandingState, State
 
 
@@ -20,12 +20,13 @@ def _armed(state: State, e: Event) -> State:
     if d["kind"] == "steps":
         held = Held(side=side, player=str(d["player"]), seq=d["seq"], turn=int(d["turn"]),
                     impulse=int(d["impulse"]), after=str(d["after"]), through=step,
-                    stops=stops_of(d["stops"]), hits_seen=int(d["hits_seen"]))
+                    stops=stops_of(d["stops"]), hits_seen=int(d["hits_seen"]),
+                    adjacent_seen=adjacent_seen(state, side))
         return _with(state, replace(now, held={**now.held, side: held}))
     order = Standing(side=side, step=step, player=str(d["player"]), seq=d["seq"],
                      stops=stops_of(d["stops"]), demand=bool(d.get("demand", False)),
                      first_window=int(d.get("first_window", 0)),
-                     hits_seen=int(d["hits_seen"]))
+                     hits_seen=int(d["hits_seen"]), adjacent_seen=adjacent_seen(state, side))
     orders = {**now.orders, side: {**now.orders.get(side, {}), step: order}}
     return _with(state, replace(now, orders=orders))
 
@@ -44,21 +45,24 @@ def _disarmed(state: State, e: Event) -> State:
 
 
 def _answered(state: State, e: Event) -> State:
-    """The order saw the side's attacks up to now (`unit_attacked` looks beyond)."""
+    """The order saw the side's attacks and enemy contacts up to now (`unit_attacked`
+    and `enemy_adjacent_reserve` look beyond)."""
     d = e.data
     side, step = str(d["side"]), str(d["step"])
     now = state.standing
-    seen = hits(state, side)
+    seen, near = hits(state, side), adjacent_seen(state, side)
     if d["kind"] == "steps":
         held = now.held.get(side)
         if held is None:
             return state
         return _with(state, replace(now, held={**now.held,
-                                               side: replace(held, hits_seen=seen)}))
+                                               side: replace(held, hits_seen=seen,
+                                                             adjacent_seen=near)}))
     order = now.orders.get(side, {}).get(step)
     if order is None:
         return state
-    orders = {**now.orders, side: {**now.orders[side], step: replace(order, hits_seen=seen)}}
+    orders = {**now.orders, side: {**now.orders[side], step: replace(order, hits_seen=seen,
+                                                                  adjacent_seen=near)}}
     return _with(state, replace(now, orders=orders))
 
 

@@ -76,22 +76,37 @@ def _attacked(state: State, side: str, seen: int) -> str | None:
             f"{hit.turn} impulse {hit.impulse})")
 
 
-def _enemy_next_to_reserve(state: State, side: str) -> str | None:
+def adjacency(state: State, side: str) -> list[tuple[str, str, str, str]]:
+    """(enemy, its hex, reserve unit, its hex): each enemy land unit next to one of
+    `side`'s units in Reserve mode, in id order."""
     sc = state.setup.scenario
     grid = grid_of(sc.map)
     land: dict[str, list[str]] = {}
     for uid, u in sorted(state.units.items()):
         if sc.unit(uid).unit_class == "land" and sc.map.is_hex(u.at):
             land.setdefault(u.at, []).append(uid)
+    out = []
     for uid, u in sorted(state.units.items()):
         if u.mode != "reserve" or sc.side_of_power(u.power) != side or u.at not in grid.index:
             continue
         for i in grid.nbrs[grid.index[u.at]]:
             hex_id = grid.ids[i]
-            enemy = next((e for e in land.get(hex_id, ())
-                          if sc.at_war(u.power, state.units[e].power)), None)
-            if enemy is not None:
-                return (f"enemy {enemy} in {hex_id} is next to {uid} (Reserve) in {u.at}")
+            out += [(e, hex_id, uid, u.at) for e in land.get(hex_id, ())
+                    if sc.at_war(u.power, state.units[e].power)]
+    return out
+
+
+def adjacent_seen(state: State, side: str) -> tuple[str, ...]:
+    """What `enemy_adjacent_reserve` has seen: "enemy>reserve" for each pair now."""
+    return tuple(sorted({f"{e}>{r}" for e, _, r, _ in adjacency(state, side)}))
+
+
+def _enemy_next_to_reserve(state: State, side: str, seen: tuple[str, ...]) -> str | None:
+    """An enemy unit next to a Reserve unit of `side` that was not next to it when the
+    order was armed or last answered (a front already in contact stops nothing)."""
+    for enemy, hex_id, uid, at in adjacency(state, side):
+        if f"{enemy}>{uid}" not in seen:
+            return f"enemy {enemy} in {hex_id} is next to {uid} (Reserve) in {at}"
     return None
 
 
@@ -122,15 +137,16 @@ def _initiative_close(state: State, side: str, within: int) -> str | None:
     return None
 
 
-def stop_holding(state: State, side: str, stops: Sequence[Stop], seen: int
-                 ) -> tuple[str, str] | None:
-    """The first of `stops` that holds for `side` now, and why; None if none does."""
+def stop_holding(state: State, side: str, stops: Sequence[Stop], seen: int,
+                 adjacent: tuple[str, ...] = ()) -> tuple[str, str] | None:
+    """The first of `stops` that holds for `side` now, and why; None if none does.
+    `seen` and `adjacent`: the attacks and enemy contacts the order has seen."""
     for stop in stops:
         why: str | None = None
         if stop.kind == "unit_attacked":
             why = _attacked(state, side, seen)
         elif stop.kind == "enemy_adjacent_reserve":
-            why = _enemy_next_to_reserve(state, side)
+            why = _enemy_next_to_reserve(state, side, adjacent)
         elif stop.kind == "hq_out_of_supply":
             why = _hq_out_of_supply(state, side)
         elif stop.kind == "initiative_close":

@@ -108,6 +108,19 @@ def test_the_enemy_adjacent_reserve_stop_disarms_with_its_reason() -> None:
     assert [e.data["side"] for e in named(t, "standing.answered")] == ["communists"]
 
 
+def test_an_enemy_already_next_to_the_reserve_when_armed_stops_nothing() -> None:
+    """The stop is about new contact: ger-inf-1 stands next to cw-arm-1 (Reserve) when
+    the Allies arm, so their order answers; once answered, the same contact still stops
+    nothing."""
+    t = game({"ger-inf-1": {"at": "h20"}})
+    arm(t, "allies", "reaction", 1, stops=[{"kind": "enemy_adjacent_reserve"}])
+    assert t.state.standing.orders["allies"]["reaction"].adjacent_seen == (
+        "ger-inf-1>cw-arm-1",)
+    t.act("done", side="axis")
+    assert not named(t, "standing.disarmed")
+    assert [e.data["side"] for e in named(t, "standing.answered")] == ["allies"]
+
+
 def test_the_hq_out_of_supply_stop_disarms_with_its_reason() -> None:
     """The Soviet HQ stands cut off behind German lines: the Communists' order is
     disarmed naming it; the Allies' HQ is in supply and their order answers."""
