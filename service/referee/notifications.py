@@ -27,6 +27,7 @@ from service.crypto import webhooks
 from service.referee import channels, egress
 from service.referee.awaited import awaited
 from service.rules import State, awaiting, position
+from service.rules.awaiting import AwaitingEntry
 from service.rules.awaiting import deadline as step_deadline
 from service.store.uow import Transactions, UnitOfWork
 
@@ -60,8 +61,20 @@ def next_attempt(attempts: int, now: datetime, rand: Random = _system_random
     return now + RETRY_DELAYS[attempts - 1] * factor
 
 
+def must_act(state: State) -> list[AwaitingEntry]:
+    """The entries of `awaited` whose side may act now: in the Reaction step only the
+    first side not yet done (the sides react one after the other, RULES-NOTES 31; the
+    next is told when its turn comes)."""
+    entries = list(awaited(state))
+    t = state.turn
+    if t.step == "reaction" and state.status == "active" and state.proposal is None:
+        first = next((x for x in t.step_sides if x not in t.sides_done), None)
+        entries = [e for e in entries if e["side"] == first]
+    return entries
+
+
 def _awaits(state: State, powers: list[str]) -> Mapping[str, object] | None:
-    for entry in awaited(state):
+    for entry in must_act(state):
         if set(entry["powers"]) & set(powers):
             return entry
     return None

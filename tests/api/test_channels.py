@@ -447,3 +447,26 @@ async def test_deadline_reminders_reach_the_awaited_sides_channels_only(
         assert "reminder (50% of the time gone)" in text
         assert f"{PUBLIC_URL}/play/?game={game.id}" in text
         assert deadline.replace("Z", "") in text.replace("+00:00", "")
+
+
+def test_only_the_side_whose_turn_it_is_to_react_is_told() -> None:
+    """RULES-NOTES 31: the Allies and the Communists both react to the Axis, one after
+    the other; "your move" (for webhooks and every channel, on either order path: both
+    use `candidates`) goes to the Allies first, and to the Communists only when the
+    Allies are done."""
+    from modes_kit import game as rules_game
+
+    from service.referee.notifications import candidates
+
+    t = rules_game()
+    before = t.state
+    t.act("done", side="axis")
+    assert t.state.step == "reaction"
+    assert [a["side"] for a in t.awaiting()] == ["allies", "communists"]
+    first = candidates("g", before, t.state, [], utc_now())
+    assert set(first.moves) == {"p-allies"}
+    before = t.state
+    t.act("done", side="allies")
+    second = candidates("g", before, t.state, [], utc_now())
+    assert set(second.moves) == {"p-communists"}
+    assert second.moves["p-communists"]["data"]["awaiting"]["step"] == "reaction"
