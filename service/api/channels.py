@@ -29,7 +29,7 @@ def _setup(request: Request) -> channels.Setup:
 @router.put("/games/{game_id}/channels/{kind}",
             summary="Register (or replace) one of my notification channels",
             response_model=None, openapi_extra=BEARER,
-            responses=answers(200, Channel, 401, 404, 409, *BODY, *LIMITS))
+            responses=answers(200, Channel, 401, 403, 404, 409, *BODY, *LIMITS))
 async def put_channel(game_id: GameId, kind: Kind, body: ChannelSettings, request: Request
                       ) -> Channel:
     token = bearer(request)

@@ -27,7 +27,7 @@ import aiosmtplib
 import httpx
 
 from service.referee import egress, members
-from service.referee.errors import Conflict, NotFound
+from service.referee.errors import Conflict, Denied, NotFound
 from service.referee.webhooks import owner_of
 from service.rules import Malformed
 from service.store.models import ChannelRow
@@ -225,8 +225,13 @@ def shown(channel: ChannelRow) -> dict[str, Any]:
 async def put(uow: UnitOfWork, game_id: str, token: str, kind: Kind, *, target: str,
               quiet_hours: Mapping[str, Any] | None, digest_minutes: int, setup: Setup,
               policy: egress.Policy) -> dict[str, Any]:
-    """Register (or replace) the caller's channel of `kind`."""
-    owner = owner_of(await members.member(uow, game_id, token))
+    """Register (or replace) the caller's channel of `kind` (a player's: the GM's
+    notices go to its webhook)."""
+    member = await members.member(uow, game_id, token)
+    if member.player is None:
+        raise Denied("channel/players_only", "channels tell a player their move; the game "
+                     "master's notices go to its webhook (PUT /webhook)")
+    owner = owner_of(member)
     values: dict[str, Any] = {"target": target, "digest_minutes": digest_minutes,
                               "quiet_from": None, "quiet_to": None, "timezone": "UTC"}
     if quiet_hours is not None:

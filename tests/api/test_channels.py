@@ -417,6 +417,9 @@ async def test_without_an_smtp_server_email_is_refused_and_the_rest_runs_as_toda
         "quiet_hours": {"from": "23:00", "to": "06:30", "timezone": "UTC"}}]}
     assert (await client.delete(f"/v1/games/{game.id}/channels/slack",
                                 headers=who)).status_code == 204
+    r = await client.put(f"/v1/games/{game.id}/channels/slack", headers=game.gm,
+                         json={"target": "http://127.0.0.1:9/slack"})
+    assert r.status_code == 403 and r.json()["code"] == "channel/players_only"
     assert (await client.delete(f"/v1/games/{game.id}/channels/slack",
                                 headers=who)).status_code == 404
 
