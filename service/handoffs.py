@@ -3,6 +3,8 @@
 the real rules, twice: as players play today (every step answered by an order,
 `done` where there is nothing to do), and with the default standing orders armed
 (`DEFAULT_STANDING`) and the phasing side finishing its impulse with one `steps` order.
+A player whose standing order a stop disarmed answers that step by hand, then arms the
+order again (one more order, counted).
 
 Typical orders, the same in both games: every power declares a land action; in its
 action step the phasing side moves one unit to a hex the options endpoints call legal
@@ -104,6 +106,8 @@ class Game:
         self.last_side: str | None = None
         self.last_impulse: Impulse | None = None
         self.current: Impulse | None = None
+        # Standing orders a stop disarmed: the player answers the step, then arms again.
+        self.rearm: set[tuple[str, str]] = set()
         for side in setup.sides:
             powers = scenario.powers_of_side(side)
             self.actors[side] = Actor(id=f"player-{side}", role="player", side=side,
@@ -145,6 +149,8 @@ class Game:
                 self.played.answered += 1
             elif event.kind == "standing.disarmed":
                 self.played.disarmed += 1
+                if event.data["kind"] == "standing":
+                    self.rearm.add((str(event.data["side"]), str(event.data["step"])))
             elif event.kind == "turn.ended":
                 self.played.turns += 1
         self.state = decision.state
@@ -215,6 +221,10 @@ class Game:
             self.order("done", {}, side)
         else:
             raise RuntimeError(f"the bench has no answer for step {step!r}")
+        if (side, step) in self.rearm:  # answered by hand after a stop: armed again
+            self.rearm.discard((side, step))
+            self.order("standing", next(b for b in DEFAULT_STANDING if b["step"] == step),
+                       side)
 
     def play(self, turns: int) -> Played:
         for _ in range(MAX_ORDERS):
