@@ -49,6 +49,14 @@ class Mailbox:
     """What the SMTP server received: (envelope recipients, parsed message)."""
 
     received: list[tuple[list[str], Message]] = field(default_factory=list)
+    refuse: set[str] = field(default_factory=set)  # recipients answered 550
+
+    async def handle_RCPT(self, server: Any, session: Any, envelope: Any,  # noqa: N802
+                          address: str, options: Any) -> str:
+        if address in self.refuse:
+            return "550 5.1.1 no such mailbox"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802
         self.received.append((list(envelope.rcpt_tos), message_from_bytes(envelope.content)))
@@ -473,3 +481,30 @@ def test_only_the_side_whose_turn_it_is_to_react_is_told() -> None:
     second = candidates("g", before, t.state, [], utc_now())
     assert set(second.moves) == {"p-communists"}
     assert second.moves["p-communists"]["data"]["awaiting"]["step"] == "reaction"
+
+
+async def test_a_refused_email_is_logged_and_retried_until_it_goes(
+        rig: Rig, smtp: tuple[Mailbox, int]) -> None:
+    """The SMTP server refuses the recipient: the attempt is in the delivery log with
+    the SMTP error and the message is due again later (the webhook retry schedule);
+    once the mailbox exists, the retry delivers it."""
+    mailbox, _ = smtp
+    game = await _at_action(rig)
+    for side, player in game.players.items():
+        await _channel(rig.client, game, player.headers, "email",
+                       target=f"{side}@players.example.org")
+    r = await _hand_over(game)
+    side = r.json()["awaiting"][0]["side"]
+    address = f"{side}@players.example.org"
+    mailbox.refuse.add(address)
+    await rig.deliver()
+    who = game.players[side].headers
+    [message] = await rig.messages(who, game)
+    assert message["state"] == "pending" and mailbox.received == []
+    assert message["attempts"][0]["error"] == "SMTP: SMTPRecipientsRefused"
+    mailbox.refuse.clear()
+    rig.clock.to(datetime.fromisoformat(message["next_attempt_at"]))
+    await rig.courier.deliver_due(rig.http)
+    [message] = await rig.messages(who, game)
+    assert message["state"] == "delivered" and len(message["attempts"]) == 2
+    assert [rcpt for rcpt, _ in mailbox.received] == [[address]]
