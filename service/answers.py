@@ -190,6 +190,25 @@ class Webhook(WebhookStatus):
     every_event: bool
 
 
+QuietHoursShown = TypedDict("QuietHoursShown", {"from": str, "to": str, "timezone": str})
+
+
+class Channel(TypedDict):
+    """A notification channel of mine (issue 20): e-mail, Discord or Slack."""
+
+    kind: Literal["email", "discord", "slack"]
+    target: str
+    quiet_hours: QuietHoursShown | None
+    digest_minutes: int
+
+
+class Channels(TypedDict):
+    """`GET /channels`: my channels, and whether this server sends e-mail."""
+
+    channels: list[Channel]
+    email_available: bool
+
+
 class Registered(Webhook):
     """`PUT /webhook`: the webhook and its new signing secret (shown once)."""
 

@@ -14,6 +14,9 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from service import __version__
 from service.api import (
+    channels as channel_routes,
+)
+from service.api import (
     contract,
     games,
     health,
@@ -26,7 +29,7 @@ from service.api import (
     webhooks,
 )
 from service.api.limits import BodyLimit, RateLimit
-from service.referee import egress, receipts
+from service.referee import channels, egress, receipts
 from service.referee.notifications import Courier
 from service.referee.rates import SharedBudget
 from service.referee.work import Reads
@@ -56,6 +59,18 @@ async def deadline_sweeper(transactions: Transactions, interval: float) -> None:
             log.exception("deadline sweep failed")
 
 
+def channel_setup(settings: Settings) -> channels.Setup:
+    """The notification channels' setup from the settings: e-mail only with an SMTP host
+    and a sender (README.md, Configuration)."""
+    mail = None
+    if settings.smtp_host and settings.smtp_sender:
+        mail = channels.Mail(host=settings.smtp_host, port=settings.smtp_port,
+                             sender=settings.smtp_sender, username=settings.smtp_username,
+                             password=settings.smtp_password, tls=settings.smtp_tls,
+                             timeout=settings.webhook_timeout)
+    return channels.Setup(mail=mail, public_url=settings.public_url)
+
+
 def background(transactions: Transactions, policy: egress.Policy, settings: Settings
                ) -> list[asyncio.Task[None]]:
     """The deadline sweeper and the notification courier, as two tasks (none when
@@ -63,7 +78,8 @@ def background(transactions: Transactions, policy: egress.Policy, settings: Sett
     if settings.sweep_interval <= 0:
         return []
     courier = Courier(transactions, policy, concurrency=settings.webhook_concurrency,
-                      interval=settings.sweep_interval)
+                      interval=settings.sweep_interval,
+                      channel_setup=channel_setup(settings))
     return [asyncio.create_task(deadline_sweeper(transactions, settings.sweep_interval)),
             asyncio.create_task(courier.run())]
 
@@ -140,6 +156,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         generate_unique_id_function=lambda route: route.name,
     )
     app.state.settings = settings
+    app.state.channel_setup = channel_setup(settings)
     app.state.egress = egress.Policy.of(settings.webhook_allow_networks,
                                         settings.webhook_timeout)
     if settings.cors_origins:
@@ -158,6 +175,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
     app.include_router(games.router)
     app.include_router(stream.router)
     app.include_router(webhooks.router)
+    app.include_router(channel_routes.router)
     app.include_router(reorg.router)
     app.include_router(options.router)
     app.include_router(player_settings.router)

@@ -150,6 +150,11 @@ def main(argv: list[str] | None = None) -> int:
         return replay_check(args.games)
     elif args.command == "rotate-server-key":
         return rotate_server_key()
+    elif args.command == "simulate" and args.handoffs:
+        from service import handoffs
+
+        turns = 10 if args.turns == simulate.TURNS_DEFAULT else args.turns
+        return handoffs.run(turns, args.seed)
     elif args.command == "simulate":
         return simulate.run(args)
     return 0

@@ -75,6 +75,19 @@ class Settings(BaseSettings):
         "may go to although they are not public, e.g. 10.1.2.0/24 for an internal "
         "receiver; none by default")
 
+    # Issue 20: e-mail notifications (none unless `smtp_host` and `smtp_sender` are set)
+    # and links to the page in every notification channel.
+    smtp_host: str | None = Field(default=None, description="SMTP server for e-mail "
+                                  "notifications (unset: no e-mail channel)")
+    smtp_port: int = Field(default=587, ge=1, le=65535)
+    smtp_sender: str | None = Field(default=None, description="From: of notification e-mail")
+    smtp_username: str | None = None
+    smtp_password: str | None = None
+    smtp_tls: Literal["none", "starttls", "tls"] = Field(
+        default="starttls", description="none, starttls (port 587) or tls (port 465)")
+    public_url: str | None = Field(default=None, description="this server's public address, "
+                                   "e.g. https://wif.example.org (links in notifications)")
+
     @field_validator("gc_threshold", mode="before")
     @classmethod
     def _parse_thresholds(cls, value: object) -> object:

@@ -490,11 +490,14 @@ def _sides_list(text: str) -> list[int]:
     return values
 
 
+TURNS_DEFAULT = 10_000
+
+
 def configure_parser(parser: argparse.ArgumentParser) -> None:
     """The options of `simulate` (for a subparser of `python -m service`)."""
     parser.add_argument("--sides", type=_sides_list, default=[3],
                         help="number of sides, or a comma list such as 2,3 (default 3)")
-    parser.add_argument("--turns", type=int, default=10_000, help="turns to play")
+    parser.add_argument("--turns", type=int, default=TURNS_DEFAULT, help="turns to play")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     parser.add_argument("--pass", dest="passing", default="",
                         help="comma list of powers that always pass, e.g. germany,italy")
@@ -504,6 +507,10 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
                         help="turn-end threshold (default ceil(27.5 x sides))")
     parser.add_argument("--plot", metavar="PATH", default=None,
                         help="write a PNG bar chart of the distribution(s) to PATH")
+    parser.add_argument("--handoffs", action="store_true",
+                        help="instead: play 10 turns (or --turns) of dno-demo with and "
+                             "without the default standing orders; responses, hand-offs "
+                             "and bare done per impulse (service/handoffs.py)")
 
 
 def run(args: argparse.Namespace) -> int:

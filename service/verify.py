@@ -172,13 +172,7 @@ def _signatures(export: Export, report: Report) -> None:
             problems += _join_problems(where, c, envelope)
             continue
         order = envelope["order"]
-        body = order.get("body") or {}
-        # A GM act's command may add what the referee derived (a consent checked).
-        same = body == c["body"] if order["player"] != identity.GM else all(
-            c["body"].get(k) == v for k, v in body.items())
-        if order.get("kind") != c["kind"] or not same or (
-                [order.get("turn"), order.get("impulse"), order.get("step")] != c["position"]):
-            problems.append(f"{where}: not what its signed order says")
+        problems += _as_signed(where, c, order)
         if order["player"] == identity.GM:
             key = gm_key
         else:
@@ -195,6 +189,23 @@ def _signatures(export: Export, report: Report) -> None:
     _problems("signatures", problems, f"{signed} signed commands" + (
         f", {unsigned_gm} unsigned GM acts (this game has no GM key: they rest on the "
         "host's word)" if unsigned_gm else ""), report)
+
+
+def _as_signed(where: str, c: Mapping[str, Any], order: Mapping[str, Any]) -> list[str]:
+    """The command is what its signed order says: kind, body (a GM act's command may add
+    what the referee derived, a consent checked), position, and the seq its answers
+    name (issue 20)."""
+    body = order.get("body") or {}
+    same = body == c["body"] if order["player"] != identity.GM else all(
+        c["body"].get(k) == v for k, v in body.items())
+    out = []
+    if order.get("kind") != c["kind"] or not same or (
+            [order.get("turn"), order.get("impulse"), order.get("step")] != c["position"]):
+        out.append(f"{where}: not what its signed order says")
+    named = (c.get("extra") or {}).get("seq")
+    if named is not None and named != order.get("seq"):
+        out.append(f"{where}: its answers name seq {named}, its order is {order.get('seq')}")
+    return out
 
 
 def _consent_problems(where: str, export: Mapping[str, Any],

@@ -52,7 +52,8 @@ class Table:
     initial: State | None = None
 
     def act(self, kind: str, body: dict[str, Any] | None = None, *, side: str | None = None,
-            role: str = "player", at: str = AT) -> list[Event]:
+            role: str = "player", at: str = AT, extra: dict[str, Any] | None = None
+            ) -> list[Event]:
         if role == "player":
             assert side is not None
             actor = Actor(id=f"p-{side}", role="player", side=side,
@@ -60,7 +61,8 @@ class Table:
         else:
             actor = Actor(id=role, role=role)
         before = self.state
-        decision = decide(self.state, Command(kind, body or {}, actor, at), self.dice)
+        decision = decide(self.state, Command(kind, body or {}, actor, at, extra=extra or {}),
+                          self.dice)
         events, self.state = decision.events, decision.state
         assert fold(before, events) == self.state  # evolve replays what decide saw
         self.events += events

@@ -127,6 +127,9 @@ ORDER_EXAMPLES: dict[str, dict[str, Any]] = {
         {"unit": "ger-inf-2", "method": "hq", "hq": "ger-hq-rundstedt"}]},
     "production": {"powers": {"germany": {"bp_spent": 30, "bp_on_rps": 5}}},
     "consent": {"proposal": 1, "agree": True},
+    "standing": {"step": "reaction", "stops": [{"kind": "unit_attacked"}]},
+    "steps": {"orders": [{"kind": "release", "body": {"units": ["ger-arm-1"]}}],
+              "through": "exploitation"},
     "admin.pause": {"reason": "summer holidays", "hours": 72},
     "admin.resume": {"reason": "back from holidays"},
     "admin.deadlines": {"deadlines": {"declare": 86400, "production": None},
@@ -154,9 +157,10 @@ ORDER_EXAMPLES: dict[str, dict[str, Any]] = {
 # the game has reached (a turn's production comes after however many impulses it took).
 EXAMPLE_AT: dict[str, tuple[int | None, str]] = {
     "initiative.reroll": (0, "initiative.reroll"), "initiative.choose": (0, "initiative.choose"),
-    "declare": (1, "declare"), "mode": (1, "action"), "report": (1, "action"),
-    "roll": (1, "action"), "done": (1, "action"), "release": (1, "reaction"),
-    "reorg": (1, "reorganization"), "production": (None, "production"),
+    "standing": (1, "declare"), "declare": (1, "declare"), "mode": (1, "action"),
+    "report": (1, "action"), "roll": (1, "action"), "done": (1, "action"),
+    "release": (1, "reaction"), "steps": (1, "exploitation"), "reorg": (1, "reorganization"),
+    "production": (None, "production"),
     "consent": (None, "consent"),
 }
 
@@ -231,6 +235,35 @@ class WebhookSettings(Strict):
     )
     url: str = Field(min_length=8, max_length=2000, pattern=r"^https?://[^\s/?#]+[^\s]*$")
     every_event: bool = False
+
+
+QUIET_HH_MM = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"
+
+
+class QuietHours(Strict):
+    """Hours not to send in (`from`-`to`, HH:MM, may wrap midnight, in `timezone`, an
+    IANA name): "your move" waits for their end."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=False)
+    from_: str = Field(alias="from", pattern=QUIET_HH_MM)
+    to: str = Field(pattern=QUIET_HH_MM)
+    timezone: str = Field(default="UTC", min_length=1, max_length=64)
+
+
+class ChannelSettings(Strict):
+    """A notification channel: `target` is an e-mail address (`email`) or the incoming
+    webhook URL (`discord`, `slack`); `quiet_hours` hold messages; `digest_minutes`
+    waits that long and sends every "your move" due by then in one message."""
+
+    model_config = ConfigDict(
+        extra="forbid", strict=True,
+        json_schema_extra={"examples": [{
+            "target": "https://203.0.113.10/api/webhooks/1/abc",
+            "quiet_hours": {"from": "22:00", "to": "07:30", "timezone": "Europe/Paris"},
+            "digest_minutes": 0}]})
+    target: str = Field(min_length=3, max_length=2000)
+    quiet_hours: QuietHours | None = None
+    digest_minutes: int = Field(default=0, ge=0, le=1440)
 
 
 class Empty(Strict):

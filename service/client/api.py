@@ -19,6 +19,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from service.answers import (
     Accepted,
+    Channel,
+    Channels,
     Created,
     Deliveries,
     DiceRecord,
@@ -294,6 +296,24 @@ class Client:
         """Send a message of the delivery log again (a failed or a delivered one)."""
         return cast(Message, self._post(
             f"/v1/games/{game}/webhook/deliveries/{message_id}/resend", {}))
+
+    def channels(self, game: str) -> Channels:
+        """The caller's notification channels (e-mail, Discord, Slack; issue 20)."""
+        return cast(Channels, self._get(f"/v1/games/{game}/channels"))
+
+    def set_channel(self, game: str, kind: str, target: str, *,
+                    quiet_hours: Mapping[str, str] | None = None,
+                    digest_minutes: int = 0) -> Channel:
+        """PUT /channels/{kind}: register (or replace) a channel: an e-mail address, or
+        a Discord or Slack incoming-webhook URL, with quiet hours and a digest."""
+        body: dict[str, Any] = {"target": target, "digest_minutes": digest_minutes}
+        if quiet_hours is not None:
+            body["quiet_hours"] = dict(quiet_hours)
+        return cast(Channel, self.request("PUT", f"/v1/games/{game}/channels/{kind}",
+                                          json_body=body))
+
+    def delete_channel(self, game: str, kind: str) -> None:
+        self.request("DELETE", f"/v1/games/{game}/channels/{kind}")
 
     # ------------------------------------------------------------------ writes
 

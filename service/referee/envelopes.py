@@ -21,6 +21,8 @@ from service.rules.errors import Forbidden, Malformed
 
 # Orders whose answers stay sealed from other sides until their window closes.
 SEALED_ORDERS = ("initiative.reroll",)
+# Orders whose later answers name them by their seq (standing orders, held steps).
+NAMED_ORDERS = ("standing", "steps")
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,9 +101,12 @@ def check(game_id: str, signer: str, key: str, actor: Actor, envelope: Envelope,
         raise Forbidden("order/gm_only", f"{order.kind} is not a player's order: it is the "
                         "GM's", rule="docs/api.md",
                         errors=[("/order/kind", f"a player's kinds are {sorted(ORDERS)}")])
-    extra = {"salt": secrets.token_hex(32)} if order.kind in SEALED_ORDERS else {}
-    if order.kind == "done" and (settings or {}).get("confirm_lapse"):
+    extra: dict[str, Any] = {"salt": secrets.token_hex(32)} if order.kind in SEALED_ORDERS \
+        else {}
+    if order.kind in ("done", "steps") and (settings or {}).get("confirm_lapse"):
         extra["confirm_lapse"] = "required"  # the player's setting (referee.settings)
+    if order.kind in NAMED_ORDERS:
+        extra["seq"] = order.seq  # the events of its answers name it (issue 20)
     command = Command(kind=order.kind, body=order.body, actor=actor, at=rfc3339(utc_now()),
                       position=(order.turn, order.impulse, order.step), extra=extra,
                       trigger=crypto_dice.trigger_of(envelope.signature))

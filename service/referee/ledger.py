@@ -5,8 +5,9 @@ notifications they cause to the outbox, all in the unit of work's transaction.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -99,7 +100,31 @@ async def apply(uow: UnitOfWork, game: Game, command: Command,
     """Decide `command` on the locked `game`, append what it causes, and keep the
     command (with `signed`, its signed envelope, if it has one) for the replay."""
     dice = await load_dice(uow, game)
-    applied = await append(uow, game, decide(game.state, command, dice), dice)
+    salted = with_standing_salts(command, game.state)
+    decision = decide(game.state, salted, dice)
+    applied = await append(uow, game, decision, dice)
     if applied.events:
-        await uow.commands.add(game.id, record_of(command, applied.events[0]["seq"], signed))
+        kept = replace(salted, extra=used_salts(salted.extra, decision))
+        await uow.commands.add(game.id, record_of(kept, applied.events[0]["seq"], signed))
     return applied
+
+
+def with_standing_salts(command: Command, state: State) -> Command:
+    """`command` with a fresh random salt per side in `extra.standing_salts`: a standing
+    order answering a reroll window in this command seals its answer with it, as a
+    signed answer is sealed with its own `salt` (docs/security.md)."""
+    salts = {side: secrets.token_hex(32) for side in state.setup.sides}
+    return replace(command, extra={**command.extra, "standing_salts": salts})
+
+
+def used_salts(extra: Mapping[str, Any], decision: Decision) -> dict[str, Any]:
+    """`extra` keeping only the standing salts an answer used: what the replay needs,
+    byte for byte (an unused salt changes nothing the rules decide)."""
+    salts = extra.get("standing_salts") or {}
+    used = {e.data.get("salt") for e in decision.events
+            if e.kind == "initiative.reroll_answered"}
+    kept = {side: salt for side, salt in salts.items() if salt in used}
+    out = {k: v for k, v in extra.items() if k != "standing_salts"}
+    if kept:
+        out["standing_salts"] = kept
+    return out

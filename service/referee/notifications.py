@@ -24,9 +24,11 @@ import httpx
 
 from service.clock import rfc3339, utc_now
 from service.crypto import webhooks
-from service.referee import egress
+from service.referee import channels, egress
 from service.referee.awaited import awaited
 from service.rules import State, awaiting, position
+from service.rules.awaiting import AwaitingEntry
+from service.rules.awaiting import deadline as step_deadline
 from service.store.uow import Transactions, UnitOfWork
 
 log = logging.getLogger("service.notifications")
@@ -59,8 +61,20 @@ def next_attempt(attempts: int, now: datetime, rand: Random = _system_random
     return now + RETRY_DELAYS[attempts - 1] * factor
 
 
+def must_act(state: State) -> list[AwaitingEntry]:
+    """The entries of `awaited` whose side may act now: in the Reaction step only the
+    first side not yet done (the sides react one after the other, RULES-NOTES 31; the
+    next is told when its turn comes)."""
+    entries = list(awaited(state))
+    t = state.turn
+    if t.step == "reaction" and state.status == "active" and state.proposal is None:
+        first = next((x for x in t.step_sides if x not in t.sides_done), None)
+        entries = [e for e in entries if e["side"] == first]
+    return entries
+
+
 def _awaits(state: State, powers: list[str]) -> Mapping[str, object] | None:
-    for entry in awaited(state):
+    for entry in must_act(state):
         if set(entry["powers"]) & set(powers):
             return entry
     return None
@@ -87,7 +101,8 @@ def candidates(game_id: str, before: State, after: State,
         if entry is not None and (_awaits(before, list(seat.powers)) is None or moved):
             moves[player_id] = {"type": "game.your_move", "timestamp": rfc3339(now),
                                 "data": {"game": game_id, "awaiting": entry,
-                                         "position": position(after)}}
+                                         "position": position(after),
+                                         "deadline": step_deadline(after)}}
     message = None
     if events:
         message = {"type": "game.events", "timestamp": rfc3339(now),
@@ -101,32 +116,44 @@ async def enqueue(uow: UnitOfWork, game_id: str, version: int, before: State,
                   after: State, events: Sequence[Mapping[str, object]]) -> None:
     """In the order's transaction: "your move" for every player with a webhook who is
     newly awaited (or awaited at a new step), and every event for those who asked (the
-    GM's webhook: every event, nobody's move)."""
+    GM's webhook: every event, nobody's move); "your move" for each of their
+    notification channels too (`channels`), due after the channel's digest wait."""
     hooks = await uow.webhooks.with_powers(game_id)
-    if not hooks:
+    found_channels = await uow.channels.of_game(game_id)
+    if not hooks and not found_channels:
         return
     now = utc_now()
     found = candidates(game_id, before, after, events, now)
     rows: list[dict[str, Any]] = []
+    for channel in found_channels:
+        move = found.moves.get(channel.player_id)
+        if move is not None:
+            rows.append({
+                "game_id": game_id, "player_id": channel.player_id, "kind": "your_move",
+                "id": f"msg_move_{channel.kind}_{channel.player_id}_{version}",
+                "payload": move, "attempts": 0, "failed": False, "channel": channel.kind,
+                "next_attempt_at": now + timedelta(minutes=channel.digest_minutes)})
     for hook, powers in hooks:
         move = found.moves.get(hook.player_id) if powers is not None else None
         if move is not None:
             rows.append({"game_id": game_id, "id": f"msg_move_{hook.player_id}_{version}",
                          "player_id": hook.player_id, "kind": "your_move", "payload": move,
-                         "attempts": 0, "next_attempt_at": now, "failed": False})
+                         "attempts": 0, "next_attempt_at": now, "failed": False,
+                         "channel": None})
         if found.events is not None and (powers is None or hook.every_event):
             rows.append({"game_id": game_id, "id": f"msg_events_{hook.player_id}_{version}",
                          "player_id": hook.player_id, "kind": "events",
                          "payload": found.events, "attempts": 0, "next_attempt_at": now,
-                         "failed": False})
+                         "failed": False, "channel": None})
     await uow.outbox.add(rows)
 
 
 async def enqueue_reminders(uow: UnitOfWork, now: datetime | None = None) -> int:
-    """Reminders at 50% and 90% of a step's deadline, once each (ids deduplicate)."""
+    """Reminders at 50% and 90% of a step's deadline, once each (ids deduplicate), to
+    webhooks and to the players' notification channels (`channel`)."""
     now = now or utc_now()
     rows = []
-    for game_id, started, deadline, owner, powers in \
+    for game_id, started, deadline, owner, powers, channel in \
             await uow.outbox.reminder_candidates(now):
         game = await uow.games.get(game_id)
         if powers is None:  # the GM's webhook: a notice of every side still awaited
@@ -141,8 +168,9 @@ async def enqueue_reminders(uow: UnitOfWork, now: datetime | None = None) -> int
             if now >= started + (deadline - started) * fraction:
                 rows.append({
                     "game_id": game_id,
-                    "id": f"msg_remind_{owner}_{int(started.timestamp())}_{int(fraction*100)}",
-                    "player_id": owner, "kind": "reminder",
+                    "id": f"msg_remind_{channel + '_' if channel else ''}{owner}_"
+                          f"{int(started.timestamp())}_{int(fraction*100)}",
+                    "player_id": owner, "kind": "reminder", "channel": channel,
                     "payload": {"type": kind, "timestamp": rfc3339(now),
                                 "data": {"game": game_id, "awaiting": waiting,
                                          "deadline": rfc3339(deadline),
@@ -164,14 +192,47 @@ class Due:
     payload: dict[str, Any]
     url: str
     secret: str
+    channel: str | None = None  # None: the owner's Standard Webhook; else `url` is the
+    # channel's target (an address, a Discord or Slack URL)
+    bundle: tuple[tuple[str, dict[str, Any]], ...] = ()  # a digest: the others sent along
 
 
 async def claim(uow: UnitOfWork, limit: int, lease: timedelta, now: datetime | None = None
                 ) -> list[Due]:
     """Up to `limit` messages due at `now`, leased to this process (SKIP LOCKED)."""
     now = now or utc_now()
-    return [Due(m.game_id, m.id, m.player_id, m.attempts, m.payload, hook.url, hook.secret)
-            for m, hook in await uow.outbox.claim_due(now, limit, now + lease)]
+    due = [Due(m.game_id, m.id, m.player_id, m.attempts, m.payload, hook.url, hook.secret)
+           for m, hook in await uow.outbox.claim_due(now, limit, now + lease)]
+    if len(due) >= limit:
+        return due
+    return due + await _claim_channels(uow, limit - len(due), lease, now)
+
+
+async def _claim_channels(uow: UnitOfWork, limit: int, lease: timedelta, now: datetime
+                          ) -> list[Due]:
+    """Due channel messages: held to the end of the channel's quiet hours if it is quiet
+    now; a digest channel's message takes along every other one of the channel not yet
+    sent (one message then, each logged)."""
+    out: list[Due] = []
+    taken: set[tuple[str, str]] = set()
+    for message, channel in await uow.outbox.claim_channels(now, limit):
+        if (message.game_id, message.id) in taken:
+            continue
+        until = channels.quiet_until(channel, now)
+        if until is not None:
+            await uow.outbox.hold(message.game_id, message.id, until)
+            continue
+        bundle: tuple[tuple[str, dict[str, Any]], ...] = ()
+        if channel.digest_minutes > 0:
+            others = await uow.outbox.pending_of_channel(
+                message.game_id, message.player_id, channel.kind, [message.id])
+            bundle = tuple((o.id, o.payload) for o in others)
+        for outbox_id in [message.id, *(i for i, _ in bundle)]:
+            taken.add((message.game_id, outbox_id))
+            await uow.outbox.hold(message.game_id, outbox_id, now + lease)
+        out.append(Due(message.game_id, message.id, message.player_id, message.attempts,
+                       message.payload, channel.target, "", channel.kind, bundle))
+    return out
 
 
 async def record(uow: UnitOfWork, due: Due, status: int | None, error: str | None, *,
@@ -180,6 +241,11 @@ async def record(uow: UnitOfWork, due: Due, status: int | None, error: str | Non
     `MAX_ATTEMPTS` since it was queued or resent), or due again after a jittered wait.
     A failure may disable the webhook (`DISABLE_AFTER`)."""
     now = now or utc_now()
+    for other, _ in due.bundle:  # a digest's other messages went (or failed) with it
+        await _record_one(uow, due.game_id, other, due.player_id, status, error, now, rand)
+    if due.channel is not None:
+        await _record_one(uow, due.game_id, due.id, due.player_id, status, error, now, rand)
+        return
     message = await uow.outbox.lock(due.game_id, due.id)
     if message is None:
         return
@@ -207,9 +273,34 @@ async def record(uow: UnitOfWork, due: Due, status: int | None, error: str | Non
         log.info("notifications: webhook of %s in %s disabled", due.player_id, due.game_id)
 
 
-async def send(http: httpx.AsyncClient, due: Due, policy: egress.Policy
-               ) -> tuple[int | None, str | None]:
+async def _record_one(uow: UnitOfWork, game_id: str, outbox_id: str, player_id: str,
+                      status: int | None, error: str | None, now: datetime,
+                      rand: Random) -> None:
+    """Log an attempt of a channel's message (no webhook to keep a record of)."""
+    message = await uow.outbox.lock(game_id, outbox_id)
+    if message is None:
+        return
+    attempts = message.attempts + 1
+    values: dict[str, Any] = {"attempts": attempts}
+    if error is None:
+        values["delivered_at"] = now
+    else:
+        retry = next_attempt(attempts, now, rand)
+        if retry is None:
+            values["failed"] = True
+        else:
+            values["next_attempt_at"] = retry
+    await uow.outbox.attempted(game_id, outbox_id, player_id, at=now, status_code=status,
+                               error=error, changes=values)
+
+
+async def send(http: httpx.AsyncClient, due: Due, policy: egress.Policy,
+               setup: channels.Setup | None = None) -> tuple[int | None, str | None]:
     """One attempt: the receiver's status code, and the error to log (None: delivered)."""
+    if due.channel is not None:
+        payloads = [due.payload, *(p for _, p in due.bundle)]
+        return await channels.send(http, due.channel, due.url, payloads,
+                                   setup or channels.Setup(), policy)
     body = json.dumps(due.payload, separators=(",", ":")).encode()
     headers = webhooks.headers(due.secret, due.id, int(time.time()), body)
     try:
@@ -229,8 +320,10 @@ class Courier:
 
     def __init__(self, transactions: Transactions, policy: egress.Policy, *,
                  concurrency: int, interval: float, clock: Clock = utc_now,
-                 rand: Random = _system_random) -> None:
+                 rand: Random = _system_random,
+                 channel_setup: channels.Setup | None = None) -> None:
         self.transactions = transactions
+        self.channel_setup = channel_setup or channels.Setup()
         self.policy = policy
         self.concurrency = max(1, concurrency)
         self.interval = interval
@@ -288,7 +381,7 @@ class Courier:
 
     async def _deliver(self, http: httpx.AsyncClient, due: Due) -> None:
         try:
-            status, error = await send(http, due, self.policy)
+            status, error = await send(http, due, self.policy, self.channel_setup)
         except Exception:  # noqa: BLE001 - a bug here must not stop the courier
             log.exception("notifications: sending %s failed", due.id)
             status, error = None, egress.NO_ANSWER

@@ -19,7 +19,7 @@ committed state: `verify` cannot tell them apart.
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, cast
 
@@ -32,7 +32,7 @@ from service.referee.awaited import awaited
 from service.referee.dice import ServerDice, cached_roots
 from service.referee.envelopes import Checked, Envelope, check
 from service.referee.errors import RefereeError
-from service.referee.ledger import record_of
+from service.referee.ledger import record_of, used_salts, with_standing_salts
 from service.referee.notifications import candidates
 from service.rules import Actor, Event, RulesError, State, decide, evolve, next_due, position
 from service.rules.codec import to_data
@@ -172,8 +172,9 @@ async def _decide(uow: UnitOfWork, game_id: str, hot: Hot, signer: Signer, diges
         return None
     dice = ServerDice(game_id=game_id, mode=hot.dice["mode"], config=hot.dice, roots=roots,
                       chains=hot.state.dice.chains)
+    salted = with_standing_salts(checked.command, hot.state)
     try:
-        decision = decide(hot.state, checked.command, dice)
+        decision = decide(hot.state, salted, dice)
     except (RulesError, LookupError):
         return None
     if dice.new_roots or not decision.events:
@@ -208,7 +209,8 @@ async def _decide(uow: UnitOfWork, game_id: str, hot: Hot, signer: Signer, diges
         player=order.player, token_hash=digest, public_key=signer.public_key,
         settings=signer.settings, seq=order.seq,
         order_hash=checked.order_hash, prev=order.prev, events=records, snapshots=snapshots,
-        command=record_of(checked.command, records[0]["seq"], envelope.stored()),
+        command=record_of(replace(salted, extra=used_salts(salted.extra, decision)),
+                          records[0]["seq"], envelope.stored()),
         envelope=envelope.stored(), result=result, status=after.status,
         next_deadline=_moment(next_due(after)), step_started_at=_moment(
             after.turn.step_started_at), now=now,

@@ -83,6 +83,12 @@ async def dry_run(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
         return {"valid": True, "dry_run": True, "rolls_dice": True, "events": [],
                 "note": "the order is valid; what follows depends on dice, which are "
                         "rolled only when the order is submitted"}
+    if any(e.kind in ("initiative.reroll_answered", "standing.armed") and
+           e.data.get("step", "initiative.reroll") == "initiative.reroll"
+           for e in decision.events):
+        return {"valid": True, "dry_run": True, "sealed": True, "rolls_dice": False,
+                "events": [], "note": "a sealed answer's effects are shown only once the "
+                                      "window closes"}
     return {"valid": True, "dry_run": True, "rolls_dice": False,
             "events": [e.record(game.head_seq + i + 1)
                        for i, e in enumerate(decision.events)],

@@ -32,38 +32,46 @@ from service.store.uow import UnitOfWork
 
 
 def _redact(record: EventRecord) -> EventRecord:
-    return {**record, "data": {"side": record["data"].get("side"), "sealed": True},
-            "text": f"{record['data'].get('side')} answered (sealed until the window closes).",
+    side = record["data"].get("side")
+    text = (f"{side} answered (sealed until the window closes)."
+            if record["kind"] != "standing.armed" else
+            f"{side} armed a standing order (sealed until its reroll window closes).")
+    return {**record, "data": {"side": side, "sealed": True}, "text": text, "sealed": True}
+
+
+def _sealed_order(envelope: dict[str, Any]) -> dict[str, Any]:
+    """An order whose body is a sealed decision of another side: withheld (its signature
+    cannot be checked until the seal ends)."""
+    return {**envelope, "order": {**envelope["order"], "body": {"sealed": True}},
             "sealed": True}
 
 
-def _sealed_order(envelope: dict[str, Any], state: State, viewer: Viewer) -> dict[str, Any]:
-    """An order whose body is a sealed answer of another side, while its window is
-    open: the body is withheld (its signature cannot be checked until it closes)."""
-    order = envelope["order"]
-    if order.get("kind") != "initiative.reroll" or order.get("turn") != state.turn.number \
-            or state.turn.step != "initiative.reroll" or viewer.role == "gm":
-        return envelope
-    if order.get("player") in state.seats and \
-            state.seats[order["player"]].side == viewer.side:
-        return envelope
-    return {**envelope, "order": {**order, "body": {"sealed": True}}, "sealed": True}
-
-
-def _sealed_command(command: dict[str, Any], state: State, viewer: Viewer) -> dict[str, Any]:
-    """A command carrying another side's sealed answer, while its window is open: its
-    body, salt and signed order are withheld."""
+def _sealed_command(command: dict[str, Any], sealed: set[int], last: int,
+                    viewer: Viewer) -> dict[str, Any]:
+    """A command as `viewer` may see it while some of its events (`first_event` to
+    `last`) are sealed: its own sealed decision withheld whole (body, extra, signed
+    order); otherwise only the salts it gave other sides' standing reroll answers."""
+    first = int(command["first_event"])
     signed = command.get("signed") or {}
-    if "order" not in signed:
-        return command
-    envelope = _sealed_order(signed, state, viewer)
-    if not envelope.get("sealed"):
-        return command
-    return {**command, "body": {"sealed": True}, "extra": {}, "signed": envelope}
+    if first in sealed and "order" in signed:
+        return {**command, "body": {"sealed": True}, "extra": {},
+                "signed": _sealed_order(signed)}
+    salts = (command.get("extra") or {}).get("standing_salts")
+    if isinstance(salts, dict) and any(first <= seq <= last for seq in sealed):
+        mine = {k: v for k, v in salts.items() if k == viewer.side}
+        extra = {k: v for k, v in command["extra"].items() if k != "standing_salts"}
+        return {**command, "extra": {**extra, **({"standing_salts": mine} if mine else {})}}
+    return command
+
+
+def sealed_seqs(records: list[EventRecord], state: State, viewer: Viewer) -> set[int]:
+    """The events sealed from `viewer` now: other sides' reroll answers while their
+    window is open, and the arming of their reroll standing orders (issue 20)."""
+    return {r["seq"] for r in records if is_sealed(Event.from_record(r), state, viewer)}
 
 
 def visible(records: list[EventRecord], state: State, viewer: Viewer) -> list[EventRecord]:
-    """Events as `viewer` may see them now: sealed answers of other sides redacted."""
+    """Events as `viewer` may see them now: sealed decisions of other sides redacted."""
     return [_redact(r) if is_sealed(Event.from_record(r), state, viewer) else r
             for r in records]
 
@@ -137,14 +145,18 @@ async def export(uow: UnitOfWork, game_id: str, token: str) -> Export:
     state = game.state
     abandoned = await rollbacks(uow, game.id)
     records = [annotate(r, abandoned) for r in await uow.log.since(game.id, 0)]
-    sealed_hidden = any(is_sealed(Event.from_record(r), state, viewer) for r in records)
+    sealed = sealed_seqs(records, state, viewer)
+    sealed_hidden = bool(sealed)
     orders = [{**o.envelope, "first_event": o.first_event}
               for o in await uow.orders.of_game(game.id)]
     commands = await uow.commands.of_game(game.id)
     if sealed_hidden:
-        records = visible(records, state, viewer)
-        orders = [_sealed_order(o, state, viewer) for o in orders]
-        commands = [_sealed_command(c, state, viewer) for c in commands]
+        records = [_redact(r) if r["seq"] in sealed else r for r in records]
+        orders = [_sealed_order(o) if o.get("first_event") in sealed else o for o in orders]
+        firsts = sorted(int(c["first_event"]) for c in commands) + [game.head_seq + 1]
+        ends = {first: nxt - 1 for first, nxt in zip(firsts, firsts[1:], strict=False)}
+        commands = [_sealed_command(c, sealed, ends.get(int(c["first_event"]), game.head_seq),
+                                    viewer) for c in commands]
     config = game.row.dice
     dice_info: dict[str, Any] = {"mode": config["mode"], "algorithm": crypto_dice.ALGORITHM}
     if config["mode"] == "scripted":

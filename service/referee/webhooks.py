@@ -101,6 +101,17 @@ async def resend(uow: UnitOfWork, game_id: str, token: str, message_id: str,
     message = await uow.outbox.of_owner(game_id, owner, message_id)
     if message is None:
         raise NotFound("webhook/message_not_found", f"you have no message {message_id}")
+    if message.channel is None:
+        await _webhook_ready(uow, game_id, owner)
+    # else a channel's message (issue 20): no webhook needed
+    await uow.outbox.requeue(game_id, message_id, now)
+    message = await uow.outbox.of_owner(game_id, owner, message_id)
+    assert message is not None  # locked since it was first read
+    return _message(message, await uow.outbox.attempts_of(game_id, message_id))
+
+
+async def _webhook_ready(uow: UnitOfWork, game_id: str, owner: str) -> None:
+    """409 unless the owner's webhook is registered and enabled."""
     hook = await uow.webhooks.get(game_id, owner)
     if hook is None:
         raise Conflict("webhook/not_found", "no webhook registered: register one (PUT "
@@ -109,7 +120,3 @@ async def resend(uow: UnitOfWork, game_id: str, token: str, message_id: str,
         raise Conflict("webhook/disabled", "the webhook is disabled: register it again "
                        "(PUT /webhook) to enable it, then resend",
                        extra={"webhook": status(hook)})
-    await uow.outbox.requeue(game_id, message_id, now)
-    message = await uow.outbox.of_owner(game_id, owner, message_id)
-    assert message is not None  # locked since it was first read
-    return _message(message, await uow.outbox.attempts_of(game_id, message_id))

@@ -75,12 +75,13 @@ def next_due(state: State) -> str | None:
 # endpoints list them).
 _ORDERS: dict[str, tuple[str, ...]] = {
     st.JOIN: (), CONSENT: (CONSENT,), st.REROLL: ("initiative.reroll",),
-    st.CHOOSE: ("initiative.choose",), st.DECLARE: ("declare",),
-    st.ACTION: ("mode", "report", "roll", "done"),
-    st.REACTION: ("release", "report", "roll", "done"),
-    st.COMBAT: ("report", "roll", "done"),
-    st.EXPLOITATION: ("release", "report", "roll", "done"),
-    st.REORGANIZATION: ("reorg", "done"), st.FINAL_REORGANIZATION: ("reorg", "done"),
+    st.CHOOSE: ("initiative.choose",), st.DECLARE: ("declare", "steps"),
+    st.ACTION: ("mode", "report", "roll", "done", "steps"),
+    st.REACTION: ("release", "report", "roll", "done", "steps"),
+    st.COMBAT: ("report", "roll", "done", "steps"),
+    st.EXPLOITATION: ("release", "report", "roll", "done", "steps"),
+    st.REORGANIZATION: ("reorg", "done", "steps"),
+    st.FINAL_REORGANIZATION: ("reorg", "done", "steps"),
     st.PRODUCTION: ("production",),
 }
 

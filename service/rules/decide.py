@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from service.rules import gm, modes, reorg, turn
+from service.rules import gm, modes, reorg, standing, turn
 from service.rules.awaiting import CONSENT, current_step, position
 from service.rules.command import Actor, Command
 from service.rules.dice import Dice
@@ -56,6 +56,12 @@ def play_for_side(f: Flow, c: Command) -> None:
     ORDERS[str(kind)](f, order)
 
 
+def play_steps(f: Flow, c: Command) -> None:
+    """`steps`: several of the side's own orders at once, each decided by its kind's
+    handler here (issue 20)."""
+    standing.play_steps(f, c, ORDERS, refuse_unknown_keys)
+
+
 # Orders players sign (docs/api.md), by kind.
 ORDERS: Mapping[str, Handler] = {
     "initiative.reroll": turn.reroll,
@@ -69,6 +75,8 @@ ORDERS: Mapping[str, Handler] = {
     "report": modes.file_report,
     "reorg": reorg.reorganize,
     CONSENT: gm.consent,
+    "standing": standing.arm,
+    "steps": play_steps,
 }
 
 # The body of each order kind (docs/api.md "Order kinds"): closed TypedDicts beside
@@ -85,6 +93,8 @@ ORDER_BODIES: Mapping[str, type] = {
     "report": modes.ReportBody,
     "reorg": reorg.ReorgBody,
     CONSENT: gm.ConsentBody,
+    "standing": standing.StandingBody,
+    "steps": standing.StepsBody,
 }
 
 # The GM's acts, by kind, with their bodies: a GM with a key signs them as orders of
@@ -195,8 +205,21 @@ def decide(state: State, command: Command, dice: Dice | None) -> Decision:
         name_units(error, state)
         raise
     _side_returns(flow, command)
-    gm.play_civil_disorder(flow)
+    answer_for_sides(flow, command)
     return Decision(flow.events, flow.state, flow.states)
+
+
+def answer_for_sides(f: Flow, c: Command) -> None:
+    """What the server answers for the sides where the game now awaits them: standing
+    orders and held steps (issue 20), and the defaults of sides in civil disorder, until
+    neither has anything more to answer."""
+    for _ in range(10_000):
+        before = len(f.events)
+        standing.answer(f, c.extra, ORDERS)
+        gm.play_civil_disorder(f)
+        if len(f.events) == before:
+            return
+    raise RuntimeError("the sides' answers did not end")
 
 
 def name_units(error: RulesError, state: State) -> None:

@@ -29,8 +29,8 @@ EventKind = Literal[
     "turn.began", "initiative.rolled", "initiative.reroll_answered",
     "initiative.reroll_closed", "initiative.ranked", "initiative.chosen", "turn.order_set",
     "round.began", "weather.set", "weather.table_set", "impulse.began", "step.began",
-    "step.skipped", "power.declared", "side.done", "impulse.cleaned_up", "rps.granted",
-    "turn_end.rolled", "impulse.ended", "turn.ended", "initiative.shifted",
+    "step.skipped", "side.skipped", "power.declared", "side.done", "impulse.cleaned_up",
+    "rps.granted", "turn_end.rolled", "impulse.ended", "turn.ended", "initiative.shifted",
     "production.submitted", "production.applied",
     # reorganization (11.18)
     "unit.reorganized", "port.repaired", "rps.lapsed",
@@ -40,6 +40,8 @@ EventKind = Literal[
     "units.retreated", "units.advanced", "unit.step_lost", "unit.eliminated",
     "units.exploit_awarded", "units.turned_face_down", "units.shattered", "unit.flew_mission",
     "combat.rolled", "combat.closed",
+    # standing orders and steps given ahead (issue 20)
+    "standing.armed", "standing.answered", "standing.disarmed",
 ]
 EVENT_KINDS: frozenset[str] = frozenset(get_args(EventKind))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from service.rules import gm, modes, reorg, turn
+from service.rules import gm, modes, reorg, standing, turn
 from service.rules.events import Event, EventKind
 from service.rules.state import Evolver, State
 
@@ -24,7 +24,8 @@ def _merged(*tables: Mapping[EventKind, Evolver]) -> dict[EventKind, Evolver]:
     return merged
 
 
-EVOLVE: Mapping[EventKind, Evolver] = _merged(turn.EVOLVE, modes.EVOLVE, reorg.EVOLVE, gm.EVOLVE)
+EVOLVE: Mapping[EventKind, Evolver] = _merged(turn.EVOLVE, modes.EVOLVE, reorg.EVOLVE, gm.EVOLVE,
+                                             standing.EVOLVE)
 
 
 def evolve(state: State, event: Event) -> State:

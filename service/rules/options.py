@@ -78,6 +78,10 @@ DEFAULTS: dict[str, Any] = {
     # applies after `missed_deadlines` deadlines missed in a row (0: only when the GM
     # declares the dropout). `sides` overrides either per side.
     "dropout": {"policy": "civil_disorder", "missed_deadlines": 3, "sides": {}},
+    # docs/rules-options.md, "Standing orders": the steps players may arm standing orders
+    # for (issue 20); [] allows none.
+    "standing": {"steps": ["initiative.reroll", "reaction", "combat", "exploitation",
+                           "final_reorganization"]},
 }
 
 DROPOUT_POLICIES = ("gm", "substitute", "civil_disorder")
@@ -88,6 +92,11 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "reorg.face_down": ("clean_up", "report"),
     "movement.zoc": ("stop", "free"),
     "dropout.policy": DROPOUT_POLICIES,
+}
+# Options that are lists of names from a fixed set.
+LIST_CHOICES: dict[str, tuple[str, ...]] = {
+    "standing.steps": ("initiative.reroll", "reaction", "combat", "exploitation",
+                       "final_reorganization"),
 }
 
 
@@ -240,14 +249,24 @@ def _merge(
             return default
         return given
     if isinstance(default, list):
-        if path.endswith("weather/table"):
-            _check_weather(given, problems)
-            return copy.deepcopy(given) if isinstance(given, list) else copy.deepcopy(default)
-        if not isinstance(given, list) or not all(isinstance(v, str) for v in given):
-            problems.append((path, "expected a list of names"))
-            return copy.deepcopy(default)
-        return list(given)
+        return _merge_list(default, given, path, problems)
     return given
+
+
+def _merge_list(default: list[Any], given: object, path: str,
+                problems: list[tuple[str, str]]) -> Any:
+    """A list option: the weather table, or names (from a fixed set, `LIST_CHOICES`)."""
+    if path.endswith("weather/table"):
+        _check_weather(given, problems)
+        return copy.deepcopy(given) if isinstance(given, list) else copy.deepcopy(default)
+    if not isinstance(given, list) or not all(isinstance(v, str) for v in given):
+        problems.append((path, "expected a list of names"))
+        return copy.deepcopy(default)
+    known = LIST_CHOICES.get(path.removeprefix("/options/").replace("/", "."))
+    if known is not None and any(v not in known for v in given):
+        problems.append((path, f"expected names among {', '.join(known)}"))
+        return copy.deepcopy(default)
+    return list(given)
 
 
 def resolve_options(given: Mapping[str, Any] | None, sides: int,

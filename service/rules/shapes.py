@@ -22,7 +22,8 @@ T = TypeVar("T")
 
 # The kinds of the orders players sign (`decide.ORDERS`, which a test holds to this).
 OrderKind = Literal["initiative.reroll", "initiative.choose", "declare", "done", "production",
-                    "roll", "mode", "release", "report", "reorg", "consent"]
+                    "roll", "mode", "release", "report", "reorg", "consent", "standing",
+                    "steps"]
 
 # Read by the API edge's validator (pydantic reads `__pydantic_config__` on a TypedDict):
 # unknown keys are refused and no value is coerced (a signed "7" is not 7).
@@ -57,7 +58,12 @@ def unknown_keys(value: object, typ: Any, path: str) -> list[tuple[str, str]]:
     nested TypedDicts) does not declare, as `(JSON pointer, message)`. Values of the
     wrong shape are left to the handlers, which name the rule."""
     problems: list[tuple[str, str]] = []
-    for hint in _members(typ):
+    members = _members(typ)
+    if isinstance(value, Mapping) and sum(map(is_closed, members)) > 1:
+        # A union of closed shapes told apart by their `kind` (a `steps` order's items).
+        members = tuple(m for m in members if is_closed(m) and value.get("kind") in
+                        get_args(_keys(m)[1].get("kind", Literal[None]))) or members
+    for hint in members:
         origin = get_origin(hint)
         if is_closed(hint) and isinstance(value, Mapping):
             allowed, hints = _keys(hint)

@@ -43,14 +43,89 @@ class OpenCombat:
 
 
 @dataclass(frozen=True, slots=True)
+class Hit:
+    """How often a side's units were attacked (an overrun, combat, barrage or naval
+    combat reported against them) over the game, and the newest attack: what a
+    standing order's `unit_attacked` stop compares with what it saw (issue 20)."""
+
+    count: int
+    by: str
+    hex: str
+    attacker: str
+    turn: int
+    impulse: int
+
+
+@dataclass(frozen=True, slots=True)
 class ModeState:
     """Side-wide mode bookkeeping: the release in progress, the units eliminated (by
-    result or OCS 5.8a) with the hex they were eliminated in (they leave `units`), and
-    the combats rolled and waiting for their results, by hex."""
+    result or OCS 5.8a) with the hex they were eliminated in (they leave `units`), the
+    combats rolled and waiting for their results, by hex, and the attacks each side's
+    units suffered (`hits`, by side)."""
 
     release: Release | None = None
     eliminated: dict[str, str] = field(default_factory=dict)
     combats: dict[str, OpenCombat] = field(default_factory=dict)
+    hits: dict[str, Hit] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    """A stop condition of a standing order (docs/api.md "Standing orders"): when it
+    holds as the order would answer, the order is disarmed instead, with the reason.
+    `within`: the initiative difference of `initiative_close`."""
+
+    kind: str
+    within: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A standing order (issue 20): the server answers `step` for `side` when the game
+    awaits it there, until a stop holds or a player disarms it. Armed by `player`'s
+    signed `standing` order `seq` (None when the GM armed it for a side it plays).
+    `demand` is the answer of an `initiative.reroll` standing order, and
+    `first_window` the turn whose reroll window it first answers (its arming is sealed
+    from the other sides until that window closes). `hits_seen`: the side's attack
+    count (`ModeState.hits`) when it was armed or last answered; `adjacent_seen`: the
+    enemy units then next to one of the side's Reserve units ("enemy>reserve")."""
+
+    side: str
+    step: str
+    player: str
+    seq: int | None
+    stops: tuple[Stop, ...] = ()
+    demand: bool = False
+    first_window: int = 0
+    hits_seen: int = 0
+    adjacent_seen: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """What a `steps` order holds for later (issue 20): `done` for `side` in each of its
+    steps of impulse `impulse` of turn `turn` after `after` up to `through`, unless a
+    stop holds first. Named by `player`'s `seq` like a standing order."""
+
+    side: str
+    player: str
+    seq: int | None
+    turn: int
+    impulse: int
+    after: str
+    through: str
+    stops: tuple[Stop, ...] = ()
+    hits_seen: int = 0
+    adjacent_seen: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StandingState:
+    """The standing orders armed, by side and step, and what `steps` orders hold, by
+    side."""
+
+    orders: dict[str, dict[str, Standing]] = field(default_factory=dict)
+    held: dict[str, Held] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,6 +398,7 @@ class State:
     proposal: Proposal | None = None
     proposals: int = 0
     rail: RailState = field(default_factory=RailState)
+    standing: StandingState = field(default_factory=StandingState)
     setup: Setup = field(default=None, metadata={"transient": True}, compare=False)  # type: ignore[assignment]
 
     @property

@@ -17,6 +17,7 @@ from service.rules.events import Event
 from service.rules.modes import ModeView, mode_view
 from service.rules.options import WeatherRow, dropout_policy
 from service.rules.reorg import ReorgView, reorg_view
+from service.rules.standing import StandingView, standing_view
 from service.rules.state import PowerState, SideControl, State, Step
 
 Status = Literal["open", "active", "paused", "finished"]
@@ -197,6 +198,7 @@ class StateView(TypedDict):
     map_edits: dict[str, HexEditView]
     sides: dict[str, SideView]
     rollback: RollbackView
+    standing: StandingView
     deadlines: dict[str, int]
     dice: DiceView
     me: MeView
@@ -210,7 +212,7 @@ class Viewer:
     powers: tuple[str, ...] = ()
 
 
-SEALED_KINDS = ("initiative.reroll_answered",)
+SEALED_KINDS = ("initiative.reroll_answered", "standing.answered", "standing.armed")
 
 
 def _unit_view(uid: str, state: State) -> UnitView:
@@ -296,6 +298,7 @@ def view(state: State, viewer: Viewer, units: UnitViews | None = None) -> StateV
             "abandons": list(state.proposal.abandons), "rolls": state.proposal.rolls,
             "needs": list(state.proposal.needs), "consented": list(state.proposal.consented),
             "requested_by": state.proposal.requested_by}},
+        "standing": standing_view(state, viewer.side, everyone=viewer.role == "gm"),
         "deadlines": dict(state.deadlines),
         "dice": {
             "commitments": {str(k): v for k, v in state.dice.commitments.items()},
@@ -406,9 +409,17 @@ def _sides_view(state: State) -> dict[str, SideView]:
 
 
 def is_sealed(event: Event, state: State, viewer: Viewer) -> bool:
-    """A reroll answer is sealed from other sides while its window is still open."""
+    """A reroll answer, signed or given by a standing order (`standing.answered`), is
+    sealed from other sides while its window is still open; the arming of a reroll
+    standing order until the first window it answers has closed (issue 20)."""
     if event.kind not in SEALED_KINDS or viewer.role == "gm":
         return False
     if event.data.get("side") == viewer.side:
         return False
-    return state.turn.step == st.REROLL and event.turn == state.turn.number
+    if event.kind != "initiative.reroll_answered" and event.data.get("step") != st.REROLL:
+        return False
+    t = state.turn
+    if event.kind == "standing.armed":
+        first = int(event.data.get("first_window", 0))
+        return t.number < first or (t.number == first and t.step == st.REROLL)
+    return t.step == st.REROLL and event.turn == t.number

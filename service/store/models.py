@@ -249,6 +249,28 @@ class OutboxRow(Base):
     delivered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     failed: Mapped[bool] = mapped_column(default=False)
     created_at: Mapped[datetime] = _now()
+    # The channel it goes to (issue 20): "email", "discord", "slack"; None: the owner's
+    # Standard Webhook.
+    channel: Mapped[str | None] = mapped_column(Text)
+
+
+class ChannelRow(Base):
+    """A player's notification channel (issue 20): e-mail (`target` an address), a
+    Discord or a Slack incoming webhook (`target` its URL); "your move" is held through
+    the quiet hours (`quiet_from`-`quiet_to`, minutes of the day in `timezone`) and, with
+    a digest, sent `digest_minutes` after it is due, with every other one due by then."""
+
+    __tablename__ = "channels"
+
+    game_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    player_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    kind: Mapped[str] = mapped_column(Text, primary_key=True)
+    target: Mapped[str] = mapped_column(Text)
+    quiet_from: Mapped[int | None] = mapped_column(Integer)
+    quiet_to: Mapped[int | None] = mapped_column(Integer)
+    timezone: Mapped[str] = mapped_column(Text, server_default="UTC")
+    digest_minutes: Mapped[int] = mapped_column(Integer, server_default="0")
+    created_at: Mapped[datetime] = _now()
 
 
 class DeliveryRow(Base):

@@ -28,7 +28,7 @@ from service.store.orders import Orders
 from service.store.players import Players
 from service.store.server_keys import ServerKeys
 from service.store.tickets import StreamTickets
-from service.store.webhooks import Outbox, Webhooks
+from service.store.webhooks import Channels, Outbox, Webhooks
 
 if TYPE_CHECKING:
     from service.store.order_call import OrderCall
@@ -55,6 +55,7 @@ class UnitOfWork:
         self.dice = DiceSeeds(session)
         self.webhooks = Webhooks(session)
         self.outbox = Outbox(session)
+        self.channels = Channels(session)
         self.tickets = StreamTickets(session)
         self.appended: dict[str, int] = {}  # game id -> newest seq, published after commit
 

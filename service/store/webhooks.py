@@ -21,7 +21,14 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from service.store.models import GM_OWNER, DeliveryRow, OutboxRow, PlayerRow, WebhookRow
+from service.store.models import (
+    GM_OWNER,
+    ChannelRow,
+    DeliveryRow,
+    OutboxRow,
+    PlayerRow,
+    WebhookRow,
+)
 
 
 class Webhooks:
@@ -90,6 +97,36 @@ class Webhooks:
             .values(failed=True))
 
 
+class Channels:
+    """Each player's notification channels (issue 20): one per kind and player."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def put(self, game_id: str, player_id: str, kind: str, **values: Any) -> None:
+        await self.session.execute(
+            pg_insert(ChannelRow).values(game_id=game_id, player_id=player_id, kind=kind,
+                                         **values)
+            .on_conflict_do_update(index_elements=["game_id", "player_id", "kind"],
+                                   set_=values))
+
+    async def of_player(self, game_id: str, player_id: str) -> list[ChannelRow]:
+        return list((await self.session.execute(
+            select(ChannelRow).where(ChannelRow.game_id == game_id,
+                                     ChannelRow.player_id == player_id)
+            .order_by(ChannelRow.kind))).scalars().all())
+
+    async def of_game(self, game_id: str) -> list[ChannelRow]:
+        return list((await self.session.execute(
+            select(ChannelRow).where(ChannelRow.game_id == game_id))).scalars().all())
+
+    async def delete(self, game_id: str, player_id: str, kind: str) -> bool:
+        gone = await self.session.execute(delete(ChannelRow).where(
+            ChannelRow.game_id == game_id, ChannelRow.player_id == player_id,
+            ChannelRow.kind == kind).returning(ChannelRow.kind))
+        return gone.first() is not None
+
+
 class Outbox:
     """Notifications written in an order's transaction and delivered after commit."""
 
@@ -102,12 +139,15 @@ class Outbox:
             await self.session.execute(
                 pg_insert(OutboxRow).values(list(rows)).on_conflict_do_nothing())
 
-    async def reminder_candidates(self, now: datetime
-                                  ) -> list[tuple[str, datetime, datetime, str, list[str] | None]]:
-        """(game, step started, deadline, owner, powers) for every active webhook of an
-        active game past half of its step's deadline (powers None: the GM's webhook)."""
+    async def reminder_candidates(
+        self, now: datetime
+    ) -> list[tuple[str, datetime, datetime, str, list[str] | None, str | None]]:
+        """(game, step started, deadline, owner, powers, channel) for every active
+        webhook (channel None) and every player's notification channel of an active game
+        past half of its step's deadline (powers None: the GM's webhook)."""
         rows = await self.session.execute(text(
-            "SELECT g.id, g.step_started_at, g.next_deadline, w.player_id, p.powers"
+            "SELECT g.id, g.step_started_at, g.next_deadline, w.player_id, p.powers,"
+            " NULL AS channel"
             " FROM games g JOIN webhooks w ON w.game_id = g.id"
             " LEFT JOIN players p ON p.game_id = w.game_id AND p.id = w.player_id"
             " WHERE g.status = 'active' AND g.next_deadline IS NOT NULL"
@@ -115,9 +155,17 @@ class Outbox:
             " AND (p.id IS NOT NULL OR w.player_id = :gm)"
             " AND g.step_started_at IS NOT NULL AND g.next_deadline > :now"
             " AND :now >= g.step_started_at + (g.next_deadline - g.step_started_at) * 0.5"
+            " UNION ALL"
+            " SELECT g.id, g.step_started_at, g.next_deadline, c.player_id, p.powers, c.kind"
+            " FROM games g JOIN channels c ON c.game_id = g.id"
+            " JOIN players p ON p.game_id = c.game_id AND p.id = c.player_id"
+            " WHERE g.status = 'active' AND g.next_deadline IS NOT NULL"
+            " AND g.step_started_at IS NOT NULL AND g.next_deadline > :now"
+            " AND :now >= g.step_started_at + (g.next_deadline - g.step_started_at) * 0.5"
         ), {"now": now, "gm": GM_OWNER})
-        return [(g, started, deadline, owner, None if powers is None else list(powers))
-                for g, started, deadline, owner, powers in rows.all()]
+        return [(g, started, deadline, owner, None if powers is None else list(powers),
+                 channel)
+                for g, started, deadline, owner, powers, channel in rows.all()]
 
     async def claim_due(self, now: datetime, limit: int, lease_until: datetime
                         ) -> list[tuple[OutboxRow, WebhookRow]]:
@@ -129,6 +177,7 @@ class Outbox:
             .join(WebhookRow, (WebhookRow.game_id == OutboxRow.game_id)
                   & (WebhookRow.player_id == OutboxRow.player_id))
             .where(OutboxRow.delivered_at.is_(None), OutboxRow.failed.is_(False),
+                   OutboxRow.channel.is_(None),
                    OutboxRow.next_attempt_at <= now, WebhookRow.disabled_at.is_(None))
             .order_by(OutboxRow.next_attempt_at).limit(limit)
             .with_for_update(of=OutboxRow, skip_locked=True))).all()
@@ -137,6 +186,39 @@ class Outbox:
                 OutboxRow.game_id == message.game_id, OutboxRow.id == message.id)
                 .values(next_attempt_at=lease_until))
         return [(message, hook) for message, hook in rows]
+
+    async def claim_channels(self, now: datetime, limit: int
+                             ) -> list[tuple[OutboxRow, ChannelRow]]:
+        """Due messages of notification channels with their channel, locked (SKIP
+        LOCKED); the caller leases them or holds them through quiet hours."""
+        rows = (await self.session.execute(
+            select(OutboxRow, ChannelRow)
+            .join(ChannelRow, (ChannelRow.game_id == OutboxRow.game_id)
+                  & (ChannelRow.player_id == OutboxRow.player_id)
+                  & (ChannelRow.kind == OutboxRow.channel))
+            .where(OutboxRow.delivered_at.is_(None), OutboxRow.failed.is_(False),
+                   OutboxRow.channel.is_not(None), OutboxRow.next_attempt_at <= now)
+            .order_by(OutboxRow.next_attempt_at).limit(limit)
+            .with_for_update(of=OutboxRow, skip_locked=True))).all()
+        return [(message, channel) for message, channel in rows]
+
+    async def pending_of_channel(self, game_id: str, player_id: str, channel: str,
+                                 but: Sequence[str]) -> list[OutboxRow]:
+        """The channel's other messages not yet sent (a digest takes them along),
+        locked (SKIP LOCKED)."""
+        return list((await self.session.execute(
+            select(OutboxRow).where(
+                OutboxRow.game_id == game_id, OutboxRow.player_id == player_id,
+                OutboxRow.channel == channel, OutboxRow.delivered_at.is_(None),
+                OutboxRow.failed.is_(False), OutboxRow.id.not_in(list(but)))
+            .order_by(OutboxRow.created_at, OutboxRow.id)
+            .with_for_update(skip_locked=True))).scalars().all())
+
+    async def hold(self, game_id: str, outbox_id: str, until: datetime) -> None:
+        """Not due before `until` (a lease, or the end of quiet hours)."""
+        await self.session.execute(update(OutboxRow).where(
+            OutboxRow.game_id == game_id, OutboxRow.id == outbox_id)
+            .values(next_attempt_at=until))
 
     async def lock(self, game_id: str, outbox_id: str) -> OutboxRow | None:
         """The message, locked until the end of the transaction (its attempts are

@@ -23,9 +23,25 @@ export const ACTIONS = ["pass", "land", "air", "naval", "combined"];
 export const CHIT_KINDS = ["air", "land", "naval", "combined", "reorganize_hqs"];
 export const DONE_STEPS = ["action", "reaction", "combat", "exploitation", "reorganization",
   "final_reorganization"];
+// The phasing side's steps of an impulse a `steps` order may be done through.
+const IMPULSE_DONE = ["action", "reaction", "combat", "exploitation", "reorganization"];
 export const ORDER_KINDS = ["declare", "initiative.reroll", "initiative.choose", "done",
-  "production", "roll", "mode", "release", "report", "reorg"];
+  "production", "roll", "mode", "release", "report", "reorg", "standing", "steps"];
 
+// Standing orders (issue 20): each step a player may arm, what the server answers, and
+// the default order (with its stops) the page arms.
+export const STANDING_STEPS = [
+  ["initiative.reroll", "never demand a reroll"], ["reaction", "release nothing"],
+  ["combat", "done"], ["exploitation", "done"], ["final_reorganization", "done"]];
+export const STANDING_DEFAULTS = {
+  "initiative.reroll": { step: "initiative.reroll", demand: false,
+    stops: [{ kind: "initiative_close", within: 1 }] },
+  reaction: { step: "reaction", stops: [{ kind: "enemy_adjacent_reserve" },
+    { kind: "unit_attacked" }] },
+  combat: { step: "combat", stops: [{ kind: "unit_attacked" }] },
+  exploitation: { step: "exploitation", stops: [{ kind: "unit_attacked" }] },
+  final_reorganization: { step: "final_reorganization", stops: [{ kind: "hq_out_of_supply" }] },
+};
 export const VOLUNTARY_MODES = ["combat", "move", "reserve", "strat"];
 const MODE_NAMES = { combat: "Combat", move: "Move", reserve: "Reserve", strat: "Strat",
   exploit: "Exploit", dg: "DG" };
@@ -314,12 +330,21 @@ export const ORDER_FORMS = [
     key: (ctx) => JSON.stringify(ctx.position),
     render(ctx) {
       const entry = ctx.mine.find((a) => DONE_STEPS.includes(a.step));
+      // The phasing side may be done now and through its later steps of the impulse in
+      // one signed `steps` order, disarmed if a unit of it is attacked (issue 20).
+      const later = IMPULSE_DONE.slice(IMPULSE_DONE.indexOf(entry.step) + 1);
+      const phasing = ctx.state.turn.phasing_side === ctx.me.side
+        && IMPULSE_DONE.includes(entry.step) && later.length > 0;
+      const through = later[later.length - 1];
       return h("div", {},
         h("p.hint", {}, `Play the ${words(entry.step)} step (on the board, or with the orders `
           + "below), then tell the referee your side is done."),
         h("div.buttons", {},
           button(`Done with ${words(entry.step)}`, () => ctx.send("done", {}),
-            { primary: true, name: "done" })));
+            { primary: true, name: "done" }),
+          phasing ? button(`Done through ${words(through)}`, () => ctx.send("steps", {
+            orders: [], through, stops: [{ kind: "unit_attacked" }] }),
+          { name: "done-through" }) : null));
     },
   },
   {
@@ -366,6 +391,39 @@ export const ORDER_FORMS = [
         },
       }, field("Dice", dice), field("Purpose", purpose),
       h("button", { type: "submit", name: "roll" }, "Roll"));
+    },
+  },
+  {
+    id: "standing",
+    title: "Standing orders",
+    applies: (ctx) => ctx.state.game.status !== "finished" && Boolean(ctx.state.standing),
+    key: (ctx) => JSON.stringify(ctx.state.standing.orders),
+    render(ctx) {
+      const armed = new Map(ctx.state.standing.orders
+        .filter((o) => o.side === ctx.me.side).map((o) => [o.step, o]));
+      const stopsText = (o) => (o.stops.length ? ` unless ${o.stops.map((s) => words(s.kind)
+        + (s.within !== undefined ? ` ${s.within}` : "")).join(", ")}` : "");
+      const rows = STANDING_STEPS.map(([step, answer]) => {
+        const order = armed.get(step);
+        return h("li", { dataset: { standing: step, armed: order ? "yes" : "no" } },
+          h("strong", {}, words(step)), ": ",
+          order ? `${answer}${stopsText(order)}` : h("span.muted", {}, "asked"), " ",
+          order
+            ? button("Disarm", () => ctx.send("standing", { step, armed: false }),
+              { name: `standing-disarm-${step}` })
+            : button("Arm", () => ctx.send("standing", STANDING_DEFAULTS[step]),
+              { name: `standing-arm-${step}` }));
+      });
+      const armAll = async () => {
+        for (const [step] of STANDING_STEPS) {
+          if (!armed.has(step) && !(await ctx.send("standing", STANDING_DEFAULTS[step]))) return;
+        }
+      };
+      return h("div", {},
+        h("p.hint", {}, "The server answers these steps for you, each answer a logged event "
+          + "naming your signed order; a stop disarms it and says why."),
+        h("ul.standing-list", {}, rows),
+        h("div.buttons", {}, button("Arm the defaults", armAll, { name: "standing-arm-all" })));
     },
   },
   {

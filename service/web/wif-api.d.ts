@@ -537,6 +537,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/channels/{kind}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Register (or replace) one of my notification channels */
+        put: operations["put_channel"];
+        post?: never;
+        /** Remove one of my notification channels */
+        delete: operations["delete_channel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My notification channels */
+        get: operations["get_channels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/reorg/options": {
         parameters: {
             query?: never;
@@ -654,7 +689,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "initiative.reroll" | "initiative.choose" | "declare" | "done" | "production" | "roll" | "mode" | "release" | "report" | "reorg" | "consent";
+            kind: "initiative.reroll" | "initiative.choose" | "declare" | "done" | "production" | "roll" | "mode" | "release" | "report" | "reorg" | "consent" | "standing" | "steps";
             /** Body */
             body?: {
                 [key: string]: unknown;
@@ -1523,6 +1558,57 @@ export interface components {
             length: number;
         };
         /**
+         * Channel
+         * @description A notification channel of mine (issue 20): e-mail, Discord or Slack.
+         */
+        Channel: {
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "email" | "discord" | "slack";
+            /** Target */
+            target: string;
+            quiet_hours: components["schemas"]["QuietHoursShown"] | null;
+            /** Digest Minutes */
+            digest_minutes: number;
+        };
+        /**
+         * ChannelSettings
+         * @description A notification channel: `target` is an e-mail address (`email`) or the incoming
+         *     webhook URL (`discord`, `slack`); `quiet_hours` hold messages; `digest_minutes`
+         *     waits that long and sends every "your move" due by then in one message.
+         * @example {
+         *       "digest_minutes": 0,
+         *       "quiet_hours": {
+         *         "from": "22:00",
+         *         "timezone": "Europe/Paris",
+         *         "to": "07:30"
+         *       },
+         *       "target": "https://203.0.113.10/api/webhooks/1/abc"
+         *     }
+         */
+        ChannelSettings: {
+            /** Target */
+            target: string;
+            quiet_hours?: components["schemas"]["QuietHours"] | null;
+            /**
+             * Digest Minutes
+             * @default 0
+             */
+            digest_minutes: number;
+        };
+        /**
+         * Channels
+         * @description `GET /channels`: my channels, and whether this server sends e-mail.
+         */
+        Channels: {
+            /** Channels */
+            channels: components["schemas"]["Channel"][];
+            /** Email Available */
+            email_available: boolean;
+        };
+        /**
          * Chit
          * @description An offensive chit played with a power's action, by an HQ (11.18.11).
          */
@@ -1790,6 +1876,15 @@ export interface components {
                 [key: string]: components["schemas"]["Chit"];
             };
         };
+        /** DeclareItem */
+        DeclareItem: {
+            /**
+             * Kind
+             * @constant
+             */
+            kind: "declare";
+            body: components["schemas"]["DeclareBody"];
+        };
         /**
          * DeclareOrder
          * @description A signed order of kind `declare`: `declare`: each power's action for the impulse, and the chits played.
@@ -1900,6 +1995,15 @@ export interface components {
         DoneBody: {
             /** Confirm Lapse */
             confirm_lapse?: boolean;
+        };
+        /** DoneItem */
+        DoneItem: {
+            /**
+             * Kind
+             * @constant
+             */
+            kind: "done";
+            body: components["schemas"]["DoneBody"];
         };
         /**
          * DoneOrder
@@ -2055,7 +2159,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "game.created" | "seat.taken" | "game.started" | "game.paused" | "game.resumed" | "game.ended" | "deadlines.set" | "deadline.passed" | "default.forced" | "side.dropped_out" | "side.returned" | "side.restored" | "state.edited" | "player.key_replaced" | "seat.reopened" | "seat.substituted" | "gm.played" | "rollback.proposed" | "rollback.consented" | "rollback.refused" | "rollback.withdrawn" | "game.rolled_back" | "game.imported" | "dice.committed" | "dice.rolled" | "dice.revealed" | "dice.recommitted" | "turn.began" | "initiative.rolled" | "initiative.reroll_answered" | "initiative.reroll_closed" | "initiative.ranked" | "initiative.chosen" | "turn.order_set" | "round.began" | "weather.set" | "weather.table_set" | "impulse.began" | "step.began" | "step.skipped" | "power.declared" | "side.done" | "impulse.cleaned_up" | "rps.granted" | "turn_end.rolled" | "impulse.ended" | "turn.ended" | "initiative.shifted" | "production.submitted" | "production.applied" | "unit.reorganized" | "port.repaired" | "rps.lapsed" | "unit.mode_changed" | "reserves.released" | "report.filed" | "unit.moved" | "unit.worked" | "combat.reported" | "combat.result_ignored" | "hex.disorganized" | "reserve.removed" | "units.retreated" | "units.advanced" | "unit.step_lost" | "unit.eliminated" | "units.exploit_awarded" | "units.turned_face_down" | "units.shattered" | "unit.flew_mission" | "combat.rolled" | "combat.closed";
+            kind: "game.created" | "seat.taken" | "game.started" | "game.paused" | "game.resumed" | "game.ended" | "deadlines.set" | "deadline.passed" | "default.forced" | "side.dropped_out" | "side.returned" | "side.restored" | "state.edited" | "player.key_replaced" | "seat.reopened" | "seat.substituted" | "gm.played" | "rollback.proposed" | "rollback.consented" | "rollback.refused" | "rollback.withdrawn" | "game.rolled_back" | "game.imported" | "dice.committed" | "dice.rolled" | "dice.revealed" | "dice.recommitted" | "turn.began" | "initiative.rolled" | "initiative.reroll_answered" | "initiative.reroll_closed" | "initiative.ranked" | "initiative.chosen" | "turn.order_set" | "round.began" | "weather.set" | "weather.table_set" | "impulse.began" | "step.began" | "step.skipped" | "side.skipped" | "power.declared" | "side.done" | "impulse.cleaned_up" | "rps.granted" | "turn_end.rolled" | "impulse.ended" | "turn.ended" | "initiative.shifted" | "production.submitted" | "production.applied" | "unit.reorganized" | "port.repaired" | "rps.lapsed" | "unit.mode_changed" | "reserves.released" | "report.filed" | "unit.moved" | "unit.worked" | "combat.reported" | "combat.result_ignored" | "hex.disorganized" | "reserve.removed" | "units.retreated" | "units.advanced" | "unit.step_lost" | "unit.eliminated" | "units.exploit_awarded" | "units.turned_face_down" | "units.shattered" | "unit.flew_mission" | "combat.rolled" | "combat.closed" | "standing.armed" | "standing.answered" | "standing.disarmed";
             /** Actor */
             actor: string;
             /** Text */
@@ -2245,6 +2349,27 @@ export interface components {
              * @enum {string}
              */
             status: "ok" | "ready";
+        };
+        /**
+         * HeldShown
+         * @description What a `steps` order holds: done in `side`'s steps after `after` up to
+         *     `through` in this impulse.
+         */
+        HeldShown: {
+            /** Side */
+            side: string;
+            /** Player */
+            player: string;
+            /** Seq */
+            seq: number | null;
+            /** After */
+            after: string;
+            /** Through */
+            through: string;
+            /** Stops */
+            stops: {
+                [key: string]: unknown;
+            }[];
         };
         /**
          * HexChange
@@ -2714,6 +2839,15 @@ export interface components {
             illegal: components["schemas"]["ModeRefused"][];
             why?: components["schemas"]["Why"];
         };
+        /** ModeItem */
+        ModeItem: {
+            /**
+             * Kind
+             * @constant
+             */
+            kind: "mode";
+            body: components["schemas"]["ModeBody"];
+        };
         /**
          * ModeOrder
          * @description A signed order of kind `mode`: `mode`: mode changes of the phasing side's units in the action step.
@@ -2831,7 +2965,7 @@ export interface components {
             method: string;
             /** Legal */
             legal: boolean;
-            item: components["schemas"]["ReorgItem"];
+            item: components["schemas"]["ReorgItem-Output"];
             /** Power */
             power?: string | null;
             /** Cost */
@@ -3143,6 +3277,31 @@ export interface components {
             range?: number;
         };
         /**
+         * QuietHours
+         * @description Hours not to send in (`from`-`to`, HH:MM, may wrap midnight, in `timezone`, an
+         *     IANA name): "your move" waits for their end.
+         */
+        QuietHours: {
+            /** From */
+            from: string;
+            /** To */
+            to: string;
+            /**
+             * Timezone
+             * @default UTC
+             */
+            timezone: string;
+        };
+        /** QuietHoursShown */
+        QuietHoursShown: {
+            /** From */
+            from: string;
+            /** To */
+            to: string;
+            /** Timezone */
+            timezone: string;
+        };
+        /**
          * ReasonBody
          * @description `admin.resume`, `admin.end`, `admin.force`, `admin.rollback_withdraw`: why, shown
          *     to every side in the log.
@@ -3217,6 +3376,15 @@ export interface components {
             /** Units */
             units: string[];
         };
+        /** ReleaseItem */
+        ReleaseItem: {
+            /**
+             * Kind
+             * @constant
+             */
+            kind: "release";
+            body: components["schemas"]["ReleaseBody"];
+        };
         /**
          * ReleaseOrder
          * @description A signed order of kind `release`: `release`: Reserve units released in the reaction step (OCS 5.7b).
@@ -3288,13 +3456,13 @@ export interface components {
             /** Power */
             power: string;
             /** Items */
-            items: components["schemas"]["ReorgItem"][];
+            items: components["schemas"]["service__rules__reorg__bodies__ReorgItem"][];
         };
         /**
          * ReorgItem
          * @description One unit reorganized (or, `port_repair`, one port repaired) by `method`.
          */
-        ReorgItem: {
+        "ReorgItem-Output": {
             /**
              * Method
              * @enum {string}
@@ -3449,6 +3617,15 @@ export interface components {
             /** Face Down */
             face_down?: string[];
         };
+        /** ReportItem */
+        ReportItem: {
+            /**
+             * Kind
+             * @constant
+             */
+            kind: "report";
+            body: components["schemas"]["ReportBody"];
+        };
         /**
          * ReportOrder
          * @description A signed order of kind `report`: `report`: what was played on the map in the action, reaction, combat and
@@ -3524,6 +3701,15 @@ export interface components {
             dice: string;
             /** Purpose */
             purpose: string;
+        };
+        /** RollItem */
+        RollItem: {
+            /**
+             * Kind
+             * @constant
+             */
+            kind: "roll";
+            body: components["schemas"]["RollBody"];
         };
         /**
          * RollOrder
@@ -3777,7 +3963,7 @@ export interface components {
          */
         SignedOrder: {
             /** Order */
-            order: components["schemas"]["InitiativeRerollOrder"] | components["schemas"]["InitiativeChooseOrder"] | components["schemas"]["DeclareOrder"] | components["schemas"]["DoneOrder"] | components["schemas"]["ProductionOrder"] | components["schemas"]["RollOrder"] | components["schemas"]["ModeOrder"] | components["schemas"]["ReleaseOrder"] | components["schemas"]["ReportOrder"] | components["schemas"]["ReorgOrder"] | components["schemas"]["ConsentOrder"] | components["schemas"]["AdminPauseOrder"] | components["schemas"]["AdminResumeOrder"] | components["schemas"]["AdminEndOrder"] | components["schemas"]["AdminDeadlinesOrder"] | components["schemas"]["AdminForceOrder"] | components["schemas"]["AdminWeatherOrder"] | components["schemas"]["AdminEditOrder"] | components["schemas"]["AdminDropoutOrder"] | components["schemas"]["AdminActOrder"] | components["schemas"]["AdminRollbackOrder"] | components["schemas"]["AdminRollbackWithdrawOrder"] | components["schemas"]["AdminReplaceKeyOrder"] | components["schemas"]["AdminReopenSeatOrder"];
+            order: components["schemas"]["InitiativeRerollOrder"] | components["schemas"]["InitiativeChooseOrder"] | components["schemas"]["DeclareOrder"] | components["schemas"]["DoneOrder"] | components["schemas"]["ProductionOrder"] | components["schemas"]["RollOrder"] | components["schemas"]["ModeOrder"] | components["schemas"]["ReleaseOrder"] | components["schemas"]["ReportOrder"] | components["schemas"]["ReorgOrder"] | components["schemas"]["ConsentOrder"] | components["schemas"]["StandingOrder"] | components["schemas"]["StepsOrder"] | components["schemas"]["AdminPauseOrder"] | components["schemas"]["AdminResumeOrder"] | components["schemas"]["AdminEndOrder"] | components["schemas"]["AdminDeadlinesOrder"] | components["schemas"]["AdminForceOrder"] | components["schemas"]["AdminWeatherOrder"] | components["schemas"]["AdminEditOrder"] | components["schemas"]["AdminDropoutOrder"] | components["schemas"]["AdminActOrder"] | components["schemas"]["AdminRollbackOrder"] | components["schemas"]["AdminRollbackWithdrawOrder"] | components["schemas"]["AdminReplaceKeyOrder"] | components["schemas"]["AdminReopenSeatOrder"];
             /**
              * Signature
              * @description base64url Ed25519 by the signer's key over the RFC 8785 bytes of `order`
@@ -3821,6 +4007,111 @@ export interface components {
             out_of_communication_used: unknown;
         };
         /**
+         * StandingBody
+         * @description `standing`: arm the side's standing order for `step` (replacing one armed for it),
+         *     or disarm it with `"armed": false`. `demand` is an `initiative.reroll` order's answer
+         *     (default false: never demand a reroll); `stops` disarm it when they hold.
+         */
+        StandingBody: {
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "initiative.reroll" | "reaction" | "combat" | "exploitation" | "final_reorganization";
+            /** Armed */
+            armed?: boolean;
+            /** Demand */
+            demand?: boolean;
+            /** Stops */
+            stops?: components["schemas"]["StopBody"][];
+        };
+        /**
+         * StandingOrder
+         * @description A signed order of kind `standing`: `standing`: arm the side's standing order for `step` (replacing one armed for it),
+         *     or disarm it with `"armed": false`. `demand` is an `initiative.reroll` order's answer
+         *     (default false: never demand a reroll); `stops` disarm it when they hold.
+         * @example {
+         *       "body": {
+         *         "step": "reaction",
+         *         "stops": [
+         *           {
+         *             "kind": "unit_attacked"
+         *           }
+         *         ]
+         *       },
+         *       "game": "<game id>",
+         *       "impulse": 1,
+         *       "kind": "standing",
+         *       "player": "<player id>",
+         *       "prev": "<hash of the newest event seen>",
+         *       "seq": 1,
+         *       "step": "declare",
+         *       "turn": 1
+         *     }
+         */
+        StandingOrder: {
+            /** Game */
+            game: string;
+            /**
+             * Player
+             * @description the signer: a player's id, or "gm"
+             */
+            player: string;
+            /**
+             * Seq
+             * @description unique per signer (a nonce): a resent order with the same seq and bytes gets its first answer again
+             */
+            seq: number;
+            /**
+             * Prev
+             * @description the hash of the newest event the signer saw (the game's `head`): an order over a history the server did not show is refused, and `verify` checks every one
+             */
+            prev: string;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "standing";
+            body: components["schemas"]["StandingBody"];
+        };
+        /**
+         * StandingShown
+         * @description An armed standing order: the side and step it answers, who armed it (player and
+         *     seq of its order), its stop conditions and, for the reroll, its answer.
+         */
+        StandingShown: {
+            /** Side */
+            side: string;
+            /** Step */
+            step: string;
+            /** Player */
+            player: string;
+            /** Seq */
+            seq: number | null;
+            /** Stops */
+            stops: {
+                [key: string]: unknown;
+            }[];
+            /** Demand */
+            demand?: boolean;
+        };
+        /** StandingView */
+        StandingView: {
+            /** Orders */
+            orders: components["schemas"]["StandingShown"][];
+            /** Held */
+            held: components["schemas"]["HeldShown"][];
+        };
+        /**
          * StateAnswer
          * @description `GET /state`: the member's view, the chain head, every land unit's supply (map
          *     engine) and the caller's webhook (null: none).
@@ -3857,6 +4148,7 @@ export interface components {
                 [key: string]: components["schemas"]["SideView"];
             };
             rollback: components["schemas"]["RollbackView"];
+            standing: components["schemas"]["StandingView"];
             /** Deadlines */
             deadlines: {
                 [key: string]: number;
@@ -3909,12 +4201,114 @@ export interface components {
                 [key: string]: components["schemas"]["SideView"];
             };
             rollback: components["schemas"]["RollbackView"];
+            standing: components["schemas"]["StandingView"];
             /** Deadlines */
             deadlines: {
                 [key: string]: number;
             };
             dice: components["schemas"]["DiceView"];
             me: components["schemas"]["MeView"];
+        };
+        /**
+         * StepsBody
+         * @description `steps`: `orders` applied now, in order, each as if signed alone at the step the
+         *     game is then in (all or nothing); then, with `through`, the side is done with the
+         *     step it is in and the server answers `done` for it in each of its later steps of
+         *     this impulse up to `through`, unless one of `stops` holds first.
+         */
+        StepsBody: {
+            /** Orders */
+            orders: (components["schemas"]["DeclareItem"] | components["schemas"]["ModeItem"] | components["schemas"]["ReleaseItem"] | components["schemas"]["ReportItem"] | components["schemas"]["RollItem"] | components["schemas"]["DoneItem"] | components["schemas"]["service__rules__standing__bodies__ReorgItem"])[];
+            /**
+             * Through
+             * @enum {string}
+             */
+            through?: "action" | "reaction" | "combat" | "exploitation" | "reorganization";
+            /** Stops */
+            stops?: components["schemas"]["StopBody"][];
+        };
+        /**
+         * StepsOrder
+         * @description A signed order of kind `steps`: `steps`: `orders` applied now, in order, each as if signed alone at the step the
+         *     game is then in (all or nothing); then, with `through`, the side is done with the
+         *     step it is in and the server answers `done` for it in each of its later steps of
+         *     this impulse up to `through`, unless one of `stops` holds first.
+         * @example {
+         *       "body": {
+         *         "orders": [
+         *           {
+         *             "body": {
+         *               "units": [
+         *                 "ger-arm-1"
+         *               ]
+         *             },
+         *             "kind": "release"
+         *           }
+         *         ],
+         *         "through": "exploitation"
+         *       },
+         *       "game": "<game id>",
+         *       "impulse": 1,
+         *       "kind": "steps",
+         *       "player": "<player id>",
+         *       "prev": "<hash of the newest event seen>",
+         *       "seq": 1,
+         *       "step": "exploitation",
+         *       "turn": 1
+         *     }
+         */
+        StepsOrder: {
+            /** Game */
+            game: string;
+            /**
+             * Player
+             * @description the signer: a player's id, or "gm"
+             */
+            player: string;
+            /**
+             * Seq
+             * @description unique per signer (a nonce): a resent order with the same seq and bytes gets its first answer again
+             */
+            seq: number;
+            /**
+             * Prev
+             * @description the hash of the newest event the signer saw (the game's `head`): an order over a history the server did not show is refused, and `verify` checks every one
+             */
+            prev: string;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "steps";
+            body: components["schemas"]["StepsBody"];
+        };
+        /**
+         * StopBody
+         * @description A stop condition: when it holds as the order would answer, the order is disarmed
+         *     and the side asked. `enemy_adjacent_reserve`: an enemy land unit next to one of the
+         *     side's Reserve units that was not next to it when the order was armed or last
+         *     answered; `hq_out_of_supply`: an HQ of the side out of supply;
+         *     `unit_attacked`: a unit of the side was attacked since the order was armed or last
+         *     answered; `initiative_close` (reroll only): the side's initiative total is within
+         *     `within` of another side's.
+         */
+        StopBody: {
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "enemy_adjacent_reserve" | "hq_out_of_supply" | "unit_attacked" | "initiative_close";
+            /** Within */
+            within?: number;
         };
         /**
          * Summary
@@ -4279,6 +4673,40 @@ export interface components {
             work: "engineering" | "gauge" | "rail_repair" | "hedgehog";
             /** Hex */
             hex?: string;
+        };
+        /**
+         * ReorgItem
+         * @description One unit reorganized (or, `port_repair`, one port repaired) by `method`.
+         */
+        service__rules__reorg__bodies__ReorgItem: {
+            /**
+             * Method
+             * @enum {string}
+             */
+            method: "atr" | "hq" | "limited" | "overseas" | "primary" | "rail" | "secondary" | "supply_unit" | "trs" | "at_sea" | "chit" | "port_repair";
+            /** Unit */
+            unit?: string;
+            /** Atr */
+            atr?: string;
+            /** Hq */
+            hq?: string;
+            /** Source */
+            source?: string;
+            /** Port */
+            port?: string;
+            /** Supply Unit */
+            supply_unit?: string;
+            /** Trs */
+            trs?: string;
+        };
+        /** ReorgItem */
+        service__rules__standing__bodies__ReorgItem: {
+            /**
+             * Kind
+             * @constant
+             */
+            kind: "reorg";
+            body: components["schemas"]["ReorgBody"];
         };
         /**
          * ProblemError
@@ -7078,6 +7506,243 @@ export interface operations {
             };
             /** @description Payload too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid payload */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    put_channel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the game's id */
+                game_id: string;
+                /** @description the channel: email, discord or slack */
+                kind: "email" | "discord" | "slack";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelSettings"];
+            };
+        };
+        responses: {
+            /** @description the answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Channel"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid payload */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete_channel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the game's id */
+                game_id: string;
+                /** @description the channel: email, discord or slack */
+                kind: "email" | "discord" | "slack";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid payload */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_channels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the game's id */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Channels"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

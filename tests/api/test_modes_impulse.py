@@ -126,7 +126,7 @@ async def test_a_german_impulse_with_modes_reaction_combat_exploitation_and_clea
     assert not any(units["ger-arm-1"]["this_impulse"].values())
     summary = await answer_done_steps(game)
     assert summary["awaiting"][0] == {"side": "allies", "powers": ["cw"], "step": "declare",
-                                      "deadline": None, "orders": ["declare"],
+                                      "deadline": None, "orders": ["declare", "steps"],
                                       "choices": {"actions.*": ["pass", "land", "air", "naval",
                                                               "combined"]}}
     kinds = [e["kind"] for e in log]

@@ -208,7 +208,7 @@ def test_the_cli_plays_a_whole_impulse_against_a_live_server(live: Live, tmp_pat
     assert state["turn"]["turn_end_total"] == 4
     assert state["awaiting"] == [{"side": "axis", "powers": ["germany", "italy"],
                                   "step": "declare", "deadline": None,
-                                  "orders": ["declare"], "choices": {"actions.*": [
+                                  "orders": ["declare", "steps"], "choices": {"actions.*": [
                                       "pass", "land", "air", "naval", "combined"]}}]
 
     # `pass` declares pass for every power of mine.
@@ -427,7 +427,7 @@ def test_the_python_client_reads_options_settings_and_its_webhook(live: Live,
                                                                    tmp_path: Path) -> None:
     """The client has a method per route a player uses (docs/client.md): the legal
     choices of a unit and of a side, the reorganization planner, the player's settings,
-    the webhook with its delivery log."""
+    the webhook with its delivery log, the notification channels."""
     t = seated_game(live, tmp_path)
     profile = to_communists_action(t)
     seat = json.loads(profile.read_text())["games"][t.game]
@@ -457,3 +457,9 @@ def test_the_python_client_reads_options_settings_and_its_webhook(live: Live,
         with pytest.raises(ProblemError) as caught:
             client.webhook(t.game)
         assert caught.value.status == 404
+        shown = client.set_channel(t.game, "discord", "http://127.0.0.1:9/discord",
+                                   quiet_hours={"from": "23:00", "to": "07:00"})
+        assert shown["quiet_hours"] == {"from": "23:00", "to": "07:00", "timezone": "UTC"}
+        assert client.channels(t.game) == {"channels": [shown], "email_available": False}
+        client.delete_channel(t.game, "discord")
+        assert client.channels(t.game)["channels"] == []

@@ -244,10 +244,36 @@ async def test_three_browsers_join_and_play_the_first_impulse_live(
     everyone = {**pages, "gm": gm}
     await _axis_changes_a_mode(axis, everyone)
     await _axis_reorganizes(axis, everyone)
+    await _standing_orders_and_done_through(allies, communists, everyone)
 
     for side, page in everyone.items():
         assert await page.evaluate("window.notReloaded === true"), f"{side} page reloaded"
     assert problems.seen == []
+
+
+async def _standing_orders_and_done_through(allies: Page, communists: Page,
+                                            everyone: dict[str, Page]) -> None:
+    """Issue 20: the Communists arm a standing reaction order from the page (it shows
+    what the server will answer, and unless what) and disarm it; the Allies declare and
+    finish their impulse with "Done through reorganization", one signed `steps` order."""
+    form = communists.locator("[data-form=standing]")
+    await communists.click("[name=standing-arm-reaction]")
+    row = form.locator("[data-standing=reaction]")
+    await expect(row).to_have_attribute("data-armed", "yes")
+    await expect(row).to_contain_text("release nothing unless enemy adjacent reserve")
+    await _shot(communists, "communists-standing")
+    await communists.click("[name=standing-disarm-reaction]")
+    await expect(row).to_have_attribute("data-armed", "no")
+
+    actions = allies.locator("[data-form=declare] select[name^=action-]")
+    for i in range(await actions.count()):
+        await actions.nth(i).select_option("land")
+    await allies.click("[data-form=declare] [name=declare]")
+    await expect(allies.locator("#my-move")).to_have_text("Your move: action")
+    await allies.click("[data-form=done] [name=done-through]")
+    for page in everyone.values():
+        await expect(page.locator("#log-list")).to_contain_text(
+            "allies holds done for its steps after action through reorganization")
 
 
 def _unit_row(page: Page, unit: str) -> Locator:

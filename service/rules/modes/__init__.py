@@ -6,6 +6,7 @@ from service.rules.modes import vocabulary
 from service.rules.modes.bodies import Mode, ModeBody, Orientation, ReleaseBody, ReportBody
 from service.rules.modes.change import EVOLVE as _CHANGE_EVOLVE
 from service.rules.modes.change import change_modes, movement_end_refusal
+from service.rules.modes.choice import no_choice
 from service.rules.modes.effective import ModeView, effective, mode_view
 from service.rules.modes.face_down import EVOLVE as _FACE_DOWN_EVOLVE
 from service.rules.modes.face_down import face_down_at_clean_up
@@ -25,6 +26,6 @@ __all__ = [
     "EVOLVE", "MODES", "ORIENTATIONS", "Mode", "ModeBody", "ModeView", "Orientation",
     "ReleaseBody", "ReportBody", "UnitChoices", "change_modes", "effective",
     "face_down_at_clean_up", "file_report", "impulse_marks_cleared", "mode_view",
-    "movement_end_refusal", "open_combats_refusal", "release_reserves", "side_options",
+    "movement_end_refusal", "no_choice", "open_combats_refusal", "release_reserves", "side_options",
     "unit_options", "vocabulary",
 ]

@@ -72,7 +72,7 @@ from service.rules.modes.items import (
     strings,
     unknown_keys,
 )
-from service.rules.state import Evolver, OpenCombat, State
+from service.rules.state import Evolver, Hit, OpenCombat, State
 
 __all__ = ["BY_STEP", "CONSISTENCY", "check_attacker", "disorganize", "enemies_in",
            "open_combats_refusal", "report_combat"]
@@ -620,6 +620,18 @@ def _units(state: State, names: Sequence[str], **changes: Any) -> State:
 
 
 def _combat(state: State, e: Event) -> State:
+    """The attackers attacked; each side whose units were attacked counts one more hit
+    (what a standing order's `unit_attacked` stop looks at)."""
+    sc = state.setup.scenario
+    hit = {sc.side_of_power(state.units[uid].power) for uid in e.data["defenders"]
+           if uid in state.units} - {e.data["side"]}
+    hits = dict(state.modes.hits)
+    for side in sorted(hit):
+        old = hits.get(side)
+        hits[side] = Hit(count=(old.count if old else 0) + 1, by=str(e.data["by"]),
+                         hex=str(e.data["hex"]), attacker=str(e.data["side"]),
+                         turn=state.turn.number, impulse=state.turn.impulse)
+    state = replace(state, modes=replace(state.modes, hits=hits))
     return _units(state, e.data["attackers"], attacked=True)
 
 

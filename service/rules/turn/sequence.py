@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from service.rules import state as st
 from service.rules.flow import Flow
-from service.rules.modes import face_down_at_clean_up
+from service.rules.modes import face_down_at_clean_up, no_choice
 from service.rules.options import weather_row
 from service.rules.turn.initiative import bonus, rank, shifted_boxes
 from service.rules.turn.participants import at_war, has_face_down, has_mode
@@ -180,15 +180,12 @@ def after_declare(f: Flow) -> None:
 def after_side_step(f: Flow) -> None:
     """The current side-wide step is done by everyone in it: take the next one."""
     step = f.state.turn.step
-    side = f.state.turn.phasing_side
     if step == st.REROLL:
         close_reroll(f)
     elif step == st.ACTION:
         begin_reaction(f)
     elif step == st.REACTION:
-        assert side is not None
-        f.emit("step.began", f"{side}'s combat step: report results.",
-               {"step": st.COMBAT, "sides": [side]})
+        begin_combat(f)
     elif step == st.COMBAT:
         begin_exploitation(f)
     elif step == st.EXPLOITATION:
@@ -200,27 +197,64 @@ def after_side_step(f: Flow) -> None:
 
 
 def begin_reaction(f: Flow) -> None:
-    """RULES-NOTES 31: every side at war with the phasing side that has a unit in Reserve."""
+    """RULES-NOTES 31: every side at war with the phasing side that has a unit in
+    Reserve; of those, a side none of whose Reserve units may be released (OCS 5.7b:
+    each unit's power must be at war with the phasing side) is not asked (issue 20)."""
     side = f.state.turn.phasing_side
     assert side is not None
-    reacting = [s for s in f.state.turn.order
-                if s != side and at_war(f.state, s, side) and has_mode(f.state, s, ("reserve",))]
+    candidates = [s for s in f.state.turn.order if s != side and at_war(f.state, s, side)
+                  and has_mode(f.state, s, ("reserve",))]
+    reacting = [s for s in candidates if not _skipped(f, s, st.REACTION)]
     if not reacting:
-        f.emit("step.skipped", "No side at war with the phasing side has a unit in Reserve: "
-               "no reaction step.", {"step": st.REACTION, "reason": "no reserves to release"})
-        f.emit("step.began", f"{side}'s combat step: report results.",
-               {"step": st.COMBAT, "sides": [side]})
+        f.emit("step.skipped", "No side at war with the phasing side has a unit in Reserve "
+               "it may release: no reaction step.",
+               {"step": st.REACTION, "reason": "no reserves to release"})
+        begin_combat(f)
         return
     f.emit("step.began", f"Reaction step: {', '.join(reacting)} may release reserves.",
            {"step": st.REACTION, "sides": reacting})
 
 
+def _skipped(f: Flow, side: str, step: st.Step) -> bool:
+    """Issue 20: `side` has no legal choice in `step` (`modes.no_choice`): it is not
+    asked, and a `side.skipped` event says why."""
+    why = no_choice(f.state, side, step)
+    if why is None:
+        return False
+    f.emit("side.skipped", f"{side} is not asked in the {step} step: {why}.",
+           {"side": side, "step": step, "reason": why})
+    return True
+
+
+def begin_combat(f: Flow) -> None:
+    """The phasing side's combat step, unless it has nothing to attack, barrage, fly or
+    resolve (issue 20): then on to exploitation."""
+    side = f.state.turn.phasing_side
+    assert side is not None
+    why = no_choice(f.state, side, st.COMBAT)
+    if why is not None:
+        f.emit("step.skipped", f"No combat step: {why}.",
+               {"step": st.COMBAT, "reason": why})
+        begin_exploitation(f)
+        return
+    f.emit("step.began", f"{side}'s combat step: report results.",
+           {"step": st.COMBAT, "sides": [side]})
+
+
 def begin_exploitation(f: Flow) -> None:
+    """The phasing side's exploitation step, when a unit of it may exploit or be
+    released (OCS 5.9, OCS 5.7b); otherwise on to clean up."""
     side = f.state.turn.phasing_side
     assert side is not None
     if not has_mode(f.state, side, ("reserve", "exploit")):
         f.emit("step.skipped", f"{side} has no unit in Reserve or Exploit mode: no "
                "exploitation step.", {"step": st.EXPLOITATION, "reason": "nothing can exploit"})
+        clean_up(f)
+        return
+    why = no_choice(f.state, side, st.EXPLOITATION)
+    if why is not None:
+        f.emit("step.skipped", f"No exploitation step: {why}.",
+               {"step": st.EXPLOITATION, "reason": why})
         clean_up(f)
         return
     f.emit("step.began", f"{side}'s exploitation step.",

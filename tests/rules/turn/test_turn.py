@@ -155,7 +155,8 @@ def test_a_power_declares_once_and_the_step_waits_for_every_power() -> None:
     skip_initiative(t)
     t.act("declare", {"actions": {"germany": "land"}}, side="axis")
     assert t.awaiting() == [{"side": "axis", "powers": ["italy"], "step": "declare",
-                             "orders": ["declare"], "choices": {"actions.*": list(ACTIONS)},
+                             "orders": ["declare", "steps"],
+                             "choices": {"actions.*": list(ACTIONS)},
                              "deadline": None}]
     with pytest.raises(Refused):
         t.act("declare", {"actions": {"germany": "pass"}}, side="axis")

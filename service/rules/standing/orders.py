@@ -1,0 +1,196 @@
+"""The orders that answer ahead (issue 20; docs/api.md "Standing orders"): `standing`
+arms or disarms a side's standing order for a step; `steps` plays several of the side's
+own orders at once and holds `done` for its later steps of the impulse.
+
+Both are signed orders like any other, kept in the log and replayed by `verify`: what
+the server later answers for a side follows from them and the state alone. Events name
+the order by its signer and `seq` (the referee passes the seq in the command's
+`extra`, which the log keeps).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from service.rules import state as st
+from service.rules.awaiting import awaiting, position
+from service.rules.command import Command
+from service.rules.errors import Malformed, Refused, RulesError
+from service.rules.flow import Flow
+from service.rules.standing.bodies import ITEM_KINDS
+from service.rules.standing.stops import hits, parse_stops, stops_data
+from service.rules.state import State
+
+Handler = Callable[[Flow, Command], None]
+KeyCheck = Callable[[str, Mapping[str, Any]], None]
+
+STANDING_STEPS: Final = (st.REROLL, st.REACTION, st.COMBAT, st.EXPLOITATION,
+                         st.FINAL_REORGANIZATION)
+# An impulse's steps in order: what `steps` holds `done` for lies between them.
+IMPULSE_STEPS: Final = (st.DECLARE, st.ACTION, st.REACTION, st.COMBAT, st.EXPLOITATION,
+                        st.REORGANIZATION)
+THROUGH: Final = IMPULSE_STEPS[1:]
+RULE: Final = "docs/api.md"
+
+
+def seq_of(c: Command) -> int | None:
+    seq = c.extra.get("seq")
+    return seq if isinstance(seq, int) and not isinstance(seq, bool) else None
+
+
+def allowed_steps(state: State) -> tuple[str, ...]:
+    """The steps this game lets players arm standing orders for (option
+    `standing.steps`; games created before it allow every one)."""
+    chosen = state.setup.options.get("standing", {}).get("steps")
+    return tuple(chosen) if isinstance(chosen, list) else STANDING_STEPS
+
+
+def _first_window(s: State, side: str) -> int:
+    """The turn whose reroll window an `initiative.reroll` order armed now first answers:
+    this turn's while it is open and `side` may still answer it, else the next."""
+    t = s.turn
+    if t.step == st.REROLL and side in s.initiative.eligible and side not in t.sides_done:
+        return t.number
+    return t.number + 1
+
+
+def arm(f: Flow, c: Command) -> None:
+    """`standing`: arm the side's standing order for a step, or disarm it."""
+    s = f.state
+    side = c.actor.side
+    if side is None:
+        raise Refused("standing/no_side", "a standing order is a side's: the GM arms one only "
+                      "while it plays the side (admin.act)", rule=RULE)
+    step = c.body.get("step")
+    if step not in STANDING_STEPS:
+        raise Malformed("order/invalid_body", f"step must be one of {', '.join(STANDING_STEPS)}",
+                        errors=[("/body/step", "not a step a standing order answers")])
+    armed = c.body.get("armed", True)
+    demand = c.body.get("demand")
+    if not isinstance(armed, bool) or (demand is not None and not isinstance(demand, bool)):
+        raise Malformed("order/invalid_body", "armed and demand are true or false",
+                        errors=[("/body/armed" if not isinstance(armed, bool) else
+                                 "/body/demand", "expected a boolean")])
+    if demand is not None and step != st.REROLL:
+        raise Malformed("order/invalid_body", "only an initiative.reroll standing order has a "
+                        "demand", errors=[("/body/demand", "only for initiative.reroll")])
+    stops = parse_stops(c.body.get("stops"), str(step), "/body/stops")
+    current = s.standing.orders.get(side, {}).get(str(step))
+    seq = seq_of(c)
+    if not armed:
+        if stops or demand is not None:
+            raise Malformed("order/invalid_body", "an order disarming names only the step",
+                            errors=[("/body", "no stops or demand when disarming")])
+        if current is None:
+            raise Refused("standing/not_armed", f"{side} has no standing order for {step} "
+                          "to disarm", rule=RULE)
+        f.emit("standing.disarmed", f"{side}'s standing order for {step} is disarmed by "
+               f"{c.actor.id}.", {"side": side, "step": step, "kind": "standing",
+                                  "player": current.player, "seq": current.seq,
+                                  "reason": f"disarmed by {c.actor.id}", "stop": None},
+               by=c.actor.id)
+        return
+    if step not in allowed_steps(s):
+        raise Refused("standing/not_allowed", f"this game allows no standing orders for {step} "
+                      "(option standing.steps)", rule="docs/rules-options.md",
+                      errors=[("/body/step", "not allowed in this game")])
+    data: dict[str, Any] = {"side": side, "step": step, "kind": "standing",
+                            "player": c.actor.id, "seq": seq, "stops": stops_data(stops),
+                            "hits_seen": hits(s, side)}
+    if step == st.REROLL:
+        data["demand"] = bool(demand)
+        data["first_window"] = _first_window(s, side)
+        text = f"{side} arms a standing order for the initiative reroll (sealed)."
+    else:
+        text = (f"{side} arms a standing order: done in each {step} step"
+                + (f", unless {', '.join(x.kind for x in stops)}" if stops else "") + ".")
+    f.emit("standing.armed", text, data, by=c.actor.id)
+
+
+def _in_item(error: RulesError, i: int, kind: str) -> RulesError:
+    """A refusal of item `i` of a `steps` order, its paths pointing into the item."""
+    def moved(path: str) -> str:
+        return f"/body/orders/{i}{path}" if path.startswith("/body") else path
+
+    error.errors = [(moved(p), m) for p, m in error.errors]
+    error.units = {moved(p): u for p, u in error.units.items()}
+    error.message = f"orders/{i} ({kind}): {error.message}"
+    return error
+
+
+def _awaited(s: State, side: str) -> str | None:
+    """The step `side` is awaited in now, if it is."""
+    return next((e["step"] for e in awaiting(s) if e["side"] == side), None)
+
+
+# long: the items in order, then `through`: the done now and the held answers, each checked.
+def play_steps(f: Flow, c: Command, handlers: Mapping[str, Handler], check_keys: KeyCheck
+               ) -> None:
+    """`steps`: the items now, in order (all or nothing), then `through`."""
+    side = c.actor.side
+    items = c.body.get("orders")
+    through = c.body.get("through")
+    if not isinstance(items, list) or len(items) > 50:
+        raise Malformed("order/invalid_body", "orders is a list of at most 50 orders",
+                        errors=[("/body/orders", "expected [{kind, body}]")])
+    if through is not None and through not in THROUGH:
+        raise Malformed("order/invalid_body", f"through is one of {', '.join(THROUGH)}",
+                        errors=[("/body/through", "not a step of an impulse after declare")])
+    if not items and through is None:
+        raise Malformed("order/invalid_body", "a steps order needs orders or through",
+                        errors=[("/body", "nothing to do")])
+    stops = parse_stops(c.body.get("stops"), "", "/body/stops")
+    for i, item in enumerate(items):
+        kind = item.get("kind") if isinstance(item, Mapping) else None
+        body = item.get("body") if isinstance(item, Mapping) else None
+        if kind not in ITEM_KINDS or not isinstance(body, Mapping):
+            raise Malformed("order/invalid_body", f"orders/{i}: an order of kind "
+                            f"{', '.join(ITEM_KINDS)} with its body",
+                            errors=[(f"/body/orders/{i}", "expected {kind, body}")])
+        check_keys(str(kind), body)
+    if side is None or _awaited(f.state, side) is None:
+        raise Refused("order/not_your_turn", f"{side} is not awaited now: a steps order "
+                      "answers the side's own steps", rule=RULE,
+                      extra={"current": position(f.state), "awaiting": awaiting(f.state)})
+    acted = f.state.step
+    start = (f.state.turn.number, f.state.turn.impulse)
+    for i, item in enumerate(items):
+        kind = str(item["kind"])
+        acted = f.state.step
+        sub = Command(kind=kind, body=item["body"], actor=c.actor, at=c.at, extra=c.extra,
+                      trigger=c.trigger)
+        try:
+            handlers[kind](f, sub)
+        except RulesError as error:
+            raise _in_item(error, i, kind) from None
+    s = f.state
+    if through is None or (s.turn.number, s.turn.impulse) != start \
+            or s.step not in IMPULSE_STEPS:
+        return  # nothing to hold: the impulse is over (every power passed, say)
+    now = _awaited(s, side)
+    after = str(now) if now is not None else acted
+    if after not in IMPULSE_STEPS or IMPULSE_STEPS.index(str(through)) < \
+            IMPULSE_STEPS.index(after):
+        raise Refused("steps/through_passed", f"through {through}: {side} is at the {after} "
+                      f"step, past it", rule=RULE, errors=[("/body/through", "already past")])
+    if after == st.DECLARE:
+        raise Refused("steps/declare_first", f"{side}'s declaration is not complete: a steps "
+                      "order with through needs every power of the side declared first",
+                      rule=RULE, errors=[("/body/through", "declare first")])
+    if IMPULSE_STEPS.index(str(through)) > IMPULSE_STEPS.index(after):
+        f.emit("standing.armed", f"{side} holds done for its steps after {after} through "
+               f"{through} this impulse" + (f", unless {', '.join(x.kind for x in stops)}"
+                                            if stops else "") + ".",
+               {"side": side, "step": through, "kind": "steps", "player": c.actor.id,
+                "seq": seq_of(c), "stops": stops_data(stops), "hits_seen": hits(s, side),
+                "turn": s.turn.number, "impulse": s.turn.impulse, "after": after},
+               by=c.actor.id)
+    if now is not None:
+        try:
+            handlers["done"](f, Command(kind="done", body={}, actor=c.actor, at=c.at,
+                                        extra=c.extra, trigger=c.trigger))
+        except RulesError as error:
+            error.errors = [("/body/through", m) for _, m in error.errors] or [
+                ("/body/through", error.message)]
+            raise

@@ -1,0 +1,36 @@
+"""The hand-offs bench (issue 20, item 4): `python -m service simulate --handoffs` plays
+ten turns of dno-demo with and without the default standing orders."""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+from service import handoffs
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_default_standing_orders_need_at_most_two_handoffs_per_active_impulse() -> None:
+    """Issue 20 "Done when": with the default standing orders armed no bare `done` comes
+    from a side with no legal choice, and the median active impulse hands the move on
+    at most twice (phasing side -> a reacting side with a real choice -> next side)."""
+    today = handoffs.play(turns=10, standing=False)
+    armed = handoffs.play(turns=10, standing=True)
+    assert today.turns == armed.turns == 10
+    assert all(i.no_choice_done == 0 for i in armed.impulses)
+    assert statistics.median(i.handoffs for i in armed.active()) <= 2
+    assert all(i.responses >= 1 for i in armed.active())  # the phasing side's steps
+    assert statistics.median(i.handoffs for i in today.active()) > 2
+    assert sum(i.bare_done for i in armed.impulses) < sum(i.bare_done for i in today.impulses)
+    assert armed.answered > 0 and armed.arming == 15
+
+
+def test_the_command_prints_both_games() -> None:
+    out = subprocess.run([sys.executable, "-m", "service", "simulate", "--handoffs"],
+                         cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert "no standing orders: 10 turns" in out
+    assert "default standing orders armed: 10 turns" in out
+    assert out.count("hand-offs per active impulse: median") == 2
