@@ -28,6 +28,7 @@ from service.store.orders import Orders
 from service.store.players import Players
 from service.store.server_keys import ServerKeys
 from service.store.tickets import StreamTickets
+from service.store.watchers import KeyRequests, Spectators
 from service.store.webhooks import Outbox, Webhooks
 
 if TYPE_CHECKING:
@@ -52,6 +53,8 @@ class UnitOfWork:
         self.webhooks = Webhooks(session)
         self.outbox = Outbox(session)
         self.tickets = StreamTickets(session)
+        self.spectators = Spectators(session)
+        self.key_requests = KeyRequests(session)
         self.appended: dict[str, int] = {}  # game id -> newest seq, published after commit
 
     def appended_to(self, game_id: str, seq: int) -> None:
