@@ -180,8 +180,44 @@ class ReorgPanel {
     this.draw();
   }
 
+  /** The cheapest legal way for every face-down unit not in the basket yet (one click
+   *  instead of two per unit); the player may change any of them. */
+  async addCheapest() {
+    this.adding = true;
+    this.draw();
+    try {
+      for (const [uid] of this.faceDown()) {
+        if (this.basket.has(uid)) continue;
+        const plan = await this.ctx.get(`/reorg/options?unit=${encodeURIComponent(uid)}`);
+        const best = plan.options.filter((o) => o.affordable !== false && this.payers().includes(o.power))
+          .sort((a, b) => a.cost - b.cost)[0];
+        if (best) this.basket.set(uid, { item: best.item, cost: best.cost, method: best.method,
+          from: fromText(this.ctx, best.item), power: best.power });
+      }
+      this.preview = null;
+    } catch (error) {
+      this.ctx.showError(error);
+    } finally {
+      this.adding = false;
+      this.draw();
+    }
+  }
+
+  /** Mark the basket's items the server refused (errors[].path /order/body/items/N). */
+  markProblem(problem) {
+    const items = [...this.basket.keys()];
+    this.refused = new Map();
+    for (const e of problem?.errors || []) {
+      const m = /^\/order\/body\/items\/(\d+)/.exec(e.path || "");
+      const uid = m ? items[Number(m[1])] : e.unit?.id;
+      if (uid) this.refused.set(uid, e.message);
+    }
+    this.draw();
+  }
+
   async submit() {
-    if (await this.ctx.send("reorg", this.body())) {
+    this.refused = new Map();
+    if (await this.ctx.send("reorg", this.body(), { onProblem: (p) => this.markProblem(p) })) {
       this.basket.clear();
       this.preview = null;
       this.selected = null;
@@ -196,7 +232,7 @@ class ReorgPanel {
     const payers = this.payers();
     const rps = this.payer ? state.powers[this.payer].rps : 0;
     const total = [...this.basket.values()].reduce((sum, b) => sum + (b.cost || 0), 0);
-    const power = h("select", { name: "reorg-power", onchange: (event) => {
+    const power = h("select", { name: "reorg-power", "aria-label": "Paid by", onchange: (event) => {
       this.payer = event.target.value;
       this.preview = null;
       this.draw();
@@ -313,18 +349,23 @@ class ReorgPanel {
     return h("div.reorg-basket", {},
       h("h3", {}, `Basket (${entries.length})`),
       entries.length ? h("table.data.compact", {},
-        h("thead", {}, h("tr", {}, h("th", {}, "Unit"), h("th", {}, "Method"), h("th", {}, "From"),
-          h("th.num", {}, "RPs"), h("th", {}, ""))),
-        h("tbody", {}, entries.map(([uid, b]) => h("tr", { dataset: { unit: uid } },
-          h("th", {}, uid), h("td", {}, methodName(b.method)), h("td", {}, b.from),
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Unit"), h("th", { scope: "col" }, "Method"),
+          h("th", { scope: "col" }, "From"), h("th.num", { scope: "col" }, "RPs"),
+          h("th", { scope: "col" }, h("span.visually-hidden", {}, "Remove")))),
+        h("tbody", {}, entries.map(([uid, b]) => h(`tr${this.refused?.has(uid) ? ".refused" : ""}`, { dataset: { unit: uid } },
+          h("th", { scope: "row" }, uid), h("td", {}, methodName(b.method)), h("td", {}, b.from),
           h("td.num", {}, b.cost),
           h("td", {}, h("button.link", { type: "button", name: `reorg-remove-${uid}`,
-            onclick: () => this.remove(uid) }, "remove"))))),
+            onclick: () => this.remove(uid) }, "remove"),
+          this.refused?.has(uid) ? h("small.refusal", {}, ` ${this.refused.get(uid)}`) : null)))),
         h("tfoot", {}, h("tr", {}, h("th", { colspan: 3 }, "Total"),
           h(`td.num${over ? ".over" : ""}`, {}, total), h("td", {}, ""))))
         : h("p.hint", {}, "Add a method for each unit to reorganize; the order is all or nothing."),
       result,
       h("div.buttons", {},
+        h("button", { type: "button", name: "reorg-cheapest", disabled: this.adding
+          || this.faceDown().every(([uid]) => this.basket.has(uid)),
+        onclick: () => this.addCheapest() }, this.adding ? "Adding…" : "Add the cheapest way for every unit"),
         h("button", { type: "button", name: "reorg-preview", disabled: !entries.length,
           onclick: () => this.check() }, "Check the cost (dry run)"),
         h("button.primary", { type: "button", name: "reorg-submit", disabled: !entries.length,
