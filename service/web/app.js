@@ -793,6 +793,7 @@ function formContext(state) {
     controllerOf,
     send: sendFromForm,
     preview: previewFromForm,
+    dryRun: previewOrder,
     get: (suffix) => get(suffix).then(({ data }) => data),
     fail: (message) => showError(new Error(message)),
     showError,

@@ -233,7 +233,7 @@ export const ORDER_FORMS = [
         h("p.hint", {}, "Each unit changes mode once, as it begins to move, at no MP cost "
           + "(OCS 5.4). All the changes are one order: all or nothing."
           + (down ? ` ${down} face-down unit(s) cannot move and are not listed.` : "")),
-        h("div.scroll.short", {}, h("table.data.compact.mode-table", {},
+        h("div.scroll.short", { tabindex: 0, role: "region", "aria-label": "Units and their modes" }, h("table.data.compact.mode-table", {},
           h("thead", {}, h("tr", {}, ["Unit", "At", "Mode now", "A-D-MA", "New mode", "Orientation"]
             .map((label) => h("th", { scope: "col" }, label)))),
           h("tbody", {}, rows.map((r) => r.row)))),

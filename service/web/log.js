@@ -37,7 +37,7 @@ function dieFaces(event) {
       : Number.isInteger(d.die) ? [d.die] : null;
   if (!values?.length) return null;
   const faces = d.faces || (/^\d+d(\d+)$/.exec(d.dice || "")?.[1] | 0) || (event.kind === "combat.rolled" ? 6 : 10);
-  return h("span.dice", { "aria-label": `dice: ${values.join(", ")}` }, values.map((v) =>
+  return h("span.dice", { role: "img", "aria-label": `dice: ${values.join(", ")}` }, values.map((v) =>
     (faces === 6 && v >= 1 && v <= 6
       ? h("span.die.d6", { "aria-hidden": "true" }, D6[v - 1])
       : h("span.die", { "aria-hidden": "true" }, v))));

@@ -528,8 +528,8 @@ export class HexMap {
     for (const hexId of wanted) {
       const hex = this.hexes.get(hexId);
       const units = this.stackOf(hexId);
-      if (!hex || units.length < 2 && hexId !== this.data.selectedHex) continue;
-      if (!units.length) continue;
+      // A lone counter is read as it is; a stack fans out to show every counter.
+      if (!hex || units.length < 2) continue;
       const perRow = Math.min(units.length, 6);
       const rows = Math.ceil(units.length / perRow);
       const gap = 2;

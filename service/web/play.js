@@ -6,7 +6,7 @@
 // Nothing here needs hand-written JSON; what the server would refuse is not offered, and
 // why is shown instead.
 
-import { h, words } from "./dom.js";
+import { fill, h, words } from "./dom.js";
 
 export const PLAY_STEPS = ["action", "reaction", "combat", "exploitation"];
 const MOVE_STEPS = ["action", "reaction", "exploitation"];
@@ -297,7 +297,7 @@ export class PlayPanel {
     }
     this.optionsVersion = ctx.state.game.version;
     const open = openCombats(this.app.events(), ctx.state, ctx.me.side);
-    this.node.replaceChildren(
+    fill(this.node,
       h("p.hint", {}, MOVE_STEPS.includes(step)
         ? "Select one of your units on the map (or in the units table): green hexes are where it may move, "
           + "with the MP the move spends; blue, by transport; red, what it may attack. Click one to add it to the report."
@@ -474,10 +474,10 @@ export class PlayPanel {
           const first = h("select", { name: "retreat-1", "aria-label": "Retreat into" },
             this.neighbours(combat.hex).map((x) => h("option", { value: x }, x)));
           const second = h("select", { name: "retreat-2", "aria-label": "Then into" });
-          const fill = () => second.replaceChildren(h("option", { value: "" }, "stop there"),
+          const refill = () => fill(second, h("option", { value: "" }, "stop there"),
             this.neighbours(first.value).filter((x) => x !== combat.hex).map((x) => h("option", { value: x }, x)));
-          first.addEventListener("change", fill);
-          fill();
+          first.addEventListener("change", refill);
+          refill();
           fields.append(c.node, h("span", {}, "to "), first, h("span", {}, " then "), second);
           row.read = () => ({ kind: "retreat", units: c.value(), path: [first.value, second.value].filter(Boolean) });
         } else {

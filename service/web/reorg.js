@@ -181,20 +181,52 @@ class ReorgPanel {
   }
 
   /** The cheapest legal way for every face-down unit not in the basket yet (one click
-   *  instead of two per unit); the player may change any of them. */
+   *  instead of two per unit), within the payer's RPs and each source's, port's and
+   *  provider's capacity; then a dry run, and a unit the server would refuse is left
+   *  out (with why). The player may change any of them before sending. */
+  // long: choose per unit within the limits, then let the dry run have the last word.
   async addCheapest() {
     this.adding = true;
+    this.skipped = new Map();
     this.draw();
     try {
+      const rps = this.payer ? this.ctx.state.powers[this.payer].rps : 0;
+      let total = [...this.basket.values()].reduce((sum, b) => sum + (b.cost || 0), 0);
+      const used = new Map(); // capacity key -> amount the basket uses
+      const fits = (o) => (o.capacity || []).every((c) => c.limit === null || c.limit === undefined
+        || c.used + (used.get(c.key) || 0) + c.amount <= c.limit);
       for (const [uid] of this.faceDown()) {
         if (this.basket.has(uid)) continue;
         const plan = await this.ctx.get(`/reorg/options?unit=${encodeURIComponent(uid)}`);
-        const best = plan.options.filter((o) => o.affordable !== false && this.payers().includes(o.power))
-          .sort((a, b) => a.cost - b.cost)[0];
-        if (best) this.basket.set(uid, { item: best.item, cost: best.cost, method: best.method,
+        const best = plan.options.filter((o) => o.power === this.payer && total + (o.cost || 0) <= rps && fits(o))
+          .sort((x, y) => x.cost - y.cost)[0];
+        if (!best) {
+          this.skipped.set(uid, plan.options.length ? "no way left within the RPs and capacity" : "no legal way now");
+          continue;
+        }
+        for (const c of best.capacity || []) used.set(c.key, (used.get(c.key) || 0) + c.amount);
+        total += best.cost || 0;
+        this.basket.set(uid, { item: best.item, cost: best.cost, method: best.method,
           from: fromText(this.ctx, best.item), power: best.power });
       }
-      this.preview = null;
+      for (let round = 0; round < 10 && this.basket.size; round += 1) {
+        try {
+          const preview = await this.ctx.dryRun("reorg", this.body());
+          this.preview = { ...preview, basket: JSON.stringify(this.body()) };
+          for (const event of preview.events || []) {
+            const entry = event.data?.unit && this.basket.get(event.data.unit);
+            if (entry) entry.cost = event.data.cost;
+          }
+          break;
+        } catch (error) {
+          const at = (error.problem?.errors || []).map((e) => /^\/order\/body\/items\/(\d+)/.exec(e.path || ""))
+            .find(Boolean);
+          if (!at) throw error;
+          const uid = [...this.basket.keys()][Number(at[1])];
+          this.basket.delete(uid);
+          this.skipped.set(uid, error.problem.detail || error.message);
+        }
+      }
     } catch (error) {
       this.ctx.showError(error);
     } finally {
@@ -265,7 +297,7 @@ class ReorgPanel {
     const supply = this.ctx.state.supply || {};
     return h("div.reorg-units", {},
       h("h3", {}, `Face-down units (${units.length})`),
-      units.length ? h("ul.unit-picks.scroll", {}, units.map(([id, u]) => {
+      units.length ? h("ul.unit-picks.scroll", { tabindex: 0, "aria-label": "Face-down units" }, units.map(([id, u]) => {
         const chosen = this.basket.get(id);
         const status = supply[id];
         return h(`li${id === this.selected ? ".selected" : ""}`, { dataset: { unit: id } },
@@ -302,7 +334,7 @@ class ReorgPanel {
       const key = JSON.stringify(o.item);
       return !seen.has(key) && seen.add(key);
     }).sort((a, b) => a.cost - b.cost);
-    box.append(h("ul.options.scroll", {}, options.map((o, i) => {
+    box.append(h("ul.options.scroll", { tabindex: 0, "aria-label": "Ways to reorganize" }, options.map((o, i) => {
       const same = chosen && JSON.stringify(chosen.item) === JSON.stringify(o.item);
       const extra = [
         pathText(o.path) && `path ${pathText(o.path)}`,
@@ -362,9 +394,11 @@ class ReorgPanel {
           h(`td.num${over ? ".over" : ""}`, {}, total), h("td", {}, ""))))
         : h("p.hint", {}, "Add a method for each unit to reorganize; the order is all or nothing."),
       result,
+      this.skipped?.size ? h("details.skipped", {}, h("summary", {}, `${this.skipped.size} unit(s) left out`),
+        h("ul", {}, [...this.skipped].map(([uid, why]) => h("li", {}, h("strong", {}, uid), `: ${why}`)))) : null,
       h("div.buttons", {},
         h("button", { type: "button", name: "reorg-cheapest", disabled: this.adding
-          || this.faceDown().every(([uid]) => this.basket.has(uid)),
+          || this.faceDown().every(([uid]) => this.basket.has(uid) || this.skipped?.has(uid)),
         onclick: () => this.addCheapest() }, this.adding ? "Adding…" : "Add the cheapest way for every unit"),
         h("button", { type: "button", name: "reorg-preview", disabled: !entries.length,
           onclick: () => this.check() }, "Check the cost (dry run)"),

@@ -1,0 +1,361 @@
+"""End to end (issue 19): a whole turn of dno-demo played by three browsers through the
+/play page's controls only, with a fourth browser watching as a spectator and the GM's
+page inviting it. After the game is created (the one API call), everything is a click,
+a tap or a choice on a page: joining, the initiative, declarations, a move chosen on the
+map (the hexes a unit may reach, from the options endpoint), an attack on the map that
+the referee rolls and whose result is reported with the results form, a reorganization
+through the planner, passes, the final reorganization and production, until turn 2
+begins. The Communists play on a phone (390x844, touch). axe-core (tools/js, installed by
+scripts/npm-tools.sh) checks every state visited: no critical and no serious violation.
+
+Screenshots go to test-artifacts/ (desk 1440x900 and phone 390x844).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from js_tools import npm_tools
+from test_play_page import (  # noqa: F401 (fixtures)
+    ARTIFACTS,
+    WAIT_MS,
+    Problems,
+    browser,
+    play_url,
+)
+
+try:
+    from playwright.async_api import Browser, Page, expect
+except ImportError:  # the browser fixture reports it
+    pass
+
+SCENARIO = "dno-demo"
+# The Axis wins the initiative (9) and moves first, then the Allies and the Communists;
+# fine weather (2 turn-end dice). With the threshold at 20 the turn-end dice (2+2, 2+2,
+# 9+9, and the passing powers' bonus) end the turn after the Communists' impulse.
+DICE = {"mode": "scripted", "script": {"initiative": [9, 3, 1], "weather": [7],
+                                       "turn_end": [2, 2, 2, 2, 9, 9]}}
+OPTIONS = {"turn_end": {"threshold": 20}}
+DESK = {"width": 1440, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    folder, _ = npm_tools()
+    return (folder / "node_modules" / "axe-core" / "axe.min.js").read_text()
+
+
+class Pages:
+    """The browsers of the test, their JavaScript errors, and the accessibility check."""
+
+    def __init__(self, browser: Browser, axe: str, url: str) -> None:
+        self.browser = browser
+        self.axe = axe
+        self.url = url
+        self.problems = Problems()
+        self.checked = 0
+
+    async def open(self, name: str, path: str, phone: bool = False) -> Page:
+        context = await self.browser.new_context(
+            viewport=PHONE if phone else DESK, has_touch=phone, is_mobile=phone,
+            device_scale_factor=2 if phone else 1)
+        context.set_default_timeout(WAIT_MS)
+        page = await context.new_page()
+        self.problems.watch(name, page)
+        await page.goto(f"{self.url}{path}")
+        return page
+
+    async def check(self, page: Page, state: str) -> None:
+        """axe-core on the page as it is: no critical and no serious violation."""
+        if not await page.evaluate("typeof window.axe === 'object'"):
+            await page.evaluate(self.axe)
+        found: list[dict[str, Any]] = await page.evaluate(
+            """async () => {
+                 const r = await axe.run(document, {resultTypes: ["violations"]});
+                 return r.violations.map((v) => ({id: v.id, impact: v.impact,
+                   help: v.help, nodes: v.nodes.slice(0, 4).map((n) => n.target.join(" "))}));
+               }""")
+        bad = [v for v in found if v["impact"] in ("critical", "serious")]
+        assert bad == [], f"axe-core in {state}: {bad}"
+        self.checked += 1
+
+
+async def shot(page: Page, name: str, full_page: bool = False) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"turn-{name}.png"
+    await page.screenshot(path=str(path), full_page=full_page)
+    return path
+
+
+async def nothing_wider_than_the_screen(page: Page) -> None:
+    """No element is wider than the viewport or reaches past its right edge (the map's
+    drawing is clipped by the map), and the page does not scroll sideways."""
+    wide = await page.evaluate(
+        """() => {
+             const limit = window.innerWidth + 0.5;
+             const out = [];
+             for (const el of document.querySelectorAll("body *:not(svg *)")) {
+               const r = el.getBoundingClientRect();
+               if (r.width > limit || r.right > limit) out.push(`${el.tagName.toLowerCase()}#${el.id}.${
+                 String(el.className?.baseVal ?? el.className).replaceAll(" ", ".")
+               } ${Math.round(r.left)}-${Math.round(r.right)}px`);
+             }
+             if (document.documentElement.scrollWidth > window.innerWidth)
+               out.push(`the page scrolls: ${document.documentElement.scrollWidth}px`);
+             return out;
+           }""")
+    assert wide == [], f"wider than the screen: {wide[:12]}"
+
+
+async def step_is(page: Page, step: str) -> None:
+    await expect(page.locator("#status-step")).to_have_attribute("data-step", step)
+
+
+async def my_move(page: Page, text: str) -> None:
+    await expect(page.locator("#my-move")).to_have_text(text)
+
+
+def unit_row(page: Page, unit: str) -> Any:
+    return page.locator(f"#units-body tr[data-unit='{unit}']")
+
+
+async def select_on_map(page: Page, hex_id: str, unit: str) -> None:
+    """Select my unit on the map: a click (a tap) on its hex, and on its counter when the
+    stack fans out."""
+    await page.locator(f"#map .stack[data-stack='{hex_id}']").click()
+    fanned = page.locator(f"#map .fan [data-unit='{unit}']")
+    if await fanned.count():
+        await fanned.click()
+    await expect(page.locator("[data-form=play] .selected-unit h3")).to_contain_text(unit)
+
+
+async def test_three_browsers_play_a_whole_turn_of_dno_demo_with_a_spectator(
+    play_url: str, browser: Browser, axe_source: str,  # noqa: F811
+) -> None:
+    async with httpx.AsyncClient(base_url=play_url) as http:
+        r = await http.post("/v1/games", json={"name": "Drang 1945", "scenario": SCENARIO,
+                                               "dice": DICE, "options": OPTIONS})
+        assert r.status_code == 201, r.text
+        created: dict[str, Any] = r.json()
+    pages = Pages(browser, axe_source, play_url)
+    game = created["id"]
+
+    gm = await gm_opens_and_invites_a_spectator(pages, game, created["gm_token"])
+    spectator_link = await gm.locator("[name=spectator-link]").input_value()
+    players = await everyone_joins(pages, game, created["join_codes"])
+    axis, allies, communists = players["axis"], players["allies"], players["communists"]
+    watcher = await pages.open("spectator", spectator_link.removeprefix(play_url))
+    await expect(watcher.locator("#seat-badge")).to_have_text("Spectator")
+    await expect(watcher.locator("#orders")).to_be_hidden()
+    await watcher.evaluate("window.notReloaded = true")
+    everyone = {**players, "gm": gm, "spectator": watcher}
+
+    try:
+        await initiative(players, everyone)
+        await pages.check(watcher, "the spectator's page")
+        # The log reads as sentences, with the players' names (not their ids).
+        await expect(watcher.locator("#log-list")).to_contain_text(
+            "Communists player joins communists with ussr, communist_china.")
+        await axis_impulse(pages, axis, everyone)
+        await pass_impulse(pages, allies, "allies", everyone)
+        await pass_impulse(pages, communists, "communists", everyone)
+        await turn_end(pages, players, everyone)
+    except BaseException:
+        for name, page in everyone.items():  # what each page showed, for the report
+            await shot(page, f"failed-{name}", full_page=True)
+        raise
+
+    for name, page in everyone.items():
+        assert await page.evaluate("window.notReloaded === true"), f"{name} reloaded"
+    assert pages.checked >= 12
+    assert pages.problems.seen == []
+
+
+async def gm_opens_and_invites_a_spectator(pages: Pages, game: str, token: str) -> Page:
+    gm = await pages.open("gm", f"/play/?game={game}")
+    await pages.check(gm, "the lobby")
+    await gm.fill("#gm-form [name=token]", token)
+    await gm.click("#gm-form [name=open-gm]")
+    await expect(gm.locator("#seat-badge")).to_have_text("Game master")
+    await step_is(gm, "join")
+    await gm.evaluate("window.notReloaded = true")
+    await gm.fill("[name=spectator-name]", "Erwin")
+    await gm.click("[name=admin-spectator]")
+    await expect(gm.locator("[name=spectator-link]")).to_have_value(re.compile(r"#watch=\S+"))
+    await pages.check(gm, "the GM's page")
+    return gm
+
+
+async def everyone_joins(pages: Pages, game: str, codes: dict[str, str]) -> dict[str, Page]:
+    players: dict[str, Page] = {}
+    for side in ("axis", "allies", "communists"):
+        page = await pages.open(side, f"/play/?game={game}&side={side}&code={codes[side]}",
+                                phone=side == "communists")
+        await expect(page.locator("#join-form [name=join_code]")).to_have_value(codes[side])
+        await page.fill("#join-form [name=name]", f"{side.title()} player")
+        await page.click("#join-form [name=join]")
+        await expect(page.locator("#seat-badge")).to_contain_text(side)
+        await page.evaluate("window.notReloaded = true")
+        players[side] = page
+    return players
+
+
+async def initiative(players: dict[str, Page], everyone: dict[str, Page]) -> None:
+    # The reroll window is for the sides on the first three boxes: not the Communists.
+    for page in everyone.values():
+        await step_is(page, "initiative.reroll")
+    await expect(players["communists"].locator("#my-move")).to_contain_text("Waiting for")
+    await expect(players["communists"].locator("[data-form=reroll]")).to_have_count(0)
+    for side in ("axis", "allies"):
+        await my_move(players[side], "Your move: initiative reroll")
+        await players[side].click("[name=reroll-no]")
+    await my_move(players["axis"], "Your move: initiative choose")
+    await players["axis"].click("[name=choose-first]")
+    await my_move(players["allies"], "Your move: initiative choose")
+    await players["allies"].click("[name=choose-before]")
+    for page in everyone.values():
+        await step_is(page, "declare")
+        await expect(page.locator("#status-order")).to_have_text("axis → allies → communists")
+
+
+async def axis_impulse(pages: Pages, axis: Page, everyone: dict[str, Page]) -> None:
+    """Germany declares a land action; a move and an attack chosen on the map; the result
+    reported; the reorganization planned and sent; Done in each step."""
+    await my_move(axis, "Your move: declare (germany, italy, japan)")
+    await pages.check(axis, "the declaration")
+    await axis.select_option("[data-form=declare] [name=action-germany]", "land")
+    await axis.select_option("[data-form=declare] [name=action-italy]", "pass")
+    await axis.select_option("[data-form=declare] [name=action-japan]", "pass")
+    await axis.click("[data-form=declare] [name=declare]")
+    await my_move(axis, "Your move: action")
+    await axis_moves_on_the_map(pages, axis, everyone)
+    await axis.click("#done-holder [name=done]")
+    # The Allies and the Communists may release Reserves in the reaction step: Done.
+    for side in ("allies", "communists"):
+        await my_move(everyone[side], "Your move: reaction")
+        await everyone[side].click("#done-holder [name=done]")
+    await my_move(axis, "Your move: combat")
+    await axis_attacks_on_the_map(pages, axis, everyone)
+    await axis.click("#done-holder [name=done]")
+    await my_move(axis, "Your move: exploitation")
+    await axis.click("#done-holder [name=done]")
+    await axis_reorganizes(pages, axis, everyone)
+
+
+async def axis_moves_on_the_map(pages: Pages, axis: Page, everyone: dict[str, Page]) -> None:
+    await select_on_map(axis, "1003", "ger-inf-5")
+    reach = axis.locator("#map .reach:not(.transport)")
+    await expect(reach.first).to_be_visible()
+    count = await reach.count()
+    assert count > 3, count
+    await expect(axis.locator("[data-form=play] .selected-unit")).to_contain_text(
+        f"{count} hexes in reach")
+    await pages.check(axis, "a unit selected, its reach on the map")
+    await shot(axis, "desk-axis-reach")
+    # The hex of the dearest move in reach: its cost is on the map and in the report.
+    costs = {await r.get_attribute("data-hex"): int(await r.locator(".reach-cost").text_content())
+             for r in await reach.all()}
+    target = max(sorted(costs), key=lambda h: costs[h])
+    await axis.locator(f"#map .reach[data-hex='{target}']").click(force=True)
+    row = axis.locator("[data-form=play] tr[data-row='moves/0']")
+    await expect(row).to_contain_text(f"1003 → {target}")
+    await expect(row.locator("td.num")).to_have_text(str(costs[target]))
+    await expect(axis.locator("#map .planned-move")).to_have_count(1)
+    await axis.click("[data-form=play] [name=report]")
+    # Every page shows it there (the Axis's table lists the selected hex, 1003, alone).
+    for page in everyone.values():
+        await expect(page.locator(f"#map .stack[data-stack='{target}'] [data-unit='ger-inf-5']")
+                     ).to_have_count(1)
+        if page is not axis:
+            await expect(unit_row(page, "ger-inf-5").locator("td.at")).to_have_text(target)
+    await expect(axis.locator("#map .planned-move")).to_have_count(0)
+
+
+async def axis_attacks_on_the_map(pages: Pages, axis: Page, everyone: dict[str, Page]) -> None:
+    """ger-inf-4 (1006) and hun-inf-2 (1007) attack 1106; the referee rolls 2d6; the
+    result (DG) is reported with the results form."""
+    await select_on_map(axis, "1006", "ger-inf-4")
+    await expect(axis.locator("#map .target-hex[data-hex='1106']")).to_have_count(1)
+    await axis.locator("#map .stack[data-stack='1106']").click()
+    await select_on_map(axis, "1007", "hun-inf-2")
+    await axis.locator("#map .stack[data-stack='1106']").click()
+    row = axis.locator("[data-form=play] tr[data-row='combats/0']")
+    await expect(row).to_contain_text("Combat on 1106")
+    await expect(row).to_contain_text("by ger-inf-4, hun-inf-2")
+    await axis.click("[data-form=play] [name=report]")
+    form = axis.locator("[data-form=play] .results-form[data-hex='1106']")
+    await expect(form).to_contain_text(re.compile(r"2d6 rolled \d+ \+ \d+ = \d+"))
+    await pages.check(axis, "the results form")
+    await shot(axis, "desk-axis-result")
+    await form.locator("[name^=result-kind]").select_option("dg")
+    await form.locator("[name=dg-hex]").select_option("1106")
+    await form.locator("[name=result-report]").click()
+    for page in everyone.values():
+        await expect(page.locator("#log-list")).to_contain_text("1106")
+        await expect(page.locator("#map .stack [data-unit='ussr-inf-3'].dg")).to_have_count(1)
+    await expect(form).to_have_count(0)
+    # Dice are drawn as dice in the log, the technical kind is on hover only.
+    rolled = everyone["spectator"].locator("#log-list li[data-kind='combat.rolled']")
+    await expect(rolled.locator(".die")).to_have_count(2)
+    await expect(rolled).to_have_attribute("title", re.compile(r"^combat\.rolled"))
+
+
+async def axis_reorganizes(pages: Pages, axis: Page, everyone: dict[str, Page]) -> None:
+    await my_move(axis, "Your move: reorganization")
+    panel = axis.locator("[data-form=reorg]")
+    await expect(panel.locator(".unit-picks li").first).to_be_visible()
+    await panel.locator("[name=reorg-cheapest]").click()
+    await expect(panel.locator(".reorg-basket tbody tr").first).to_be_visible()
+    await panel.locator("[name=reorg-preview]").click()
+    await expect(panel.locator(".preview")).to_contain_text("Dry run: valid.")
+    await pages.check(axis, "the reorganization planner")
+    await nothing_wider_than_the_screen(axis)
+    await shot(axis, "desk-axis-reorganization")
+    before = await panel.locator(".reorg-basket tbody tr").count()
+    await panel.locator("[name=reorg-submit]").click()
+    for page in everyone.values():
+        await expect(page.locator("#log-list")).to_contain_text("reorganizes")
+    assert before > 0
+    await axis.click("#done-holder [name=done]")
+
+
+async def pass_impulse(pages: Pages, page: Page, side: str,
+                       everyone: dict[str, Page]) -> None:
+    await expect(page.locator("#my-move")).to_contain_text("Your move: declare")
+    await pages.check(page, f"the {side}'s declaration")
+    if side == "communists":
+        await shot(page, "phone-communists-declare")
+        await shot(page, "phone-communists-declare-full", full_page=True)
+        await nothing_wider_than_the_screen(page)
+    await page.click("[data-form=declare] [name=pass-all]")
+    first = {"allies": "cw", "communists": "ussr"}[side]
+    await expect(everyone["gm"].locator("#log-list")).to_contain_text(f"{first} declares pass.")
+    await my_move(page, "Your move: reorganization")
+    await page.click("#done-holder [name=done]")
+
+
+async def turn_end(pages: Pages, players: dict[str, Page], everyone: dict[str, Page]) -> None:
+    """The turn ends: every side's final reorganization (Done), then production, and
+    turn 2 begins with its initiative."""
+    for side, page in players.items():
+        await expect(page.locator("#my-move")).to_contain_text("Your move: final reorganization")
+        await page.click("#done-holder [name=done]")
+    for side, page in players.items():
+        await expect(page.locator("#my-move")).to_contain_text("Your move: production")
+        if side == "communists":
+            await nothing_wider_than_the_screen(page)
+            await shot(page, "phone-communists-production")
+        await page.click("[data-form=production] [name=production]")
+    for page in everyone.values():
+        await step_is(page, "initiative.reroll")
+        await expect(page.locator("#status-turn")).to_have_text("2")
+    await pages.check(players["communists"], "turn 2 on the phone")
+    await pages.check(everyone["gm"], "the GM's page in turn 2")
+    await pages.check(everyone["spectator"], "the spectator's page in turn 2")
+    await shot(everyone["spectator"], "desk-spectator-turn-2")
+    await shot(players["communists"], "phone-communists-turn-2")
