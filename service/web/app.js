@@ -215,7 +215,7 @@ async function onCreate(event) {
 function setBusy(root, busy) {
   for (const control of root.querySelectorAll("button, input, select, textarea")) {
     if (busy) {
-      control.dataset.wasDisabled = control.disabled ? "1" : "";
+      if (!("wasDisabled" in control.dataset)) control.dataset.wasDisabled = control.disabled ? "1" : "";
       control.disabled = true;
     } else if ("wasDisabled" in control.dataset) {
       // Controls built while busy keep their own state.
@@ -280,6 +280,7 @@ async function openGame(seat) {
     get: (suffix) => get(suffix).then(({ data }) => data),
     send: sendFromForm,
     redrawMap: renderMapPanel,
+    focus: (hex) => page.map?.zoomTo(hex),
     events: () => [...page.log.values()],
   }) : null;
   if (isGm()) {
@@ -556,7 +557,7 @@ function renderStatus(state, summary) {
     ? `${w.weather} (roll ${w.roll}, ${w.dice} ${w.dice === 1 ? "die" : "dice"})` : "—";
   // Past the threshold the turn still goes on while the natural last die is 1-3.
   $("#status-turn-end").textContent = t.turn_end_total >= t.threshold && state.game.status !== "finished"
-    ? `${t.threshold} reached (${t.turn_end_total}): the turn goes on`
+    ? `${t.turn_end_total} / ${t.threshold}: reached, but the turn goes on`
     : `${t.turn_end_total} / ${t.threshold}`;
   const meter = $("#turn-end-meter");
   meter.max = t.threshold || 1;
@@ -834,6 +835,8 @@ function renderForms(state) {
     for (const node of [...holder.children]) if (!shown[place].includes(node)) node.remove();
   }
   $("#orders-idle").hidden = ctx.mine.length > 0;
+  // Forms built while an order is on its way wait for its answer too.
+  if (sending) setOrdersBusy(true);
 }
 
 /** Busy: every order control on the page (the side panel and the wide forms). */
@@ -979,6 +982,11 @@ function start() {
   for (const id of ["#overlay-supply", "#overlay-zoc"]) $(id).addEventListener("change", renderMapPanel);
   $("#log-filter").addEventListener("change", renderLog);
   $("#notify").addEventListener("click", askToNotify);
+  if (window.matchMedia("(max-width: 720px)").matches) {
+    // A phone lists its own side's units first; the table can show them all.
+    page.unitFilter = "mine";
+    $("#unit-filter").value = "mine";
+  }
   const params = new URLSearchParams(location.search);
   const game = params.get("game");
   takeFragment(game, params);

@@ -380,6 +380,16 @@ export class HexMap {
     this.setView({ x: hex.x - w / 2, y: hex.y - h / 2, w, h });
   }
 
+  /** Zoom in on a hex close enough to read its counters, unless the map is so already. */
+  zoomTo(hexId) {
+    const width = this.svg.getBoundingClientRect().width || 400;
+    if (!this.view || width / this.view.w >= 1.6) {
+      this.keepInView(hexId);
+      return;
+    }
+    this.focusHex(hexId, width / 2.2);
+  }
+
   keepInView(hexId) {
     const hex = this.hexes.get(hexId);
     const v = this.view;

@@ -117,6 +117,7 @@ export class PlayPanel {
   }
 
   async select(uid) {
+    if (this.selected !== uid) this.app.focus?.(this.ctx.state.units[uid]?.at);
     this.selected = uid;
     this.options = null;
     this.loading = true;

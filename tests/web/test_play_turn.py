@@ -131,7 +131,9 @@ async def select_on_map(page: Page, hex_id: str, unit: str) -> None:
     fanned = page.locator(f"#map .fan [data-unit='{unit}']")
     if await fanned.count():
         await fanned.click()
-    await expect(page.locator("[data-form=play] .selected-unit h3")).to_contain_text(unit)
+    selected = page.locator("[data-form=play] .selected-unit")
+    await expect(selected.locator("h3")).to_contain_text(unit)
+    await expect(selected).not_to_contain_text("Checking what it may do")
 
 
 async def test_three_browsers_play_a_whole_turn_of_dno_demo_with_a_spectator(
@@ -267,11 +269,12 @@ async def axis_moves_on_the_map(pages: Pages, axis: Page, everyone: dict[str, Pa
     await expect(row.locator("td.num")).to_have_text(str(costs[target]))
     await expect(axis.locator("#map .planned-move")).to_have_count(1)
     await axis.click("[data-form=play] [name=report]")
-    # Every page shows it there (the Axis's table lists the selected hex, 1003, alone).
-    for page in everyone.values():
+    # Every page shows it there, on the map and in the units table (the Axis's lists the
+    # selected hex, 1003, and the phone its own side's units).
+    for name, page in everyone.items():
         await expect(page.locator(f"#map .stack[data-stack='{target}'] [data-unit='ger-inf-5']")
                      ).to_have_count(1)
-        if page is not axis:
+        if name not in ("axis", "communists"):
             await expect(unit_row(page, "ger-inf-5").locator("td.at")).to_have_text(target)
     await expect(axis.locator("#map .planned-move")).to_have_count(0)
 
@@ -329,6 +332,7 @@ async def pass_impulse(pages: Pages, page: Page, side: str,
     await expect(page.locator("#my-move")).to_contain_text("Your move: declare")
     await pages.check(page, f"the {side}'s declaration")
     if side == "communists":
+        await page.evaluate("window.scrollTo(0, 0)")
         await shot(page, "phone-communists-declare")
         await shot(page, "phone-communists-declare-full", full_page=True)
         await nothing_wider_than_the_screen(page)
@@ -349,6 +353,7 @@ async def turn_end(pages: Pages, players: dict[str, Page], everyone: dict[str, P
         await expect(page.locator("#my-move")).to_contain_text("Your move: production")
         if side == "communists":
             await nothing_wider_than_the_screen(page)
+            await page.locator("[data-form=production]").scroll_into_view_if_needed()
             await shot(page, "phone-communists-production")
         await page.click("[data-form=production] [name=production]")
     for page in everyone.values():
