@@ -281,6 +281,8 @@ async function openGame(seat) {
     send: sendFromForm,
     redrawMap: renderMapPanel,
     focus: (hex) => page.map?.zoomTo(hex),
+    // After a report the units moved: the table lists every unit again.
+    reported: () => { page.selectedHex = null; renderUnits(page.state); },
     events: () => [...page.log.values()],
   }) : null;
   if (isGm()) {

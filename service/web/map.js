@@ -307,7 +307,7 @@ export class HexMap {
     const parts = [
       `${hexId}${hex?.city ? ` ${hex.city}` : ""}, ${hex?.terrain || "clear"}`,
       hex?.controller ? `controlled by ${hex.controller}` : null,
-      reach ? `a move here costs ${reach.spends} MP` : null,
+      reach ? `a move here costs ${reach.mp ?? reach.spends} MP` : null,
       this.data.targets?.has(hexId) ? "may be attacked" : null,
       here.length ? `${here.length} unit${here.length > 1 ? "s" : ""}: `
         + here.map(([id, u], i) => `${i + 1}. ${unitLabel(id, u, this.data.names)}`).join("; ")
@@ -621,7 +621,9 @@ export class HexMap {
       if (!hex) continue;
       layer.append(svg("g", { class: "reach", "data-hex": hexId },
         svg("polygon", { points: corners(hex.x, hex.y, SIZE - 1.2), class: "reach-hex" }),
-        svg("text", { x: hex.x + 9, y: hex.y + 12, class: "reach-cost" }, `${r.spends}`)));
+        svg("text", { x: hex.x + 9, y: hex.y + 12, class: "reach-cost" }, `${r.mp ?? r.spends}`),
+        svg("title", {}, `${hexId}: a move here costs ${r.mp ?? r.spends} MP`
+          + `${r.spends !== r.mp ? ` (it spends ${r.spends}: entering an enemy ZOC ends the move)` : ""}`)));
     }
     for (const [hexId, label] of d.transport || []) {
       const hex = this.hexes.get(hexId);

@@ -99,7 +99,7 @@ export class PlayPanel {
     if (!this.step() || !this.selected || !this.options) return false;
     const reach = this.reach().get(hexId);
     if (reach) {
-      this.addMove({ to: hexId, path: reach.path, spends: reach.spends });
+      this.addMove({ to: hexId, path: reach.path, spends: reach.spends, mp: reach.mp });
       return true;
     }
     const transport = this.transportTo(hexId);
@@ -271,6 +271,7 @@ export class PlayPanel {
       this.selected = null;
       this.options = null;
       this.clearRefused();
+      this.app.reported?.();
       this.draw();
       this.app.redrawMap();
     }
@@ -365,7 +366,8 @@ export class PlayPanel {
 
   moveChooser(o) {
     const select = h("select", { name: "move-to", "aria-label": `Move ${this.selected} to` },
-      o.moves.hexes.map((x) => h("option", { value: x.to }, `${x.to} (${x.spends} MP${x.path.length > 1 ? `, via ${x.path.slice(0, -1).join(" ")}` : ""})`)));
+      o.moves.hexes.map((x) => h("option", { value: x.to }, `${x.to} (${x.mp} MP${x.spends !== x.mp ? `, spends ${x.spends}` : ""}`
+        + `${x.path.length > 1 ? `, via ${x.path.slice(0, -1).join(" ")}` : ""})`)));
     return h("div.inline-row", {}, select, h("button", { type: "button", name: "add-move",
       onclick: () => this.onHex(select.value) }, "Add the move"));
   }
@@ -389,7 +391,7 @@ export class PlayPanel {
     const moves = this.moves.map((m, i) => this.row("moves", i,
       h("th", { scope: "row" }, m.unit), h("td", {}, `${m.from} → ${m.to}`),
       h("td", {}, m.transport ? `by ${m.transport}${m.carrier ? ` (${m.carrier})` : ""}` : (m.path || []).join(" ")),
-      h("td.num", {}, m.spends ?? ""),
+      h("td.num", {}, m.mp ?? m.spends ?? ""),
       h("td", {}, h("button.link", { type: "button", name: `remove-move-${m.unit}`,
         onclick: () => { this.moves.splice(i, 1); this.clearRefused(); this.draw(); this.app.redrawMap(); } }, "remove"))));
     const combats = this.combats.map((c, i) => this.row("combats", i,
