@@ -521,11 +521,10 @@ export function connectPlay(app) {
   return panel;
 }
 
-/** The panel as an entry of forms.js's ORDER_FORMS (a wide form above the map). */
+/** The panel as an entry of forms.js's ORDER_FORMS, in the side panel next to the map. */
 export const playForm = {
   id: "play",
   title: "Moves and attacks",
-  wide: true,
   applies: (ctx) => Boolean(panel) && Boolean(awaitedIn(ctx, PLAY_STEPS)),
   render() {
     panel.update();

@@ -53,8 +53,8 @@ def axe_source() -> str:
 class Pages:
     """The browsers of the test, their JavaScript errors, and the accessibility check."""
 
-    def __init__(self, browser: Browser, axe: str, url: str) -> None:
-        self.browser = browser
+    def __init__(self, chromium: Browser, axe: str, url: str) -> None:
+        self.browser = chromium
         self.axe = axe
         self.url = url
         self.problems = Problems()
@@ -101,9 +101,10 @@ async def nothing_wider_than_the_screen(page: Page) -> None:
              const out = [];
              for (const el of document.querySelectorAll("body *:not(svg *)")) {
                const r = el.getBoundingClientRect();
-               if (r.width > limit || r.right > limit) out.push(`${el.tagName.toLowerCase()}#${el.id}.${
-                 String(el.className?.baseVal ?? el.className).replaceAll(" ", ".")
-               } ${Math.round(r.left)}-${Math.round(r.right)}px`);
+               const name = String(el.className?.baseVal ?? el.className);
+               if (r.width > limit || r.right > limit) out.push(
+                 `${el.tagName.toLowerCase()}#${el.id}.${name.replaceAll(" ", ".")} `
+                 + `${Math.round(r.left)}-${Math.round(r.right)}px`);
              }
              if (document.documentElement.scrollWidth > window.innerWidth)
                out.push(`the page scrolls: ${document.documentElement.scrollWidth}px`);
@@ -336,6 +337,8 @@ async def pass_impulse(pages: Pages, page: Page, side: str,
         await shot(page, "phone-communists-declare")
         await shot(page, "phone-communists-declare-full", full_page=True)
         await nothing_wider_than_the_screen(page)
+    if side == "allies":
+        await the_map_by_keyboard(page)
     await page.click("[data-form=declare] [name=pass-all]")
     first = {"allies": "cw", "communists": "ussr"}[side]
     await expect(everyone["gm"].locator("#log-list")).to_contain_text(f"{first} declares pass.")
@@ -343,10 +346,33 @@ async def pass_impulse(pages: Pages, page: Page, side: str,
     await page.click("#done-holder [name=done]")
 
 
+async def the_map_by_keyboard(page: Page) -> None:
+    """The map is operable by keyboard: focused, its cursor hex is described; arrows
+    move it, Enter selects the hex (its units are listed), + zooms in."""
+    await page.locator("#map").focus()
+    cursor = page.locator("#map-cursor")
+    await expect(cursor).to_contain_text(re.compile(r"units?: 1\. |no units"))
+    before = await cursor.text_content()
+    for key in ("ArrowRight", "ArrowDown", "ArrowLeft", "ArrowUp"):
+        await page.keyboard.press(key)
+        if await cursor.text_content() != before:
+            break
+    described = await cursor.text_content() or ""
+    assert described != before, "the arrows did not move the map's cursor"
+    hex_id = re.split(r"[ ,]", described)[0]
+    await page.keyboard.press("Enter")
+    await expect(page.locator("#hex-filter-name")).to_have_text(hex_id)
+    scale = float(await page.locator("#map").get_attribute("data-scale") or 0)
+    await page.keyboard.press("+")
+    await expect(page.locator("#map")).not_to_have_attribute("data-scale", f"{scale:.2f}")
+    await page.keyboard.press("Enter")  # the same hex again: every unit is listed again
+    await expect(page.locator("#hex-filter")).to_be_hidden()
+
+
 async def turn_end(pages: Pages, players: dict[str, Page], everyone: dict[str, Page]) -> None:
     """The turn ends: every side's final reorganization (Done), then production, and
     turn 2 begins with its initiative."""
-    for side, page in players.items():
+    for page in players.values():
         await expect(page.locator("#my-move")).to_contain_text("Your move: final reorganization")
         await page.click("#done-holder [name=done]")
     for side, page in players.items():
