@@ -114,7 +114,7 @@ function renderSeatList(highlightGame) {
       seat.role === "gm" ? "Game master" : seat.role === "spectator" ? "Spectator"
         : `${seat.side}${seat.name ? ` (${seat.name})` : ""}`),
     h("span.muted", {}, ` game ${seat.game}`),
-    seat.role === "player" ? h("button.link", { type: "button", onclick: (event) => {
+    seat.role === "player" ? h("button.link", { type: "button", name: `device-${seat.side}`, onclick: (event) => {
       // The seat's token (not its key, which never leaves this browser) for another
       // device, in the link's fragment, which the browser never sends to a server.
       const link = `${location.origin}${location.pathname}?game=${encodeURIComponent(seat.game)}`
@@ -122,7 +122,7 @@ function renderSeatList(highlightGame) {
           player: seat.player, side: seat.side, name: seat.name }))}`;
       event.currentTarget.replaceWith(h("label.field.device-link", {},
         h("span", {}, "Open this on the other device, then ask the GM to approve its new key"),
-        h("input", { readonly: true, value: link })));
+        h("input", { readonly: true, value: link, name: "device-link" })));
     } }, "use on another device") : null,
     h("button.link", { type: "button", onclick: async () => {
       if (!window.confirm(`Forget this seat? Its signing key is deleted from this browser.`)) return;

@@ -160,6 +160,12 @@ export class GmPanel {
         h("thead", {}, h("tr", {}, ["Side", "Players", "Dropout", "Act"].map((x) => h("th", { scope: "col" }, x)))),
         h("tbody", {}, rows)));
     }
+    await this.loadRequests();
+  }
+
+  /** Players' requests for a new key (a lost key, another device): approving one binds
+   *  the key the player made (admin/players/{id}/key). */
+  async loadRequests() {
     try {
       const { data } = await this.app.api(this.app.gamePath("/admin/key-requests"), { token: this.app.seat.token });
       this.requests = data.requests;
@@ -168,9 +174,13 @@ export class GmPanel {
     }
     const pending = this.requests.filter((r) => !r.approved);
     fill(this.requestsNode, h("h3", {}, `Key requests (${pending.length} waiting)`),
-      pending.length ? h("ul", {}, pending.map((r) => h("li", {}, `${r.name} (${r.side}) asks for key `,
-        h("code", {}, `${r.public_key.slice(0, 10)}…`), ` at ${new Date(r.created_at).toLocaleString()} `,
-        this.button(`players/${r.player_id}/key`, "approve", () => ({ public_key: r.public_key })))))
-        : h("p.hint", {}, "A player who lost its key makes a new one on its page and asks; approve it here."));
+      pending.length ? h("ul", {}, pending.map((r) => h("li", { dataset: { player: r.player_id } },
+        `${r.name} (${r.side}) asks for key `, h("code", {}, `${r.public_key.slice(0, 10)}…`),
+        ` at ${new Date(r.created_at).toLocaleString()} `,
+        this.button(`players/${r.player_id}/key`, "approve", () => ({ public_key: r.public_key }),
+          () => this.loadRequests()))))
+        : h("p.hint", {}, "A player who lost its key makes a new one on its page and asks; approve it here."),
+      h("button", { type: "button", name: "key-requests-refresh", onclick: () => this.loadRequests() },
+        "Look for new requests"));
   }
 }

@@ -390,3 +390,50 @@ async def turn_end(pages: Pages, players: dict[str, Page], everyone: dict[str, P
     await pages.check(everyone["spectator"], "the spectator's page in turn 2")
     await shot(everyone["spectator"], "desk-spectator-turn-2")
     await shot(players["communists"], "phone-communists-turn-2")
+
+
+async def test_a_second_device_asks_for_a_key_and_the_gm_approves_it(
+    play_url: str, browser: Browser, axe_source: str,  # noqa: F811
+) -> None:
+    """A player's seat on another device (the link carries the seat's token, never its
+    key): the page there has no signing key, makes one and asks the GM, whose page lists
+    the request and approves it; the log says the key was replaced."""
+    async with httpx.AsyncClient(base_url=play_url) as http:
+        r = await http.post("/v1/games", json={"name": "Keys", "scenario": "dno-demo"})
+        assert r.status_code == 201, r.text
+        created: dict[str, Any] = r.json()
+    pages = Pages(browser, axe_source, play_url)
+    game, codes = created["id"], created["join_codes"]
+    gm = await pages.open("gm", f"/play/?game={game}")
+    await gm.fill("#gm-form [name=token]", created["gm_token"])
+    await gm.click("#gm-form [name=open-gm]")
+    await expect(gm.locator("#seat-badge")).to_have_text("Game master")
+
+    desk = await pages.open("axis", f"/play/?game={game}&side=axis&code={codes['axis']}")
+    await desk.fill("#join-form [name=name]", "Dave")
+    await desk.click("#join-form [name=join]")
+    await expect(desk.locator("#seat-badge")).to_contain_text("axis")
+    await desk.click("header .seats-link")
+    await desk.click("#seat-list [name=device-axis]")
+    link = await desk.locator("#seat-list [name=device-link]").input_value()
+    assert "#seat=" in link and "token" in link
+
+    phone = await pages.open("phone", link.removeprefix(play_url), phone=True)
+    await expect(phone.locator("#seat-badge")).to_contain_text("axis")
+    assert "#" not in phone.url  # the fragment is kept in the browser, off the address
+    help_box = phone.locator(".key-help")
+    await expect(help_box).to_contain_text("No signing key in this browser")
+    await pages.check(phone, "a seat without its key")
+    await help_box.locator("[name=key-request]").click()
+    await expect(help_box).to_contain_text("once the game master approves the new key")
+
+    await gm.click("details.gm-section:has([name=key-requests-refresh]) > summary")
+    await gm.click("[name=key-requests-refresh]")
+    request = gm.locator(".key-requests li")
+    await expect(request).to_contain_text("Dave (axis) asks for key")
+    await pages.check(gm, "the GM's key requests")
+    await request.locator("button").click()
+    await expect(gm.locator(".key-requests")).to_contain_text("Key requests (0 waiting)")
+    for page in (gm, phone):
+        await expect(page.locator("#log-list li[data-kind='player.key_replaced']")).to_have_count(1)
+    assert pages.problems.seen == []
