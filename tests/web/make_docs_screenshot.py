@@ -65,7 +65,9 @@ async def test_docs_screenshot(play_url: str, browser: Browser) -> None:  # noqa
         await expect(axis.locator("#map .fan[data-stack='1005']")).to_be_visible()
         await axis.click("#map .fan [data-unit='ger-art-1']")
         await expect(selected).to_contain_text("hexes in reach")
-        await axis.evaluate("document.querySelector('.map-card').scrollIntoView()")
+        # The map's card just under the sticky top bar.
+        await axis.evaluate("window.scrollTo(0, document.querySelector('.map-card')"
+                            ".getBoundingClientRect().top + window.scrollY - 44)")
         await axis.locator("#map .reach:not(.transport)").nth(2).hover(force=True)
         await axis.evaluate("document.activeElement.blur()")
         await expect(axis.locator("#notice")).to_be_hidden(timeout=10_000)
