@@ -125,6 +125,51 @@ def database() -> Iterator[Database]:
         db.close()
 
 
+@dataclass
+class Standby:
+    """A streaming replica of an embedded benchmark database (`standby`)."""
+
+    url: str
+    pgdata: Path
+
+    def pids(self) -> list[int]:
+        pidfile = self.pgdata / "postmaster.pid"
+        if not pidfile.exists():
+            return []
+        main = int(pidfile.read_text().split()[0])
+        return [main, *children(main)]
+
+
+@contextlib.contextmanager
+def standby(db: Database) -> Iterator[Standby]:
+    """A hot standby of the embedded database `db`: `pg_basebackup -R` (standby.signal
+    and primary_conninfo) into a temp folder, started on a Unix socket of its own, run
+    as the embedded server's system user; stopped and deleted afterwards."""
+    if db.embedded is None:
+        raise SystemExit("a standby is made of the embedded PostgreSQL only")
+    user = db.embedded.system_user
+    env = db.libpq
+    folder = Path(tempfile.mkdtemp(prefix="wif-bench-replica-"))
+    pgdata = folder / "pgdata"
+    if user is not None:
+        shutil.chown(folder, user)
+    port = str(free_port())
+    try:
+        subprocess.run([db.bin("pg_basebackup"), "-h", env["PGHOST"], "-p", env["PGPORT"],
+                        "-U", "postgres", "-D", str(pgdata), "-R", "-X", "stream", "-c",
+                        "fast", "--no-sync"], user=user, check=True, capture_output=True)
+        subprocess.run([db.bin("pg_ctl"), "-D", str(pgdata), "-w", "-t", "60", "-l",
+                        str(folder / "log"), "-o", f"-h '' -k {folder} -p {port}", "start"],
+                       user=user, check=True, capture_output=True)
+        yield Standby(f"postgresql+asyncpg://postgres@/postgres?host={folder}&port={port}",
+                      pgdata)
+    finally:
+        if (pgdata / "postmaster.pid").exists():
+            subprocess.run([db.bin("pg_ctl"), "-D", str(pgdata), "-m", "immediate", "-w",
+                            "stop"], user=user, capture_output=True, check=False)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def migrate(url: str) -> None:
     env = {**os.environ, "DATABASE_URL": url, "LOG_LEVEL": "warning"}
     subprocess.run([PYTHON, "-m", "service", "migrate"], cwd=ROOT, env=env, check=True,
@@ -351,19 +396,24 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def roll_order(seat: Seat, seq: int | None = None, dice: str = "2d10") -> bytes:
-    """A signed `roll` order as request body bytes, by an Axis seat in the action step;
-    `prev` is the head at set-up (any event of the chain is a valid `prev`)."""
+def signed_order(seat: Seat, kind: str, body: dict[str, Any], seq: int | None = None) -> bytes:
+    """A signed order as request body bytes, at the seat's position (the action step
+    after set-up); `prev` is the head at set-up (any event of the chain is a valid
+    `prev`)."""
     if seq is None:
         seat.seq += 1
         seq = seat.seq
     order = {"game": seat.game, "player": seat.player, "seq": seq, "prev": seat.prev,
              "turn": seat.position["turn"], "impulse": seat.position["impulse"],
-             "step": seat.position["step"], "kind": "roll",
-             "body": {"dice": dice, "purpose": "bench"}}
+             "step": seat.position["step"], "kind": kind, "body": body}
     envelope = {"order": order,
                 "signature": signing.sign(seat.key, signing.order_signing_bytes(order))}
     return json.dumps(envelope, separators=(",", ":")).encode()
+
+
+def roll_order(seat: Seat, seq: int | None = None, dice: str = "2d10") -> bytes:
+    """A signed `roll` order as request body bytes, by an Axis seat in the action step."""
+    return signed_order(seat, "roll", {"dice": dice, "purpose": "bench"}, seq)
 
 
 # --------------------------------------------------------------------------- load

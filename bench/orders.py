@@ -136,7 +136,8 @@ def main() -> None:
     parser.add_argument("--clients", default="1,8,32")
     parser.add_argument("--workers", default="1,2,4", help="worker counts at the top level")
     parser.add_argument("--skip", default="", help="comma-separated parts to skip: "
-                        "pgbench, bare, variants (asyncio/h11 and worker counts)")
+                        "pgbench, bare, variants (asyncio/h11, Python's GC thresholds, worker "
+                        "counts)")
     args = parser.parse_args()
     skip = set(args.skip.split(","))
     levels = [int(c) for c in args.clients.split(",")]
@@ -176,6 +177,10 @@ def main() -> None:
                           name="referee asyncio/h11") as server:
                 h.warm_up(server.base, games)
                 rows.append(run_level(server, db, "referee, asyncio+h11", seats, top, args))
+            with h.referee(db.url, **SERVER_ENV, GC_THRESHOLD="700,10,10") as server:
+                h.warm_up(server.base, games)
+                rows.append(run_level(server, db, "referee, Python's GC thresholds", seats,
+                                      top, args))
             for w in [int(x) for x in args.workers.split(",") if int(x) != 1]:
                 with h.referee(db.url, workers=w, **SERVER_ENV) as server:
                     took = h.warm_up(server.base, games, workers=w)

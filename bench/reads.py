@@ -10,7 +10,12 @@ scenario inline) and the built-in `dno-demo` (144 units) for scale, one
 - warm: GET /state by the three players, 1 and 8 clients, while the game does not
   change (the rendered view is cached per game version and viewer);
 - after an order: one client alternating a signed `roll` order and a state read, so
-  every read is of a new version (the view and the supply report are computed again);
+  every read is of a new version (the view and the supply report are updated from the
+  previous version's: a roll changes nothing on the board);
+- after a move (the generated game): the same with `report` orders, each moving one
+  Axis unit along a path the unit's legal choices list (`GET /options`), to a hex no
+  other move ends in: every read is of a version in which a unit moved, so the supply
+  searches are patched around it;
 - 304: GET /state with `If-None-Match` set to the current ETag, 8 clients.
 
 Target (issue 9): state read p99 under 50 ms for the 2,000-unit game. Raw figures go
@@ -53,6 +58,35 @@ def order_then_read(seats: list[h.Seat], count: int) -> Iterator[h.Request]:
                         h.roll_order(seat), tag="order")
         yield h.Request("GET", f"/v1/games/{seat.game}/state", h.bearer(seat.token),
                         tag="read after order")
+
+
+def moves(client: httpx.Client, seat: h.Seat, count: int) -> list[dict[str, Any]]:
+    """Up to `count` one-unit moves of the seat's side, each to a different hex, from
+    the legal choices of the current version."""
+    r = client.get(f"/v1/games/{seat.game}/options", headers=h.bearer(seat.token))
+    r.raise_for_status()
+    units = r.json()["units"]
+    taken: set[str] = {u["at"] for u in units.values() if "at" in u}
+    out = []
+    for uid, choices in sorted(units.items()):
+        hexes = (choices.get("moves") or {}).get("hexes") or []
+        far = [x for x in hexes if x["to"] not in taken]
+        if not far:
+            continue
+        pick = far[-1]  # the farthest listed: a real change on the map
+        taken.add(pick["to"])
+        out.append({"unit": uid, "to": pick["to"], "path": pick["path"]})
+        if len(out) == count:
+            break
+    return out
+
+
+def move_then_read(seat: h.Seat, planned: list[dict[str, Any]]) -> Iterator[h.Request]:
+    for move in planned:
+        yield h.Request("POST", f"/v1/games/{seat.game}/orders", h.bearer(seat.token),
+                        h.signed_order(seat, "report", {"moves": [move]}), tag="order")
+        yield h.Request("GET", f"/v1/games/{seat.game}/state", h.bearer(seat.token),
+                        tag="read after move")
 
 
 def main() -> None:
@@ -108,6 +142,19 @@ def main() -> None:
                        per_s=pairs / result.seconds)
                 record(name, "(the order itself)", result, result.tagged.get("order", []),
                        per_s=pairs / result.seconds)
+                if name != "dno-demo (144 units)":
+                    with httpx.Client(base_url=server.base, timeout=120) as client:
+                        planned = moves(client, seats[0], 2000)
+                    result = h.load(server.base, "after move",
+                                    [move_then_read(seats[0], planned)],
+                                    seconds=args.seconds * 2, max_requests=args.max_requests,
+                                    cpu=cpu, warmup=0.0)
+                    pairs = len(result.tagged.get("read after move", []))
+                    record(name, "read after a move", result,
+                           result.tagged.get("read after move", []),
+                           per_s=pairs / result.seconds)
+                    record(name, "(the move itself)", result, result.tagged.get("order", []),
+                           per_s=pairs / result.seconds)
                 with httpx.Client(base_url=server.base, timeout=60) as client:
                     etags = {s.player: client.get(f"/v1/games/{s.game}/state",
                                                   headers=h.bearer(s.token)).headers["etag"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -28,10 +29,14 @@ from service.api import (
 from service.api.limits import BodyLimit, RateLimit
 from service.referee import egress, receipts
 from service.referee.notifications import Courier
+from service.referee.rates import SharedBudget
+from service.referee.work import Reads
 from service.settings import Settings, get_settings
 from service.store.database import make_engine, make_sessionmaker, resolve_database_url
 from service.store.notify import Hub
 from service.store.order_call import OrderCall
+from service.store.rates import RateBuckets
+from service.store.replicas import Replicas
 from service.store.uow import Transactions
 
 log = logging.getLogger("service")
@@ -64,6 +69,16 @@ def background(transactions: Transactions, policy: egress.Policy, settings: Sett
             asyncio.create_task(courier.run())]
 
 
+def collect_less(thresholds: tuple[int, ...]) -> None:
+    """Set the cyclic collector's thresholds and move what starting made (modules,
+    tables, the receipt key) out of its sight (`gc.freeze`): what is left for a full
+    collection to walk is the games' cached states. Reference counting frees everything
+    else as before."""
+    if thresholds:
+        gc.set_threshold(*thresholds)
+    gc.freeze()
+
+
 def lifespan_of(settings: Settings, database_url: str | None
                 ) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
     """What the app does when it starts and stops: the engine, the stream hub, the
@@ -79,11 +94,20 @@ def lifespan_of(settings: Settings, database_url: str | None
         order_call = OrderCall(url, size=settings.pool_size) if settings.one_call else None
         app.state.transactions = Transactions(
             app.state.sessionmaker, hub.published if settings.notify else None, order_call)
+        replicas = Replicas(settings.database_replica_url, pool_size=settings.pool_size) \
+            if settings.database_replica_url else None
+        app.state.reads = Reads(app.state.transactions, replicas)
+        rate_engine = None
+        if settings.rate_limit > 0 and settings.rate_limit_shared:
+            rate_engine = make_engine(url, pool_size=2)
+            app.state.rate_budget = SharedBudget(RateBuckets(rate_engine),
+                                                 settings.rate_limit, settings.rate_burst)
         await hub.start()
         if order_call is not None:
             await order_call.start()
         async with app.state.transactions() as uow:
             await receipts.ensure_key(uow)
+        collect_less(settings.gc_threshold)
         tasks = background(app.state.transactions, app.state.egress, settings)
         try:
             yield
@@ -96,6 +120,10 @@ def lifespan_of(settings: Settings, database_url: str | None
             await hub.stop()
             if order_call is not None:
                 await order_call.stop()
+            if replicas is not None:
+                await replicas.dispose()
+            if rate_engine is not None:
+                await rate_engine.dispose()
             await engine.dispose()
 
     return lifespan
@@ -118,7 +146,9 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["*"],
-            allow_headers=["*"], expose_headers=["ETag", "Idempotent-Replayed"],
+            allow_headers=["*"], expose_headers=[
+                "ETag", "Idempotent-Replayed", "Retry-After", "RateLimit-Limit",
+                "RateLimit-Remaining", "RateLimit-Reset"],
         )
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes,
                        max_depth=settings.max_json_depth)

@@ -20,6 +20,10 @@ class Settings(BaseSettings):
         default=None,
         description="postgresql+asyncpg://... ; unset: an embedded PostgreSQL under data_dir",
     )
+    database_replica_url: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="comma-separated URLs of streaming replicas for "
+        "state, log, dice, export and stream reads (docs/scaling.md); none: every read "
+        "goes to DATABASE_URL")
     data_dir: Path = Field(default=Path("var"), description="embedded PostgreSQL data lives here")
     host: str = "127.0.0.1"
     port: int = 8000
@@ -46,12 +50,21 @@ class Settings(BaseSettings):
     one_call: bool = Field(default=True, description=(
         "take a player's order in one call to the database when this process has the "
         "game's head at hand (off: every order takes the long way; for measuring)"))
+    rate_limit_shared: bool = Field(
+        default=True, description="the buckets are shared by every process through "
+        "PostgreSQL (leased a few tokens at a time); false: each process keeps its own")
     notify: bool = Field(default=True, description="LISTEN/NOTIFY fan-out of new events "
                          "(off: streams catch up by their periodic re-read; for measuring)")
     sweep_interval: float = Field(
         default=1.0, description="seconds between deadline sweeps and between looks for "
         "due notifications (0: neither runs)"
     )
+    gc_threshold: Annotated[tuple[int, ...], NoDecode] = Field(
+        default=(50_000, 20, 100), description=(
+            "the serving process's cyclic garbage collector thresholds (Python's are 700, "
+            "10, 10): with games' states cached, a full collection walks every cached "
+            "object, and at Python's thresholds it ran every few hundred orders for up to "
+            "100 ms (docs/scaling.md); empty: Python's own"))
     webhook_timeout: float = Field(
         default=10.0, gt=0, description="seconds one delivery attempt may take in all "
         "(resolving, connecting, sending, the response's headers)")
@@ -62,6 +75,16 @@ class Settings(BaseSettings):
         "may go to although they are not public, e.g. 10.1.2.0/24 for an internal "
         "receiver; none by default")
 
+    @field_validator("gc_threshold", mode="before")
+    @classmethod
+    def _parse_thresholds(cls, value: object) -> object:
+        if isinstance(value, str):
+            parts = [p.strip() for p in value.split(",") if p.strip()]
+            if not all(p.isdigit() for p in parts) or len(parts) not in (0, 3):
+                raise ValueError("expected three whole numbers, e.g. 50000,20,100, or nothing")
+            return tuple(int(p) for p in parts)
+        return value
+
     @field_validator("webhook_allow_networks", mode="after")
     @classmethod
     def _check_networks(cls, value: list[str]) -> list[str]:
@@ -69,7 +92,8 @@ class Settings(BaseSettings):
             ipaddress.ip_network(network, strict=False)
         return value
 
-    @field_validator("cors_origins", "webhook_allow_networks", mode="before")
+    @field_validator("cors_origins", "webhook_allow_networks", "database_replica_url",
+                     mode="before")
     @classmethod
     def _split_origins(cls, value: object) -> object:
         if isinstance(value, str):

@@ -374,7 +374,7 @@ def _plain(record: Mapping[str, Any]) -> bytes:
                                                                           "rolled_back")})
 
 
-def _first_difference(a: Any, b: Any, path: str = "") -> str:
+def _first_difference(a: object, b: object, path: str = "") -> str:
     if isinstance(a, dict) and isinstance(b, dict):
         for key in sorted(set(a) | set(b)):
             if a.get(key) != b.get(key):

@@ -30,6 +30,9 @@ settings.register_profile(
 settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
+_EMBEDDED: dict[str, Any] = {}  # the session's embedded server, when there is one
+
+
 @pytest.fixture(scope="session")
 def database_url() -> Iterator[str]:
     url = os.environ.get("TEST_DATABASE_URL")
@@ -40,9 +43,16 @@ def database_url() -> Iterator[str]:
 
     folder = Path(tempfile.mkdtemp(prefix="wif-test-pg-"))
     server, url = embedded.start(folder, throwaway=True)
+    _EMBEDDED["server"] = server
     os.environ.setdefault("DATABASE_URL", url)
     yield url
     server.cleanup()
+
+
+@pytest.fixture(scope="session")
+def embedded_server(database_url: str) -> Any:
+    """The session's embedded PostgreSQL server (None on TEST_DATABASE_URL)."""
+    return _EMBEDDED.get("server")
 
 
 @pytest.fixture(scope="session")
@@ -142,6 +152,21 @@ def live_url(migrated_url: str) -> Iterator[str]:
                              database_url=migrated_url)
     with LiveServer(application) as url:
         yield url
+
+
+async def empty_rate_buckets(url: str) -> None:
+    """Forget the shared rate buckets: they outlive apps (every process shares them), and
+    the tests' clients all come from 127.0.0.1."""
+    from sqlalchemy import text
+
+    from service.store.database import make_engine
+
+    engine = make_engine(url, pool_size=1)
+    try:
+        async with engine.begin() as connection:
+            await connection.execute(text("DELETE FROM rate_buckets"))
+    finally:
+        await engine.dispose()
 
 
 def free_port() -> int:

@@ -16,11 +16,12 @@ from conftest import free_port
 class Server:
     """`python -m service serve` as a child process on an ephemeral port."""
 
-    def __init__(self, database_url: str, *, workers: int = 1, sweep: float = 0) -> None:
+    def __init__(self, database_url: str, *, workers: int = 1, sweep: float = 0,
+                 env: dict[str, str] | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "DATABASE_URL": database_url, "SWEEP_INTERVAL": str(sweep),
-               "LOG_LEVEL": "warning", "RATE_LIMIT": "0"}
+               "LOG_LEVEL": "warning", "RATE_LIMIT": "0", **(env or {})}
         self.log = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "service", "serve", "--port", str(self.port),

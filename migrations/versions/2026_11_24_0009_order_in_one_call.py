@@ -29,7 +29,7 @@ CREATE FUNCTION wif_take_order(
     p_envelope jsonb, p_result jsonb,
     p_status text, p_next_deadline timestamptz, p_step_started_at timestamptz,
     p_now timestamptz, p_moves json, p_events_message jsonb, p_gm_owner text
-) RETURNS jsonb
+) RETURNS json
 LANGUAGE plpgsql AS $$
 DECLARE
     g record;
@@ -42,26 +42,40 @@ BEGIN
     PERFORM pg_advisory_xact_lock(hashtextextended(p_game, 0));
     SELECT version, head_seq, head_hash INTO g FROM games WHERE id = p_game;
     IF NOT FOUND THEN
-        RETURN jsonb_build_object('status', 'no_game');
+        RETURN json_build_object('status', 'no_game');
     END IF;
     SELECT order_hash, result INTO stored FROM orders
         WHERE game_id = p_game AND player_id = p_player AND seq = p_seq;
     IF FOUND THEN
-        RETURN jsonb_build_object('status', 'stored', 'order_hash', stored.order_hash,
+        RETURN json_build_object('status', 'stored', 'order_hash', stored.order_hash,
                                   'result', stored.result);
     END IF;
     SELECT public_key, active, token_hash, settings INTO seat FROM players
         WHERE game_id = p_game AND id = p_player;
     IF NOT FOUND OR NOT seat.active OR seat.token_hash <> p_token_hash
             OR seat.public_key <> p_public_key OR seat.settings <> p_settings THEN
-        RETURN jsonb_build_object('status', 'seat_changed');
+        RETURN json_build_object('status', 'seat_changed');
     END IF;
     IF g.head_seq <> p_head_seq OR g.head_hash <> p_head_hash OR g.version <> p_version THEN
-        RETURN jsonb_build_object('status', 'moved', 'version', g.version);
+        -- Another process moved the game on: the events since the head the referee
+        -- decided on (if that head is in the chain and few came since), so it can catch
+        -- up and call again. `data` stays JSON text, its keys in the order written.
+        IF g.head_seq > p_head_seq AND g.head_seq - p_head_seq <= 64 AND EXISTS (
+                SELECT 1 FROM events WHERE game_id = p_game AND seq = p_head_seq
+                AND hash = p_head_hash) THEN
+            RETURN json_build_object('status', 'moved', 'version', g.version,
+                'events', (SELECT json_agg(json_build_object(
+                    'seq', e.seq, 'turn', e.turn, 'impulse', e.impulse, 'step', e.step,
+                    'kind', e.kind, 'actor', e.actor, 'text', e.text, 'data', e.data,
+                    'at_us', (extract(epoch FROM e.at) * 1000000)::bigint,
+                    'rules_version', e.rules_version, 'hash', e.hash) ORDER BY e.seq)
+                    FROM events e WHERE e.game_id = p_game AND e.seq > p_head_seq));
+        END IF;
+        RETURN json_build_object('status', 'moved', 'version', g.version);
     END IF;
     IF p_prev <> g.head_hash AND NOT EXISTS (
             SELECT 1 FROM events WHERE game_id = p_game AND hash = p_prev) THEN
-        RETURN jsonb_build_object('status', 'unknown_prev');
+        RETURN json_build_object('status', 'unknown_prev');
     END IF;
 
     INSERT INTO events (game_id, seq, turn, impulse, step, kind, actor, text, data,
@@ -113,7 +127,7 @@ BEGIN
               AND (w.every_event OR w.player_id = p_gm_owner)
         ON CONFLICT DO NOTHING;
 
-    RETURN jsonb_build_object('status', 'taken', 'version', p_version + 1);
+    RETURN json_build_object('status', 'taken', 'version', p_version + 1);
 END;
 $$;
 """

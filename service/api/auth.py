@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
+from typing import TypeVar
 
 from fastapi import Request
 
 from service.api.problems import Problem
-from service.referee.work import Transactions, UnitOfWork
+from service.referee.work import Reads, Transactions, UnitOfWork
+
+T = TypeVar("T")
 
 
 def bearer(request: Request) -> str:
@@ -26,6 +30,14 @@ def work(request: Request) -> AbstractAsyncContextManager[UnitOfWork]:
     """The request's unit of work: one transaction, committed when the route returns."""
     transactions: Transactions = request.app.state.transactions
     return transactions()
+
+
+async def read(request: Request, case: Callable[[UnitOfWork], Awaitable[T]], *,
+               min_version: int = 0, min_seq: int = 0) -> T:
+    """A read use case, on a replica when one is configured and has at least the version
+    the client knows (`min_version`) of the game, else on the primary (docs/scaling.md)."""
+    reads: Reads = request.app.state.reads
+    return await reads(case, min_version=min_version, min_seq=min_seq)
 
 
 def _digest(text: str) -> bytes:

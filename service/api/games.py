@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any
 
 import orjson
-from fastapi import APIRouter, Body, Path, Query, Request, Response
+from fastapi import APIRouter, Body, Depends, Header, Path, Query, Request, Response
 from fastapi.responses import JSONResponse
 
 from service.answers import (
@@ -24,7 +25,7 @@ from service.answers import (
     StateAnswer,
     Summary,
 )
-from service.api.auth import bearer, require_operator, work
+from service.api.auth import bearer, read, require_operator, work
 from service.api.contract import (
     BEARER,
     BODY,
@@ -61,6 +62,30 @@ ORDER_200 = {"description": "the order was accepted before (same seq, same bytes
              "content": {"application/json": {"schema": schema_of(Accepted | Preview)}}}
 ACT_ANSWERS = answers(200, ActOutcome, *CHANGE)
 GameId = Annotated[str, Path(max_length=64, description="the game's id")]
+
+
+_MAX = 2**62
+
+
+def known_version(
+    min_version: Annotated[int | None, Query(ge=0, le=_MAX, description=(
+        "the newest game version the client knows (an order's answer `version`): the "
+        "read is answered from data at least that new (docs/api.md, Read your writes)"
+    ))] = None,
+    x_min_version: Annotated[int | None, Header(ge=0, le=_MAX, description=(
+        "the same as `min_version`, as a header"))] = None,
+) -> int:
+    return max(min_version or 0, x_min_version or 0)
+
+
+KnownVersion = Annotated[int, Depends(known_version)]
+_ETAG_VERSION = re.compile(r'^W/"([0-9]{1,18})-')
+
+
+def _etag_version(if_none_match: str | None) -> int:
+    """The version an ETag of the state names (the client has seen that one)."""
+    found = _ETAG_VERSION.match(if_none_match or "")
+    return int(found.group(1)) if found else 0
 
 
 def json_response(body: object, status_code: int = 200,
@@ -126,11 +151,11 @@ async def join(game_id: GameId, side: Annotated[str, Path(max_length=40)], body:
 @router.get("/games/{game_id}/state", summary="The caller's view of the current state",
              response_model=None, openapi_extra=BEARER,
              responses={**answers(200, StateAnswer, *READ), 304: NOT_MODIFIED})
-async def game_state(game_id: GameId, request: Request) -> Any:
+async def game_state(game_id: GameId, request: Request, known: KnownVersion) -> Any:
     token = bearer(request)
-    async with work(request) as uow:
-        found = await reads.state_view(uow, game_id, token,
-                                       request.headers.get("if-none-match"))
+    tag = request.headers.get("if-none-match")
+    found = await read(request, lambda uow: reads.state_view(uow, game_id, token, tag),
+                       min_version=max(known, _etag_version(tag)))
     if found.body is None:
         return Response(status_code=304, headers={"ETag": found.etag})
     return Response(found.body, media_type="application/json", headers={"ETag": found.etag})
@@ -142,12 +167,13 @@ async def game_state(game_id: GameId, request: Request) -> Any:
 async def game_log(
     game_id: GameId,
     request: Request,
+    known: KnownVersion,
     after: Annotated[int, Query(ge=0, le=2**62)] = 0,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> LogPage:
     token = bearer(request)
-    async with work(request) as uow:
-        return await reads.log(uow, game_id, token, after=after, limit=limit)
+    return await read(request, lambda uow: reads.log(uow, game_id, token, after=after,
+                                                     limit=limit), min_version=known)
 
 
 @router.post("/games/{game_id}/orders", status_code=201, summary="Submit a signed order",
@@ -174,22 +200,22 @@ async def post_order(
 @router.get("/games/{game_id}/dice", summary="Commitments, revealed seeds, every roll",
              response_model=None, openapi_extra=BEARER,
              responses=answers(200, DiceRecord, *READ))
-async def dice(game_id: GameId, request: Request) -> DiceRecord:
+async def dice(game_id: GameId, request: Request, known: KnownVersion) -> DiceRecord:
     token = bearer(request)
-    async with work(request) as uow:
-        return await reads.dice(uow, game_id, token)
+    return await read(request, lambda uow: reads.dice(uow, game_id, token),
+                      min_version=known)
 
 
 @router.get("/games/{game_id}/export", summary="The whole verifiable record",
              response_model=None, openapi_extra=BEARER,
              responses=answers(200, Export, *READ))
-async def export(game_id: GameId, request: Request) -> Export:
+async def export(game_id: GameId, request: Request, known: KnownVersion) -> Export:
     token = bearer(request)
-    async with work(request) as uow:
-        return await reads.export(uow, game_id, token)
+    return await read(request, lambda uow: reads.export(uow, game_id, token),
+                      min_version=known)
 
 
-async def _admin(request: Request, game_id: str, kind: str, body: Mapping[str, Any] | None
+async def _admin(request: Request, game_id: str, kind: str, body: Mapping[str, object] | None
                  ) -> ActOutcome:
     token = bearer(request)
     async with work(request) as uow:

@@ -1,19 +1,18 @@
 """Request limits: body size (413), JSON nesting depth (422) and per-token request rate
-(429 with Retry-After).
+(429 with Retry-After and RateLimit headers).
 
-Rates are token buckets kept per process (a token's budget is per process; with N
-processes behind a balancer a client gets at most N times the rate, documented in
-docs/security.md). Both are plain ASGI middleware, so they cost nothing per route.
+Rates are token buckets shared by every process through PostgreSQL (or, with
+RATE_LIMIT_SHARED=false, kept per process: with N processes behind a balancer a client
+then gets up to N times the rate; docs/scaling.md). Both are plain ASGI middleware, so
+they cost nothing per route.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 import time
-from collections import OrderedDict
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -21,6 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.api.problems import MEDIA_TYPE, Problem, printable
 from service.referee import members
+from service.referee.rates import Budget, LocalBudget
 
 
 async def _send_problem(send: Send, problem: Problem, path: str) -> None:
@@ -63,7 +63,7 @@ def nests_deeper(body: bytes, limit: int) -> bool:
 _NUL_ESCAPE = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")
 
 
-def first_nul(value: Any) -> str | None:
+def first_nul(value: object) -> str | None:
     """The JSON pointer of a string (value or key) in `value` holding a NUL character,
     or None: PostgreSQL cannot store one in text, so no request may carry one."""
     stack: list[tuple[str, Any]] = [("", value)]
@@ -181,14 +181,18 @@ class RateLimit:
     """A token bucket per bearer token this process has seen valid, and one per client
     address for every other request (no token, or a token not known to be valid): a
     made-up token spends its address's budget, and past it is refused before any query.
-    """
+
+    The buckets are shared by every process through PostgreSQL (`RATE_LIMIT_SHARED`,
+    the default: the app's `rate_budget`, service.referee.rates, leased a few tokens at
+    a time) or kept per process. Every answer under /v1/ says where the caller stands:
+    `RateLimit-Limit` (the burst), `RateLimit-Remaining`, `RateLimit-Reset` (seconds
+    until the bucket is full again), and `Retry-After` on a 429."""
 
     def __init__(self, app: ASGIApp, rate: float, burst: int, max_keys: int = 100_000) -> None:
         self.app = app
         self.rate = rate
         self.burst = burst
-        self.max_keys = max_keys
-        self.buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        self.local = LocalBudget(rate, burst, max_keys)
 
     def _key(self, scope: Scope) -> str:
         for key, value in scope.get("headers", []):
@@ -201,32 +205,34 @@ class RateLimit:
         client: Any = scope.get("client")
         return "a:" + (client[0] if client else "?")
 
-    def take(self, key: str, now: float) -> float:
-        """Take one request; 0 if allowed, else the seconds until one is available."""
-        tokens, stamp = self.buckets.get(key, (float(self.burst), now))
-        tokens = min(float(self.burst), tokens + (now - stamp) * self.rate)
-        if tokens >= 1:
-            self.buckets[key] = (tokens - 1, now)
-            self.buckets.move_to_end(key)
-            if len(self.buckets) > self.max_keys:
-                self.buckets.popitem(last=False)
-            return 0.0
-        self.buckets[key] = (tokens, now)
-        return (1 - tokens) / self.rate
+    def _budget(self, scope: Scope) -> Budget:
+        app: Any = scope.get("app")
+        shared: Budget | None = getattr(app.state, "rate_budget", None) if app else None
+        return shared or self.local
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or self.rate <= 0 or not scope["path"].startswith("/v1/"):
             await self.app(scope, receive, send)
             return
         key = self._key(scope)
-        wait = self.take(key, time.monotonic())
-        if wait > 0:
-            retry = str(max(1, math.ceil(wait)))
+        verdict = await self._budget(scope).take(key, time.monotonic())
+        headers = {"RateLimit-Limit": str(self.burst),
+                   "RateLimit-Remaining": str(verdict.remaining),
+                   "RateLimit-Reset": str(verdict.reset)}
+        if not verdict.allowed:
+            retry = str(verdict.retry_after)
             whose = "this token" if key.startswith("t:") else "this address"
             await _send_problem(send, Problem(
                 429, "request/rate_limited",
                 f"too many requests for {whose}: at most {self.rate:g}/s "
                 f"(bursts of {self.burst}); retry after {retry} s",
-                headers={"Retry-After": retry}), scope["path"])
+                headers={**headers, "Retry-After": retry}), scope["path"])
             return
-        await self.app(scope, receive, send)
+        extra = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)

@@ -52,7 +52,7 @@ class Problem(Exception):
         *,
         errors: Sequence[Mapping[str, object]] | None = None,
         headers: dict[str, str] | None = None,
-        **extra: Any,
+        **extra: object,
     ) -> None:
         super().__init__(detail)
         self.status = status

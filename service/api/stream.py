@@ -11,13 +11,14 @@ import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request
 from sse_starlette.sse import EventSourceResponse
 
 from service.answers import Ticket
-from service.api.auth import bearer, work
+from service.api.auth import bearer, read, work
 from service.api.contract import (
     BEARER,
     BODY,
@@ -28,7 +29,7 @@ from service.api.contract import (
     answers,
     link,
 )
-from service.api.games import GameId
+from service.api.games import GameId, KnownVersion
 from service.api.numbers import JsonRoute
 from service.api.problems import Problem
 from service.api.schemas import Empty
@@ -77,6 +78,7 @@ async def stream(
     ticket: Annotated[str | None, Query(min_length=1, max_length=200, description=(
         "a ticket from POST .../stream/tickets, instead of the Authorization header"
     ))] = None,
+    known: KnownVersion = 0,
 ) -> EventSourceResponse:
     start = after or 0
     if last_event_id is not None:
@@ -98,10 +100,11 @@ async def stream(
             while True:
                 wake.clear()
                 while True:
-                    try:
-                        async with work(request) as uow:
-                            batch = await reads.stream_page(uow, game_id, digest, after=last,
-                                                            limit=BATCH)
+                    page = partial(reads.stream_page, game_id=game_id, digest=digest,
+                                   after=last, limit=BATCH)
+                    try:  # from a replica only when it has what this process heard of
+                        batch = await read(request, page, min_version=known,
+                                           min_seq=max(last, hub.newest(game_id)))
                     except RefereeError:  # the seat was revoked: the stream ends
                         return
                     for event in batch:

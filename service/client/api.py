@@ -20,15 +20,23 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from service.answers import (
     Accepted,
     Created,
+    Deliveries,
     DiceRecord,
     Export,
     GameList,
     Joined,
     LogPage,
+    Message,
     Outcome,
+    PlayerSettings,
+    Registered,
+    ReorgPlan,
     ServerKeys,
+    SideOptions,
     StateAnswer,
     Summary,
+    UnitOptions,
+    Webhook,
 )
 from service.crypto import identity, signing
 from service.rules.awaiting import Position
@@ -238,6 +246,54 @@ class Client:
                 response.read()
                 raise _problem(response)
             yield from parse_sse(response.iter_lines())
+
+    def unit_options(self, game: str, unit: str) -> UnitOptions:
+        """A unit's legal choices now: modes, moves with cost and path, transport,
+        attacks, release, exploitation (docs/api.md "Who must act, and the options")."""
+        return cast(UnitOptions, self._get(f"/v1/games/{game}/units/{unit}/options"))
+
+    def side_options(self, game: str, side: str | None = None) -> SideOptions:
+        """Every unit of a side with its legal choices (the caller's own side by
+        default)."""
+        params = {"side": side} if side else {}
+        return cast(SideOptions, self._get(f"/v1/games/{game}/options", **params))
+
+    def reorg_options(self, game: str, unit: str) -> ReorgPlan:
+        """Every legal way to reorganize `unit` now, and why not the others (11.18)."""
+        return cast(ReorgPlan, self._get(f"/v1/games/{game}/reorg/options", unit=unit))
+
+    # ------------------------------------------------------------------ a player's own
+
+    def settings(self, game: str) -> PlayerSettings:
+        return cast(PlayerSettings, self._get(f"/v1/games/{game}/players/me/settings"))
+
+    def set_settings(self, game: str, **changes: object) -> PlayerSettings:
+        """PUT /players/me/settings: the settings named change, the others stay."""
+        return cast(PlayerSettings, self.request(
+            "PUT", f"/v1/games/{game}/players/me/settings", json_body=changes))
+
+    def webhook(self, game: str) -> Webhook:
+        return cast(Webhook, self._get(f"/v1/games/{game}/webhook"))
+
+    def set_webhook(self, game: str, url: str, every_event: bool = False) -> Registered:
+        """PUT /webhook: register (or replace, or enable again) the caller's receiver;
+        the answer carries the signing secret once."""
+        return cast(Registered, self.request(
+            "PUT", f"/v1/games/{game}/webhook",
+            json_body={"url": url, "every_event": every_event}))
+
+    def delete_webhook(self, game: str) -> None:
+        self.request("DELETE", f"/v1/games/{game}/webhook")
+
+    def deliveries(self, game: str, limit: int = 100) -> Deliveries:
+        """The delivery log of the caller's webhook, newest first."""
+        return cast(Deliveries, self._get(f"/v1/games/{game}/webhook/deliveries",
+                                          limit=limit))
+
+    def resend(self, game: str, message_id: str) -> Message:
+        """Send a message of the delivery log again (a failed or a delivered one)."""
+        return cast(Message, self._post(
+            f"/v1/games/{game}/webhook/deliveries/{message_id}/resend", {}))
 
     # ------------------------------------------------------------------ writes
 

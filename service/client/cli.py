@@ -235,6 +235,10 @@ def create(
     options: Annotated[str | None, typer.Option(help="options as JSON (or @file)")] = None,
     dice: Annotated[str | None, typer.Option(
         help='dice mode as JSON, e.g. {"mode": "seeded", "seed": "ab12"}')] = None,
+    operator_key: Annotated[str | None, typer.Option(
+        envvar="WIF_OPERATOR_KEY",
+        help="the server's OPERATOR_KEY, when it has one (only the operator creates games)")
+    ] = None,
 ) -> None:
     """Create a game; print its id, GM token and join codes (JSON).
 
@@ -247,6 +251,7 @@ def create(
     opts = _json_object(options, "--options")
     dice_spec = _json_object(dice, "--dice") if dice else {"mode": "fair"}
     with _client(c) as client:
+        client.token = operator_key
         created = client.create_game(name, inline, opts, dice_spec)
         base = client.base_url
     c.profile.remember(created["id"], base_url=base, name=name, gm_token=created["gm_token"],

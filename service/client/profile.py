@@ -114,7 +114,7 @@ class Profile:
         result: dict[str, Any] = dict(entry)
         return result
 
-    def remember(self, game_id: str, make_current: bool = True, **fields: Any) -> dict[str, Any]:
+    def remember(self, game_id: str, make_current: bool = True, **fields: object) -> dict[str, Any]:
         """Create or update a game's entry; the new entry."""
         with self.edit() as data:
             entry = data["games"].setdefault(game_id, {"game": game_id, "seq": 1})
@@ -135,7 +135,7 @@ class Profile:
         the profile (`<profile>.receipts/<game>.jsonl`)."""
         return self.path.with_name(self.path.stem + ".receipts") / f"{game_id}.jsonl"
 
-    def keep_receipt(self, game_id: str, receipt: Mapping[str, Any]) -> None:
+    def keep_receipt(self, game_id: str, receipt: Mapping[str, object]) -> None:
         """Keep a signed receipt: with an export, it proves an order the server took or
         refused (`wif verify --receipts`)."""
         path = self.receipts_file(game_id)

@@ -54,7 +54,8 @@ class Divergence:
                 f"version {', '.join(self.rules_versions) or '?'}; now {RULES_VERSION})")
 
 
-def first_difference(stored: Any, replayed: Any, path: str = "") -> tuple[str, Any, Any] | None:
+def first_difference(stored: object, replayed: object, path: str = ""
+                     ) -> tuple[str, object, object] | None:
     """The first path (a JSON pointer) where two plain values differ."""
     if isinstance(stored, dict) and isinstance(replayed, dict):
         for key in sorted(set(stored) | set(replayed), key=str):

@@ -5,7 +5,6 @@ is (401, 403), what does not exist (404), and the store's failures the API answe
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from service.store.failures import BadData, Unavailable
 from service.store.games import GameNotFound
@@ -16,7 +15,7 @@ class RefereeError(Exception):
 
     def __init__(self, code: str, detail: str, *, errors: Sequence[tuple[str, str]] = (),
                  headers: Mapping[str, str] | None = None,
-                 extra: Mapping[str, Any] | None = None) -> None:
+                 extra: Mapping[str, object] | None = None) -> None:
         super().__init__(detail)
         self.code = code
         self.detail = detail

@@ -59,7 +59,7 @@ def next_attempt(attempts: int, now: datetime, rand: Random = _system_random
     return now + RETRY_DELAYS[attempts - 1] * factor
 
 
-def _awaits(state: State, powers: list[str]) -> Mapping[str, Any] | None:
+def _awaits(state: State, powers: list[str]) -> Mapping[str, object] | None:
     for entry in awaited(state):
         if set(entry["powers"]) & set(powers):
             return entry
@@ -77,7 +77,7 @@ class Candidates:
 
 
 def candidates(game_id: str, before: State, after: State,
-               events: Sequence[Mapping[str, Any]], now: datetime) -> Candidates:
+               events: Sequence[Mapping[str, object]], now: datetime) -> Candidates:
     """`Candidates` of a change from `before` to `after` (pure: the order's one call
     and the long way both use it)."""
     moved = position(before) != position(after)
@@ -98,7 +98,7 @@ def candidates(game_id: str, before: State, after: State,
 
 
 async def enqueue(uow: UnitOfWork, game_id: str, version: int, before: State,
-                  after: State, events: Sequence[Mapping[str, Any]]) -> None:
+                  after: State, events: Sequence[Mapping[str, object]]) -> None:
     """In the order's transaction: "your move" for every player with a webhook who is
     newly awaited (or awaited at a new step), and every event for those who asked (the
     GM's webhook: every event, nobody's move)."""

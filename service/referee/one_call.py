@@ -30,11 +30,11 @@ from service.crypto.tokens import hash_token
 from service.referee import receipts
 from service.referee.awaited import awaited
 from service.referee.dice import ServerDice, cached_roots
-from service.referee.envelopes import Envelope, check
+from service.referee.envelopes import Checked, Envelope, check
 from service.referee.errors import RefereeError
 from service.referee.ledger import record_of
 from service.referee.notifications import candidates
-from service.rules import Actor, RulesError, State, decide, next_due, position
+from service.rules import Actor, Event, RulesError, State, decide, evolve, next_due, position
 from service.rules.codec import to_data
 from service.rules.events import EventRecord
 from service.store.games import Game, remember_state, snapshot_due
@@ -103,10 +103,20 @@ def forget(game_id: str) -> None:
     _HOT.pop(game_id, None)
 
 
-# long: one order from signature to the call, each check naming the long way's reason.
+@dataclass(frozen=True, slots=True)
+class _Decided:
+    """An order decided on a `Hot` head: what the call writes, what the player gets,
+    and the head and state it leads to."""
+
+    write: Write
+    result: Accepted
+    after: Hot
+
+
 async def take(call: OrderCall, uow: UnitOfWork, game_id: str, token: str,
                envelope: Envelope) -> Accepted | None:
-    """The order taken in one call, or None: take it the long way."""
+    """The order taken in one call (two, when another process moved the game on and the
+    call brought the events since), or None: take it the long way."""
     digest = hash_token(token)
     signer, hot = _SIGNERS.get(digest), _HOT.get(game_id)
     order = envelope.order
@@ -119,6 +129,44 @@ async def take(call: OrderCall, uow: UnitOfWork, game_id: str, token: str,
                         signer.settings)
     except (RulesError, RefereeError):  # the long way says why, with a receipt
         return None
+    for attempt in (1, 2):
+        decided = await _decide(uow, game_id, hot, signer, digest, checked, envelope)
+        if decided is None:
+            return None
+        answer = await call.take(decided.write)
+        TAKEN[answer.status] = TAKEN.get(answer.status, 0) + 1
+        if answer.status == "taken":
+            _keep(_HOT, game_id, decided.after)
+            new = decided.after
+            remember_state(game_id, new.head_seq, new.head_hash, new.snapshot_seq, new.state)
+            uow.appended_to(game_id, new.head_seq)
+            return decided.result
+        if answer.status == "moved" and answer.events and answer.version and attempt == 1:
+            hot = _caught_up(hot, answer.events, answer.version)
+            _keep(_HOT, game_id, hot)
+            continue
+        if answer.status in ("moved", "seat_changed"):
+            forget(game_id)
+            _SIGNERS.pop(digest, None)
+        return None
+    return None
+
+
+def _caught_up(hot: Hot, events: list[EventRecord], version: int) -> Hot:
+    """`hot` with the events another process appended since (the call's answer)."""
+    state, snapshot_seq = hot.state, hot.snapshot_seq
+    for record in events:
+        state = evolve(state, Event.from_record(record))
+        if snapshot_due(record["kind"], record["seq"], snapshot_seq):
+            snapshot_seq = record["seq"]
+    last = events[-1]
+    return Hot(version, last["seq"], last.get("hash", ""), snapshot_seq, state, hot.dice)
+
+
+# long: the long way's decide, chaining and receipt, in the same order, on a cached head.
+async def _decide(uow: UnitOfWork, game_id: str, hot: Hot, signer: Signer, digest: str,
+                  checked: Checked, envelope: Envelope) -> _Decided | None:
+    order = envelope.order
     roots = cached_roots(game_id, hot.state.dice.chains, hot.dice)
     if roots is None:
         return None
@@ -155,7 +203,7 @@ async def take(call: OrderCall, uow: UnitOfWork, game_id: str, token: str,
     result = cast(Accepted, {"accepted": True, "seq": order.seq, **outcome,
                              "receipt": receipt})
     found = candidates(game_id, hot.state, after, records, now)
-    answer = await call.take(Write(
+    write = Write(
         game=game_id, head_seq=hot.head_seq, head_hash=hot.head_hash, version=hot.version,
         player=order.player, token_hash=digest, public_key=signer.public_key,
         settings=signer.settings, seq=order.seq,
@@ -165,18 +213,9 @@ async def take(call: OrderCall, uow: UnitOfWork, game_id: str, token: str,
         next_deadline=_moment(next_due(after)), step_started_at=_moment(
             after.turn.step_started_at), now=now,
         moves=[{"player_id": p, "payload": m} for p, m in found.moves.items()],
-        events_message=found.events))
-    TAKEN[answer.status] = TAKEN.get(answer.status, 0) + 1
-    if answer.status != "taken":
-        if answer.status in ("moved", "seat_changed"):
-            forget(game_id)
-            _SIGNERS.pop(digest, None)
-        return None
-    hot = Hot(version, seq, digest_head, snapshot_seq, after, hot.dice)
-    _keep(_HOT, game_id, hot)
-    remember_state(game_id, seq, digest_head, snapshot_seq, after)
-    uow.appended_to(game_id, seq)
-    return result
+        events_message=found.events)
+    return _Decided(write, result, Hot(version, seq, digest_head, snapshot_seq, after,
+                                       hot.dice))
 
 
 def _moment(value: str | None) -> datetime | None:

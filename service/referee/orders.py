@@ -48,7 +48,7 @@ class _NoDice:
     def reveal(self, turn: int) -> str:
         raise _WouldRoll
 
-    def roll(self, **_: Any) -> Any:
+    def roll(self, **_: object) -> Any:
         raise _WouldRoll
 
 

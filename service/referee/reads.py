@@ -22,10 +22,10 @@ from service.referee import members, receipts, webhooks
 from service.referee.abandoned import annotate, rollbacks, rolled_back
 from service.referee.awaited import linked
 from service.rules import Event, State
-from service.rules.board import state_supply
+from service.rules.board import SupplyMemo, SupplyStatus, supply_memo, supply_since
 from service.rules.codec import to_data
 from service.rules.events import EventRecord
-from service.rules.view import Viewer, is_sealed, view
+from service.rules.view import UnitViews, Viewer, is_sealed, unit_views, view
 from service.store.games import Game
 from service.store.log import DICE_KINDS
 from service.store.uow import UnitOfWork
@@ -175,18 +175,58 @@ async def export(uow: UnitOfWork, game_id: str, token: str) -> Export:
     }
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class _Rendered:
+    """The newest version of a game this process rendered: its supply (the rules' memo
+    and each unit's entry as JSON data) and its units' views. The next version's are
+    updated from these (`supply_since`, `unit_views`) instead of computed whole."""
+
+    version: int
+    supply: SupplyMemo
+    supply_data: dict[str, dict[str, Any]]
+    units: UnitViews
+
+
+_RENDERED: OrderedDict[str, _Rendered] = OrderedDict()  # game id -> newest rendered
+_RENDERED_GAMES = 32  # a 20,000-hex game's searches take a few MB
 _SUPPLY: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
 
 
+def _supply_entry(status: SupplyStatus) -> dict[str, Any]:
+    return {k: v for k, v in to_data(status).items() if v not in (None, [], ())}
+
+
+def _rendered(game: Game) -> _Rendered:
+    """The game's supply and unit views at its version: kept, or updated from the newest
+    version this process rendered (any version of the game: a lagging read too)."""
+    base = _RENDERED.get(game.id)
+    if base is not None and base.version == game.version:
+        _RENDERED.move_to_end(game.id)
+        return base
+    state = game.state
+    if base is None:
+        memo, units = supply_memo(state), unit_views(state)
+        data = {uid: _supply_entry(status) for uid, status in memo.report.items()}
+    else:
+        memo, units = supply_since(base.supply, state), unit_views(state, base.units)
+        before, kept = base.supply.report, base.supply_data
+        data = {uid: kept[uid] if before.get(uid) is status else _supply_entry(status)
+                for uid, status in memo.report.items()}
+    found = _Rendered(game.version, memo, data, units)
+    _RENDERED[game.id] = found
+    _RENDERED.move_to_end(game.id)
+    if len(_RENDERED) > _RENDERED_GAMES:
+        _RENDERED.popitem(last=False)
+    return found
+
+
 def supply(game: Game) -> dict[str, Any]:
-    """Every land unit's supply (map engine), computed once per game version."""
+    """Every land unit's supply (map engine), once per game version: updated from the
+    previous version's when this process rendered one (`supply_since`)."""
     key = (game.id, game.version)
     cached = _SUPPLY.get(key)
     if cached is None:
-        report = state_supply(game.state)
-        cached = {uid: {k: v for k, v in to_data(status).items() if v not in (None, [], ())}
-                  for uid, status in report.items()}
-        _SUPPLY[key] = cached
+        cached = _SUPPLY[key] = _rendered(game).supply_data
         if len(_SUPPLY) > 256:
             _SUPPLY.popitem(last=False)
     else:
@@ -247,7 +287,8 @@ def rendered_view(game: Game, viewer: Viewer, hook: WebhookStatus | None = None)
     if cached is not None:
         _VIEWS.move_to_end(key)
         return cached
-    body: StateAnswer = {**view(game.state, viewer), "supply": supply(game),
+    units = _rendered(game).units
+    body: StateAnswer = {**view(game.state, viewer, units), "supply": supply(game),
                          "head": {"seq": game.head_seq, "hash": game.head_hash},
                          "webhook": hook}  # the caller's webhook (docs/api.md, Webhooks)
     body["awaiting"] = linked(body["awaiting"], game.id)

@@ -5,14 +5,13 @@ leaves RPs unspent carry `"confirm_lapse": true`, so that no RP lapses by a slip
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from service.answers import PlayerSettings, SettingsShown
 from service.referee import members
 from service.store.uow import UnitOfWork
 
 
-def _shown(stored: Mapping[str, Any] | None) -> SettingsShown:
+def _shown(stored: Mapping[str, object] | None) -> SettingsShown:
     return {"confirm_lapse": bool((stored or {}).get("confirm_lapse", False))}
 
 
@@ -22,7 +21,7 @@ async def player_settings(uow: UnitOfWork, game_id: str, token: str) -> PlayerSe
 
 
 async def set_player_settings(uow: UnitOfWork, game_id: str, token: str,
-                              changes: Mapping[str, Any]) -> PlayerSettings:
+                              changes: Mapping[str, object]) -> PlayerSettings:
     """Change the caller's settings named in `changes` (the API checked their types)."""
     player = (await members.member(uow, game_id, token)).require_player()
     settings = _shown({**_shown(player.settings), **{

@@ -61,7 +61,7 @@ def _convert(tp: Any, value: Any) -> Any:
     return value
 
 
-def from_data(cls: type[T], data: Mapping[str, Any], **extra: Any) -> T:
+def from_data(cls: type[T], data: Mapping[str, object], **extra: Any) -> T:
     """Rebuild `cls` from plain data; `extra` supplies the transient fields."""
     hints = _hints(cast(Any, cls))
     kwargs: dict[str, Any] = dict(extra)

@@ -11,7 +11,6 @@ valid (HTTP 422). `Forbidden`: acting for a side or power not held (HTTP 403).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 
 class RulesError(Exception):
@@ -22,7 +21,7 @@ class RulesError(Exception):
         *,
         rule: str | None = None,
         errors: Sequence[tuple[str, str]] = (),
-        extra: Mapping[str, Any] | None = None,
+        extra: Mapping[str, object] | None = None,
         units: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(message)

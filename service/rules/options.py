@@ -16,6 +16,7 @@ from annotated_types import Ge, Le, MaxLen, MinLen
 from typing_extensions import TypedDict
 
 from service.rules.errors import Malformed
+from service.rules.scenario import AIR_TYPES, LAND_TYPES, NAVAL_TYPES, TERRAINS
 from service.rules.shapes import closed
 
 
@@ -156,12 +157,54 @@ def _check_dropout_sides(
     return out
 
 
+def _check_terrain_cost(given: object, path: str, problems: list[tuple[str, str]]
+                        ) -> dict[str, int]:
+    """RULES-NOTES 26: the extra supply-path cost of any of the scenario format's
+    terrains (docs/scenario.md), 0-20 each; terrains not named cost nothing extra."""
+    if not isinstance(given, Mapping):
+        problems.append((path, "expected {terrain: extra cost}"))
+        return {}
+    out: dict[str, int] = {}
+    for terrain, cost in given.items():
+        if terrain not in TERRAINS:
+            problems.append((f"{path}/{terrain}",
+                             f"unknown terrain {terrain!r}; terrains are {', '.join(TERRAINS)}"))
+        elif not isinstance(cost, int) or isinstance(cost, bool) or not 0 <= cost <= 20:
+            problems.append((f"{path}/{terrain}", "expected an integer 0-20"))
+        else:
+            out[str(terrain)] = cost
+    return out
+
+
+def _check_unit_types(given: object, path: str, problems: list[tuple[str, str]]
+                      ) -> list[str]:
+    """RULES-NOTES 2: the unit types that may trace supply overseas (INF-class
+    divisions, MAR, flying boats by default)."""
+    if not isinstance(given, list) or not all(isinstance(v, str) for v in given):
+        problems.append((path, "expected a list of unit types"))
+        return []
+    known = LAND_TYPES | AIR_TYPES | NAVAL_TYPES
+    for i, t in enumerate(given):
+        if t not in known:
+            problems.append((f"{path}/{i}", f"unknown unit type {t!r}; types are "
+                             f"{', '.join(sorted(known))}"))
+    return [t for t in given if t in known]
+
+
 def _merge(
-    default: Any, given: Any, path: str, problems: list[tuple[str, str]],
+    default: object, given: object, path: str, problems: list[tuple[str, str]],
     side_ids: tuple[str, ...] = (),
 ) -> Any:
     if path == "/options/dropout/sides":
         return _check_dropout_sides(given, path, problems, side_ids)
+    if path == "/options/supply/terrain_cost":
+        return _check_terrain_cost(given, path, problems)
+    if path == "/options/reorg/coastal_types":
+        return _check_unit_types(given, path, problems)
+    if path == "/options/dropout/missed_deadlines" and (
+            not isinstance(given, int) or isinstance(given, bool) or not 0 <= given <= 100):
+        problems.append((path, "expected an integer 0-100"))
+        return default
     if isinstance(default, dict):
         if not isinstance(given, Mapping):
             problems.append((path, "expected an object"))

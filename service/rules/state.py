@@ -379,7 +379,7 @@ def with_map_edits(setup: Setup, edits: Mapping[str, HexEdit]) -> Setup:
     return Setup(setup.game_id, scenario, setup.options, setup.dice_mode, base=base)
 
 
-def state_from_data(data: Mapping[str, Any], setup: Setup) -> State:
+def state_from_data(data: Mapping[str, object], setup: Setup) -> State:
     """A state from its plain data (a snapshot), with the map edits it records."""
     state = from_data(State, data, setup=setup.original())
     if state.map_edits:

@@ -241,16 +241,59 @@ def _unit_view(uid: str, state: State) -> UnitView:
     }
 
 
-def view(state: State, viewer: Viewer) -> StateView:
+def _unit_context(state: State) -> tuple[object, ...]:
+    """What a unit's view reads besides the unit itself and its counter: the step, the
+    phasing side, and each power's side and declaration (whether it passed)."""
+    return (state.turn.step, state.turn.phasing_side,
+            tuple((p, ps.side, ps.declared) for p, ps in state.powers.items()))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class UnitViews:
+    """The units' part of a state view (the same for every viewer) with what it was
+    computed from; `recomputed` counts the units whose view was computed afresh."""
+
+    state: State
+    context: tuple[object, ...]
+    views: dict[str, UnitView]
+    recomputed: int
+
+
+def unit_views(state: State, previous: UnitViews | None = None) -> UnitViews:
+    """Every unit's view in `state`. Given the views of another state of the same game,
+    a unit that did not change keeps its view, unless the step, the phasing side or a
+    power's declaration changed (its effective values depend on them: then all are
+    computed again)."""
+    context = _unit_context(state)
+    if previous is None or previous.context != context \
+            or previous.state.setup.scenario is not state.setup.scenario:
+        views = {uid: _unit_view(uid, state) for uid in state.units}
+        return UnitViews(state, context, views, len(views))
+    before, kept = previous.state.units, previous.views
+    views = {}
+    fresh = 0
+    for uid, unit in state.units.items():
+        old = before.get(uid)
+        if old is unit or (old is not None and old == unit):
+            views[uid] = kept[uid]
+        else:
+            views[uid] = _unit_view(uid, state)
+            fresh += 1
+    return UnitViews(state, context, views, fresh)
+
+
+def view(state: State, viewer: Viewer, units: UnitViews | None = None) -> StateView:
     """What `viewer` sees of the state (docs/api.md): everything but other sides' sealed
-    answers while their window is open; the GM sees every side's reorganization."""
+    answers while their window is open; the GM sees every side's reorganization.
+    `units`: `unit_views` of this state (or an equal one), when the caller keeps them
+    between versions."""
     return {
         "game": _game_view(state),
         "turn": _turn_view(state),
         "initiative": _initiative_view(state, viewer),
         "awaiting": awaiting(state),
         "powers": {p: _power_view(ps) for p, ps in state.powers.items()},
-        "units": {uid: _unit_view(uid, state) for uid in state.units},
+        "units": dict((units or unit_views(state)).views),
         "reorg": reorg_view(state, _reorg_side(viewer)),
         "minors": {m.id: m.controller for m in state.setup.scenario.minors},
         "eliminated": dict(state.modes.eliminated),

@@ -32,13 +32,18 @@ def resolve_database_url() -> str:
     return url
 
 
-def make_engine(url: str, *, pool_size: int = 10) -> AsyncEngine:
+def make_engine(url: str, *, pool_size: int = 10, read_only: bool = False) -> AsyncEngine:
+    """An engine with the service's pool; `read_only` for a replica's (its transactions
+    are read-only even if the URL names a primary by mistake)."""
+    server_settings = {"application_name": "wif-referee"}
+    if read_only:
+        server_settings["default_transaction_read_only"] = "on"
     return create_async_engine(
         url,
         pool_size=pool_size,
         max_overflow=pool_size,
         pool_pre_ping=True,
-        connect_args={"server_settings": {"application_name": "wif-referee"}},
+        connect_args={"server_settings": server_settings},
     )
 
 

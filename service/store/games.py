@@ -45,6 +45,11 @@ class GameNotFound(Exception):
     """No game with that id."""
 
 
+class Behind(Exception):
+    """A replica's copy of the game is older than the version (or head seq) the caller
+    knows: read it from the primary."""
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class _Known:
     """A game's state after event `head_seq` (whose hash is `head_hash`)."""
@@ -148,7 +153,7 @@ def remember_state(game_id: str, head_seq: int, head_hash: str, snapshot_seq: in
     _CACHE.remember(game_id, _Known(head_seq, head_hash, snapshot_seq, state))
 
 
-def game_lock_key(game_id: Any) -> Any:
+def game_lock_key(game_id: object) -> Any:
     """The advisory lock key of a game id (or of a bind parameter) (GAME_LOCK=advisory)."""
     return func.hashtextextended(game_id, 0)
 
@@ -187,14 +192,19 @@ class Signer:
 class Games:
     """The games table and the current state of each game."""
 
-    def __init__(self, session: AsyncSession) -> None:
+    def __init__(self, session: AsyncSession, at_least: tuple[int, int] | None = None) -> None:
         self.session = session
+        self.at_least = at_least
 
     async def get(self, game_id: str) -> Game:
-        """The game (not locked) with its current state."""
+        """The game (not locked) with its current state. On a replica, `Behind` when
+        its copy is older than the version and head seq the caller knows."""
         row = await self.session.get(GameRow, game_id)
         if row is None:
             raise GameNotFound(game_id)
+        if self.at_least is not None and (row.version < self.at_least[0]
+                                          or row.head_seq < self.at_least[1]):
+            raise Behind(f"game {game_id}: version {row.version} at seq {row.head_seq}")
         return await self._with_state(row)
 
     async def lock(self, game_id: str) -> Game:
@@ -339,7 +349,7 @@ class Games:
         _CACHE.remember(game.id, _Known(head_seq, head_hash, snapshot_seq, state))
         return version
 
-    async def update(self, game_id: str, **values: Any) -> None:
+    async def update(self, game_id: str, **values: object) -> None:
         await self.session.execute(update(GameRow).where(GameRow.id == game_id).values(**values))
 
     async def of_token(self, digest: str, *, after: str | None, limit: int) -> list[Game]:

@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import (
     BigInteger,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -278,8 +279,9 @@ class StreamTicketRow(Base):
 
     __tablename__ = "stream_tickets"
 
-    ticket_hash: Mapped[str] = mapped_column(Text, primary_key=True)
-    game_id: Mapped[str] = mapped_column(Text, ForeignKey("games.id", ondelete="CASCADE"))
+    game_id: Mapped[str] = mapped_column(Text, ForeignKey("games.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    ticket_hash: Mapped[str] = mapped_column(Text, primary_key=True, index=True)
     token_hash: Mapped[str] = mapped_column(Text)
     player_id: Mapped[str | None] = mapped_column(Text)  # None: the GM
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
@@ -313,3 +315,18 @@ class KeyRequestRow(Base):
     player_id: Mapped[str] = mapped_column(Text)
     public_key: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = _now()
+
+
+class RateBucketRow(Base):
+    """A token bucket shared by every server process (service.store.rates): `tokens`
+    left at `stamp` (the database's clock, seconds since the epoch), and what the last
+    request for tokens was granted. UNLOGGED: cheap to update, lost in a crash (the
+    buckets are then full again), not replicated."""
+
+    __tablename__ = "rate_buckets"
+    __table_args__ = {"prefixes": ["UNLOGGED"]}
+
+    key: Mapped[str] = mapped_column(Text, primary_key=True)
+    tokens: Mapped[float] = mapped_column(Float)
+    stamp: Mapped[float] = mapped_column(Float)
+    granted: Mapped[int] = mapped_column(Integer)

@@ -34,6 +34,7 @@ class Hub:
         self.dsn = asyncpg_dsn(url)
         self.subscribers: dict[str, set[asyncio.Event]] = defaultdict(set)
         self.pending: dict[str, int] = {}
+        self.latest: dict[str, int] = {}  # game id -> newest seq hinted, for followed games
         self.sent = 0
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
@@ -56,7 +57,18 @@ class Hub:
     def published(self, game_id: str, seq: int) -> None:
         if seq > self.pending.get(game_id, -1):
             self.pending[game_id] = seq
+        self._heard(game_id, seq)
         self._wake.set()
+
+    def _heard(self, game_id: str, seq: int) -> None:
+        """Keep the newest seq hinted for a game someone here follows."""
+        if game_id in self.subscribers and seq > self.latest.get(game_id, 0):
+            self.latest[game_id] = seq
+
+    def newest(self, game_id: str) -> int:
+        """The newest seq of the game this process heard of (0: none while followed): a
+        stream reading from a replica must see at least that far (docs/scaling.md)."""
+        return self.latest.get(game_id, 0)
 
     async def _send_loop(self) -> None:
         try:
@@ -85,8 +97,10 @@ class Hub:
 
     # -- listening ----------------------------------------------------------------------
 
-    def _on_notify(self, _connection: Any, _pid: int, _channel: str, payload: str) -> None:
-        game_id, _, _seq = payload.partition(":")
+    def _on_notify(self, _connection: object, _pid: int, _channel: str, payload: str) -> None:
+        game_id, _, seq = payload.partition(":")
+        if seq.isdigit():
+            self._heard(game_id, int(seq))
         for event in self.subscribers.get(game_id, ()):
             event.set()
 
@@ -130,3 +144,4 @@ class Hub:
         self.subscribers[game_id].discard(event)
         if not self.subscribers[game_id]:
             del self.subscribers[game_id]
+            self.latest.pop(game_id, None)

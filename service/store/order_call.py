@@ -11,14 +11,17 @@ order the long way, under the lock).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, cast
 
 import asyncpg
 import orjson
 
+from service.clock import rfc3339
+from service.rules.events import EventRecord
 from service.store.failures import Unavailable
 from service.store.models import GM_OWNER
 from service.store.notify import asyncpg_dsn
@@ -26,6 +29,7 @@ from service.store.notify import asyncpg_dsn
 _CALL = ("SELECT wif_take_order($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11,"
          " $12::json, $13::json, $14::json, $15::jsonb, $16::jsonb, $17, $18, $19, $20,"
          " $21::json, $22::jsonb, $23)")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _RETRIED = (asyncpg.PostgresConnectionError, asyncpg.InterfaceError, ConnectionError, OSError)
 
 Status = Literal["taken", "stored", "moved", "seat_changed", "unknown_prev", "no_game"]
@@ -47,32 +51,35 @@ class Write:
     player: str
     token_hash: str
     public_key: str
-    settings: Mapping[str, Any]
+    settings: Mapping[str, object]
     seq: int
     order_hash: str
     prev: str
-    events: Sequence[Mapping[str, Any]]
-    snapshots: Sequence[Mapping[str, Any]]
-    command: Mapping[str, Any]
-    envelope: Mapping[str, Any]
-    result: Mapping[str, Any]
+    events: Sequence[Mapping[str, object]]
+    snapshots: Sequence[Mapping[str, object]]
+    command: Mapping[str, object]
+    envelope: Mapping[str, object]
+    result: Mapping[str, object]
     status: str
     next_deadline: datetime | None
     step_started_at: datetime | None
     now: datetime
-    moves: Sequence[Mapping[str, Any]]
-    events_message: Mapping[str, Any] | None
+    moves: Sequence[Mapping[str, object]]
+    events_message: Mapping[str, object] | None
 
 
 @dataclass(frozen=True, slots=True)
 class Answer:
     """What the call says: `taken` (the new `version`), `stored` (that seq was stored
-    before: its hash and result), or why the referee must take the long way."""
+    before: its hash and result), `moved` (with the events since the head the order was
+    decided on, when there are few: the referee catches up and calls again), or why the
+    referee must take the long way."""
 
     status: Status
     version: int | None = None
     order_hash: str | None = None
     result: dict[str, Any] | None = None
+    events: list[EventRecord] | None = None
 
 
 async def _nothing_to_reset(connection: asyncpg.Connection) -> None:
@@ -118,6 +125,14 @@ class OrderCall:
             except _RETRIED:
                 if attempt == 2:
                     raise Unavailable("the database is not reachable") from None
-        answer: dict[str, Any] = orjson.loads(found)
+        answer: dict[str, Any] = json.loads(found)  # keeps the events' keys in order
+        events = answer.get("events")
         return Answer(cast(Status, answer["status"]), answer.get("version"),
-                      answer.get("order_hash"), answer.get("result"))
+                      answer.get("order_hash"), answer.get("result"),
+                      None if events is None else [_record(e) for e in events])
+
+
+def _record(row: dict[str, Any]) -> EventRecord:
+    """An event of the call's answer as the log shows it (`at` from microseconds)."""
+    at = _EPOCH + timedelta(microseconds=int(row.pop("at_us")))
+    return cast(EventRecord, {**row, "at": rfc3339(at)})

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -36,9 +34,9 @@ class Players:
         return list((await self.session.execute(
             select(PlayerRow).where(PlayerRow.game_id == game_id))).scalars().all())
 
-    async def add(self, **values: Any) -> None:
+    async def add(self, **values: object) -> None:
         await self.session.execute(insert(PlayerRow).values(**values))
 
-    async def update(self, game_id: str, player_id: str, **values: Any) -> None:
+    async def update(self, game_id: str, player_id: str, **values: object) -> None:
         await self.session.execute(update(PlayerRow).where(
             PlayerRow.game_id == game_id, PlayerRow.id == player_id).values(**values))

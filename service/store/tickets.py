@@ -47,7 +47,7 @@ class StreamTickets:
         if won is not None:
             return Redeemed(str(won[0]))
         row = (await self.session.execute(select(StreamTicketRow).where(
-            StreamTicketRow.ticket_hash == ticket_hash))).scalar_one_or_none()
+            StreamTicketRow.ticket_hash == ticket_hash).limit(1))).scalars().first()
         if row is None:
             return "unknown"
         if row.game_id != game_id:

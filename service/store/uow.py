@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from service.store.commands import Commands
 from service.store.dice import DiceSeeds
 from service.store.failures import BadData, Unavailable
-from service.store.games import Games
+from service.store.games import Behind, Games
 from service.store.log import EventLog
 from service.store.orders import Orders
 from service.store.players import Players
@@ -35,15 +35,19 @@ if TYPE_CHECKING:
     from service.store.order_call import OrderCall
 
 Publish = Callable[[str, int], None]
+__all__ = ["BadData", "Behind", "Publish", "Transactions", "Unavailable", "UnitOfWork"]
 
 
 class UnitOfWork:
-    """The repositories of one transaction. Use cases flush, never commit."""
+    """The repositories of one transaction. Use cases flush, never commit. On a replica,
+    `at_least` is the (version, head seq) the caller knows of a game: reading an older
+    copy of it raises `Behind` (store.games)."""
 
-    def __init__(self, session: AsyncSession, order_call: OrderCall | None = None) -> None:
+    def __init__(self, session: AsyncSession, order_call: OrderCall | None = None,
+                 at_least: tuple[int, int] | None = None) -> None:
         self.session = session
         self.order_call = order_call  # the order's one call (service/store/order_call.py)
-        self.games = Games(session)
+        self.games = Games(session, at_least)
         self.log = EventLog(session)
         self.orders = Orders(session)
         self.commands = Commands(session)
@@ -105,19 +109,25 @@ def bad_data(error: BaseException) -> bool:
 
 
 class Transactions:
-    """Opens units of work; after each commit, publishes what it appended."""
+    """Opens units of work; after each commit, publishes what it appended. A replica's
+    (`replica`: a read-only standby) take the version and head seq the caller knows of
+    the game it reads (`min_version`, `min_seq`): an older copy raises `Behind`."""
 
     def __init__(self, sessionmaker: async_sessionmaker[Any],
-                 publish: Publish | None = None, order_call: OrderCall | None = None) -> None:
+                 publish: Publish | None = None, order_call: OrderCall | None = None,
+                 *, replica: bool = False) -> None:
         self.sessionmaker = sessionmaker
         self.publish = publish
         self.order_call = order_call
+        self.replica = replica
 
     @asynccontextmanager
-    async def __call__(self) -> AsyncIterator[UnitOfWork]:
+    async def __call__(self, *, min_version: int = 0, min_seq: int = 0
+                       ) -> AsyncIterator[UnitOfWork]:
         try:
             async with self.sessionmaker() as session:
-                uow = UnitOfWork(session, self.order_call)
+                uow = UnitOfWork(session, self.order_call,
+                                 (min_version, min_seq) if self.replica else None)
                 async with session.begin():
                     yield uow
         except Exception as error:

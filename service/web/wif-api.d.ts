@@ -4944,8 +4944,14 @@ export interface operations {
     };
     game_state: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description the newest game version the client knows (an order's answer `version`): the read is answered from data at least that new (docs/api.md, Read your writes) */
+                min_version?: number;
+            };
+            header?: {
+                /** @description the same as `min_version`, as a header */
+                "x-min-version"?: number;
+            };
             path: {
                 /** @description the game's id */
                 game_id: string;
@@ -5022,8 +5028,13 @@ export interface operations {
             query?: {
                 after?: number;
                 limit?: number;
+                /** @description the newest game version the client knows (an order's answer `version`): the read is answered from data at least that new (docs/api.md, Read your writes) */
+                min_version?: number;
             };
-            header?: never;
+            header?: {
+                /** @description the same as `min_version`, as a header */
+                "x-min-version"?: number;
+            };
             path: {
                 /** @description the game's id */
                 game_id: string;
@@ -5201,8 +5212,14 @@ export interface operations {
     };
     dice: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description the newest game version the client knows (an order's answer `version`): the read is answered from data at least that new (docs/api.md, Read your writes) */
+                min_version?: number;
+            };
+            header?: {
+                /** @description the same as `min_version`, as a header */
+                "x-min-version"?: number;
+            };
             path: {
                 /** @description the game's id */
                 game_id: string;
@@ -5269,8 +5286,14 @@ export interface operations {
     };
     export: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description the newest game version the client knows (an order's answer `version`): the read is answered from data at least that new (docs/api.md, Read your writes) */
+                min_version?: number;
+            };
+            header?: {
+                /** @description the same as `min_version`, as a header */
+                "x-min-version"?: number;
+            };
             path: {
                 /** @description the game's id */
                 game_id: string;
@@ -6782,10 +6805,14 @@ export interface operations {
                 after?: number;
                 /** @description a ticket from POST .../stream/tickets, instead of the Authorization header */
                 ticket?: string;
+                /** @description the newest game version the client knows (an order's answer `version`): the read is answered from data at least that new (docs/api.md, Read your writes) */
+                min_version?: number;
             };
             header?: {
                 /** @description the seq of the last event received: the stream resumes after it */
                 "last-event-id"?: string;
+                /** @description the same as `min_version`, as a header */
+                "x-min-version"?: number;
             };
             path: {
                 /** @description the game's id */

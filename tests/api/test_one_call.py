@@ -57,21 +57,32 @@ async def test_a_seat_and_a_game_at_hand_make_an_order_one_call(
     assert report.ok, report.text()
 
 
-async def test_a_head_moved_by_another_way_sends_the_order_the_long_way(
-        client: httpx.AsyncClient) -> None:
-    """A GM act moves the head without the one call: the next order's call finds the
-    head moved, and the long way takes it with the answer it would have had."""
+async def test_a_head_moved_by_another_way_is_caught_up_from_the_calls_answer(
+        client: httpx.AsyncClient, statements: list[str]) -> None:
+    """A GM act moves the head without the one call (as another process would): the
+    order's call finds the head moved and answers the events since; the referee folds
+    them, decides again and calls once more. The answer is the long way's, and the
+    game still verifies."""
     game = await full_game(client, dice=AXIS_FIRST)
     axis = await to_action(game)
     await _rolls(axis, 1)  # the process now has the game at hand
     assert (await game.admin("deadlines", {"deadlines": {"action": 3600}})).status_code == 200
+    position = await axis.position()
     before = dict(one_call.TAKEN)
-    [r] = await _rolls(axis, 1)
+    statements.clear()
+    envelope = axis.envelope("roll", {"dice": "2d6", "purpose": "after"}, position)
+    r = await client.post(f"/v1/games/{game.id}/orders", json=envelope, headers=axis.headers)
     assert r.status_code == 201, r.text
+    assert statements == []
     assert one_call.TAKEN.get("moved", 0) == before.get("moved", 0) + 1
-    assert one_call.TAKEN.get("taken", 0) == before.get("taken", 0)
-    [r] = await _rolls(axis, 1)  # and the long way remembered the new head
     assert one_call.TAKEN.get("taken", 0) == before.get("taken", 0) + 1
+    state = await game.state()
+    assert state["deadlines"] == {"action": 3600}
+    assert r.json()["head"] == state["head"]
+    assert (await game.admin("end", {"reason": "verify"})).status_code == 200
+    export = (await client.get(f"/v1/games/{game.id}/export", headers=game.gm)).json()
+    report = verify_export(export)
+    assert report.ok, report.text()
 
 
 async def test_an_order_sent_again_gets_its_first_answer(client: httpx.AsyncClient) -> None:

@@ -14,6 +14,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ import uvicorn
 from support import SCENARIOS, SIDES
 from typer.testing import CliRunner, Result
 
+from service.client.api import Client, ProblemError
 from service.client.cli import app as cli_app
 from service.client.profile import Profile
 
@@ -41,16 +43,14 @@ class Live:
     has_stream: bool
 
 
-@pytest.fixture(scope="module")
-def live(migrated_url: str) -> Iterator[Live]:
+@contextmanager
+def serving(settings: Any, migrated_url: str) -> Iterator[Live]:
     """The real app under uvicorn in a thread. The socket is bound and listening before
     the thread starts, so the first request simply waits in the backlog until the
     server has run its lifespan: there is nothing to poll for."""
     from service.app import create_app
-    from service.settings import Settings
 
-    application = create_app(Settings(database_url=migrated_url, sweep_interval=0),
-                             database_url=migrated_url)
+    application = create_app(settings, database_url=migrated_url)
     paths = set(application.openapi()["paths"])
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -69,6 +69,15 @@ def live(migrated_url: str) -> Iterator[Live]:
         thread.join(timeout=WAIT)
         sock.close()
         assert not thread.is_alive(), "uvicorn did not shut down"
+
+
+@pytest.fixture(scope="module")
+def live(migrated_url: str) -> Iterator[Live]:
+    from service.settings import Settings
+
+    with serving(Settings(database_url=migrated_url, sweep_interval=0,
+                          webhook_allow_networks=["127.0.0.0/8"]), migrated_url) as it:
+        yield it
 
 
 def wif(profile: Path, *args: str, url: str | None = None, code: int = 0) -> Result:
@@ -394,3 +403,57 @@ def test_watch_follows_the_stream_live_and_resumes(live: Live, tmp_path: Path) -
     resumed = wif(t.seats["allies"], "watch", "--after", str(head - 2), "--count", "3", "--json")
     seqs = [json.loads(line)["seq"] for line in resumed.stdout.splitlines()]
     assert seqs == [head - 1, head, head + 1]
+
+
+def test_create_sends_the_operator_key(migrated_url: str, tmp_path: Path,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server with OPERATOR_KEY creates games only for the operator (docs/security.md):
+    `wif create --operator-key` (or WIF_OPERATOR_KEY) sends it; without it, 401."""
+    from service.settings import Settings
+
+    settings = Settings(database_url=migrated_url, sweep_interval=0, operator_key="op-secret")
+    args = ("create", "--scenario", str(SCENARIOS / "mini.json"), "--name", "op")
+    with serving(settings, migrated_url) as server:
+        refused = wif(tmp_path / "a.json", *args, url=server.url, code=1)
+        assert "401" in refused.output
+        created = json.loads(wif(tmp_path / "b.json", *args, "--operator-key", "op-secret",
+                                 url=server.url).stdout)
+        assert set(created["join_codes"]) == set(SIDES)
+        monkeypatch.setenv("WIF_OPERATOR_KEY", "op-secret")
+        assert json.loads(wif(tmp_path / "c.json", *args, url=server.url).stdout)["id"]
+
+
+def test_the_python_client_reads_options_settings_and_its_webhook(live: Live,
+                                                                   tmp_path: Path) -> None:
+    """The client has a method per route a player uses (docs/client.md): the legal
+    choices of a unit and of a side, the reorganization planner, the player's settings,
+    the webhook with its delivery log."""
+    t = seated_game(live, tmp_path)
+    profile = to_communists_action(t)
+    seat = json.loads(profile.read_text())["games"][t.game]
+    with Client(t.url, token=seat["token"]) as client:
+        sov = client.unit_options(t.game, "sov-inf-1")
+        assert sov["unit"] == "sov-inf-1" and sov["version"] == client.summary(t.game)[
+            "version"]
+        side = client.side_options(t.game)
+        assert side["side"] == "communists"
+        assert set(side["units"]) >= {"sov-inf-1", "sov-hq-1", "chi-inf-1"}
+        with pytest.raises(ProblemError) as caught:
+            client.side_options(t.game, "nobody")
+        assert caught.value.status == 404
+        plan = client.reorg_options(t.game, "sov-inf-1")
+        assert plan["unit"] == "sov-inf-1"
+        assert client.settings(t.game)["settings"]["confirm_lapse"] is False
+        assert client.set_settings(t.game, confirm_lapse=True)["settings"][
+            "confirm_lapse"] is True
+        registered = client.set_webhook(t.game, "http://127.0.0.1:9/hook")
+        assert registered["secret"] and registered["state"] == "active"
+        assert client.webhook(t.game)["url"] == "http://127.0.0.1:9/hook"
+        assert client.deliveries(t.game)["messages"] == []
+        with pytest.raises(ProblemError) as caught:
+            client.resend(t.game, "msg_nothing")
+        assert caught.value.status == 404
+        client.delete_webhook(t.game)
+        with pytest.raises(ProblemError) as caught:
+            client.webhook(t.game)
+        assert caught.value.status == 404

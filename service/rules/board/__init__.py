@@ -38,6 +38,7 @@ from service.rules.board.paths import (
     reaches_unlimited,
     sea_chain,
 )
+from service.rules.board.since import SupplyMemo, supply_memo, supply_since
 from service.rules.board.supply import (
     SupplyStatus,
     hex_in_supply,
@@ -54,7 +55,7 @@ from service.rules.board.supply import (
 __all__ = [
     "FRIENDLY", "NEUTRAL", "NEUTRAL_RULE", "ONE_HEX_RULE", "TERRAIN_RULE", "ZOC_RULE", "Board",
     "Ground", "MoveReach", "NoPath", "Path", "PathResult", "Stance", "Step", "SupplyStatus",
-    "ground", "move_reach", "walk_path",
+    "SupplyMemo", "ground", "move_reach", "supply_memo", "supply_since", "walk_path",
     "basic_path", "basic_path_from", "coastal_ok", "exerts_zoc", "grid_of", "hex_in_supply",
     "home_ports", "in_communication", "overseas_path", "overseas_route", "path_length",
     "rail_network", "rail_path", "rail_supply_path", "reach_index", "reaches_unlimited",

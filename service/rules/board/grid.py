@@ -106,10 +106,26 @@ class Grid:
         return axial_distance(qa, ra, qb, rb)
 
 
-@lru_cache(maxsize=8)
+_RECENT_GRIDS: dict[int, tuple[MapSpec, Grid]] = {}
+
+
 def grid_of(spec: MapSpec) -> Grid:
     """The grid of map `spec`, memoized per map value (bounded; a map is immutable, so a
-    board built for every state version of a game shares one grid)."""
+    board built for every state version of a game shares one grid). The map object
+    itself is looked up first: hashing a 20,000-hex map value costs about 5 ms, which
+    every board and every state view used to pay."""
+    found = _RECENT_GRIDS.get(id(spec))
+    if found is not None and found[0] is spec:
+        return found[1]
+    grid = _grid_of(spec)
+    if len(_RECENT_GRIDS) >= 8:
+        del _RECENT_GRIDS[next(iter(_RECENT_GRIDS))]
+    _RECENT_GRIDS[id(spec)] = (spec, grid)  # the map is held, so its id stays its own
+    return grid
+
+
+@lru_cache(maxsize=8)
+def _grid_of(spec: MapSpec) -> Grid:
     hexes = spec.hexes
     index = {h.id: i for i, h in enumerate(hexes)}
     # (q, r) packed into one int: six C-level passes instead of 6n tuple lookups.

@@ -265,6 +265,10 @@ class Board:
             self._memo[key] = make()
         return cast(_T, self._memo[key])
 
+    def known(self, key: Hashable) -> Any:
+        """What `cached` holds for `key`, or None when nothing was computed for it."""
+        return self._memo.get(key)
+
     # ----------------------------------------------------------------- stances
 
     def stance(self, power: str) -> Stance:

@@ -43,9 +43,11 @@ Speed. What depends on the map alone (neighbour tables, terrain, rail, ports,
 coasts) is computed once per map value by `grid_of`, a bounded `functools.lru_cache`
 keyed by the immutable, hashable `MapSpec`: hashing a 20,000-hex map takes about
 5 ms against about 130 ms to rebuild the grid, equal maps parsed twice share one
-grid, and at most 8 maps are held. Everything that depends on the units (per-power
-views, supply networks) is memoized on the board itself, which is built per
-position: there is no other state outside a board.
+grid, and at most 8 maps are held; the same map object is found by identity first,
+without hashing it. Everything that depends on the units (per-power views, supply
+networks) is memoized on the board itself, which is built per position: there is no
+other state outside a board. `supply_since` updates one position's supply report to
+the next from the searches of the first board (`service.rules.board.supply`).
 """
 
 from __future__ import annotations

@@ -128,7 +128,7 @@ def _edit_power(state: State, pid: str, change: object, problems: list[tuple[str
     return out
 
 
-def _enemy_stacks(state: State, units: Mapping[str, Mapping[str, Any]]) -> None:
+def _enemy_stacks(state: State, units: Mapping[str, Mapping[str, object]]) -> None:
     """The scenario format's rule: no hex holds units of powers at war."""
     sc = state.setup.scenario
     placed = {uid: u.at for uid, u in state.units.items()}

@@ -8,7 +8,7 @@ says why in a sentence: "cw-inf-3 is in an enemy ZOC: no Reserve (OCS 5.7c)".
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Final
 
 from service.rules import state as st
 from service.rules.awaiting import awaiting, position
@@ -81,7 +81,7 @@ def acting_side(f: Flow, c: Command, steps: Sequence[str], rule: str) -> str:
     return side
 
 
-def unknown_keys(item: Mapping[str, Any], allowed: Sequence[str], path: str) -> None:
+def unknown_keys(item: Mapping[str, object], allowed: Sequence[str], path: str) -> None:
     for key in item:
         if key not in allowed:
             raise malformed(f"unknown field {key!r}; expected {', '.join(allowed)}",

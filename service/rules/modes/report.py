@@ -96,7 +96,7 @@ WORKS: Final = ("engineering", "gauge", "rail_repair", "hedgehog")
 _STEPS: Final = (st.ACTION, st.REACTION, st.COMBAT, st.EXPLOITATION)
 
 
-def _list(body: Mapping[str, Any], key: str) -> list[Any]:
+def _list(body: Mapping[str, object], key: str) -> list[Any]:
     value = body.get(key, [])
     if not isinstance(value, list):
         raise malformed("expected a list", path=f"/body/{key}")
@@ -191,7 +191,7 @@ def check_may_move(state: State, uid: str, unit: UnitState, path: str) -> None:
                           rule="OCS 5.7b", path=path)
 
 
-def _claim(mv: Mover, item: Mapping[str, Any], route: Route, path: str) -> None:
+def _claim(mv: Mover, item: Mapping[str, object], route: Route, path: str) -> None:
     """A reported `mp` is a claim the referee checks: it must be what the path costs
     (transport: what the move spends)."""
     if item.get("mp") is None:

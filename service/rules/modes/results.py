@@ -209,7 +209,7 @@ def enemies_in(state: State, hex_id: str, side: str) -> list[str]:
     )
 
 
-def _dice(item: Mapping[str, Any], path: str) -> tuple[str, int, int] | None:
+def _dice(item: Mapping[str, object], path: str) -> tuple[str, int, int] | None:
     spec = item.get("dice")
     if spec is None:
         return None
@@ -308,7 +308,7 @@ def _roll(f: Flow, c: Command, side: str, by: str, hex_id: str, attackers: list[
            by=c.actor.id)
 
 
-def _rolled_results(f: Flow, c: Command, side: str, item: Mapping[str, Any],
+def _rolled_results(f: Flow, c: Command, side: str, item: Mapping[str, object],
                     rolled: OpenCombat, hex_id: str, results: list[CombatResult],
                     path: str) -> None:
     """The results of a combat the referee rolled for, which then closes."""

@@ -47,7 +47,7 @@ def _known_unit(state: State, uid: str) -> bool:
     return True
 
 
-def parse_order(state: State, body: Mapping[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+def parse_order(state: State, body: Mapping[str, object]) -> tuple[str, list[dict[str, Any]]]:
     """The order's paying power and items, or Malformed listing every problem (a body
     that could never be valid: unknown methods, fields, units or hexes)."""
     sc = state.setup.scenario
@@ -200,7 +200,7 @@ def reorganize(f: Flow, c: Command) -> None:
             f.emit("unit.reorganized", text, data, by=c.actor.id)
 
 
-def claim_data(claim: Claim, period: str, item: Mapping[str, Any],
+def claim_data(claim: Claim, period: str, item: Mapping[str, object],
                rps_left: int) -> dict[str, Any]:
     """The event data of a claim: everything evolve applies, and the path for people."""
     path = None if claim.path is None else {

@@ -657,7 +657,7 @@ def _items(
     return out
 
 
-def parse_scenario(data: Mapping[str, Any]) -> Scenario:
+def parse_scenario(data: Mapping[str, object]) -> Scenario:
     """Validate a JSON scenario (docs/api.md) and build it.
 
     Raises ScenarioInvalid listing every problem found, and nothing else, for any

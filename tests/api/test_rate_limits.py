@@ -1,0 +1,147 @@
+"""Rate limits shared by every server process (docs/scaling.md, "Rate limits"): the
+buckets live in PostgreSQL (`rate_buckets`, UNLOGGED) and are leased a few tokens at a
+time, so a client gets the limit once however many processes serve it, and every
+answer under /v1/ carries the RateLimit headers (`Retry-After` on a 429)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+from conftest import empty_rate_buckets, local_settings
+from processes import Server
+from support import create_game
+
+from service.app import create_app
+from service.referee.rates import Grant, SharedBudget
+
+
+@contextlib.asynccontextmanager
+async def _client(url: str, **settings: Any) -> AsyncIterator[tuple[httpx.AsyncClient, Any]]:
+    app = create_app(local_settings(url, sweep_interval=0, **settings), database_url=url)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+            yield c, app
+
+
+@pytest.fixture
+async def empty(migrated_url: str) -> str:
+    await empty_rate_buckets(migrated_url)
+    return migrated_url
+
+
+async def _codes(clients: list[httpx.AsyncClient], path: str, headers: dict[str, str],
+                 count: int) -> list[int]:
+    """`count` requests, taking the clients in turn (each its own process, in effect)."""
+    return [(await clients[n % len(clients)].get(path, headers=headers)).status_code
+            for n in range(count)]
+
+
+async def test_two_processes_share_one_budget_per_token(empty: str) -> None:
+    """Two apps (each with its own pool, leases and buckets, as two processes have) on
+    one database: a token gets its burst once between them. Per process (the old
+    behaviour, RATE_LIMIT_SHARED=false) it got it once from each."""
+    async with _client(empty, rate_limit=0.01, rate_burst=20) as (a, app_a), \
+            _client(empty, rate_limit=0.01, rate_burst=20) as (b, _):
+        game = await create_game(a)
+        path = f"/v1/games/{game.id}"
+        await a.get(path, headers=game.gm)  # the address's budget; now a known token
+        codes = await _codes([a, b], path, game.gm, 40)
+        assert codes.count(200) == 20 and codes.count(429) == 20
+        assert app_a.state.rate_budget.statements <= 20
+    await empty_rate_buckets(empty)
+    async with _client(empty, rate_limit=0.01, rate_burst=20, rate_limit_shared=False) as (
+            a, app_a), _client(empty, rate_limit=0.01, rate_burst=20,
+                               rate_limit_shared=False) as (b, _):
+        assert getattr(app_a.state, "rate_budget", None) is None
+        game = await create_game(a)
+        path = f"/v1/games/{game.id}"
+        await a.get(path, headers=game.gm)
+        codes = await _codes([a, b], path, game.gm, 40)
+        assert codes.count(200) == 40
+
+
+async def test_the_ratelimit_headers_and_retry_after(empty: str) -> None:
+    async with _client(empty, rate_limit=0.1, rate_burst=5) as (c, _):
+        game = await create_game(c)
+        path = f"/v1/games/{game.id}"
+        first = await c.get(path, headers=game.gm)  # the address's budget: not yet known
+        assert first.headers["ratelimit-limit"] == "5"
+        remaining = []
+        for _ in range(5):
+            r = await c.get(path, headers=game.gm)
+            assert r.status_code == 200
+            remaining.append(int(r.headers["ratelimit-remaining"]))
+            assert int(r.headers["ratelimit-reset"]) >= 1
+        assert remaining == [4, 3, 2, 1, 0]
+        refused = await c.get(path, headers=game.gm)
+        assert refused.status_code == 429
+        assert refused.headers["content-type"].startswith("application/problem+json")
+        assert refused.json()["type"] == "/problems/request/rate_limited"
+        assert 1 <= int(refused.headers["retry-after"]) <= 10  # one token: 10 s at 0.1/s
+        assert refused.headers["ratelimit-remaining"] == "0"
+        assert int(refused.headers["ratelimit-reset"]) >= int(refused.headers["retry-after"])
+        assert "ratelimit-limit" not in (await c.get("/healthz")).headers  # probes: no limit
+
+
+async def test_a_lease_serves_several_requests_and_refusals_cost_no_statement(
+    empty: str,
+) -> None:
+    """A burst of 400 leases 10 tokens at a time: 25 requests cost 3 statements. Once the
+    bucket is empty, further requests are refused here until a token is due."""
+    async with _client(empty, rate_limit=0.01, rate_burst=400) as (c, app):
+        budget: SharedBudget = app.state.rate_budget
+        assert budget.lease == 10
+        game = await create_game(c)
+        path = f"/v1/games/{game.id}"
+        await c.get(path, headers=game.gm)
+        before = budget.statements
+        assert set(await _codes([c], path, game.gm, 25)) == {200}
+        assert budget.statements - before == 3
+    async with _client(empty, rate_limit=0.01, rate_burst=2) as (c, app):
+        budget = app.state.rate_budget
+        game = await create_game(c)
+        path = f"/v1/games/{game.id}"
+        codes = await _codes([c], path, game.gm, 4)  # the address's, then the token's 2
+        assert codes == [200, 200, 200, 429]
+        before = budget.statements
+        assert set(await _codes([c], path, game.gm, 100)) == {429}
+        assert budget.statements == before
+
+
+async def test_without_the_database_a_process_limits_by_itself() -> None:
+    class Away:
+        calls = 0
+
+        async def take(self, key: str, want: int, *, rate: float, burst: int) -> Grant:
+            self.calls += 1
+            raise OSError("connection refused")
+
+    away = Away()
+    budget = SharedBudget(away, rate=1.0, burst=3)  # type: ignore[arg-type]
+    verdicts = [await budget.take("t:x", 100.0) for _ in range(5)]
+    assert [v.allowed for v in verdicts] == [True, True, True, False, False]
+    assert away.calls == 1  # then it rests, limiting per process
+    assert verdicts[-1].retry_after == 1
+
+
+@pytest.mark.slow
+async def test_two_worker_processes_share_the_budget(empty: str) -> None:
+    """`serve --workers 2`, a new connection each time (the kernel spreads them over the
+    workers as it likes): an address gets its burst of 10 once, whichever worker
+    answers (the two apps of the first test show the sharing deterministically)."""
+    server = Server(empty, workers=2, env={"RATE_LIMIT": "0.01", "RATE_BURST": "10"})
+    try:
+        async def one() -> int:
+            async with httpx.AsyncClient(base_url=server.url) as c:
+                return (await c.get("/v1/games/none", headers={
+                    "Authorization": "Bearer made-up"})).status_code
+
+        codes = [await one() for _ in range(30)]
+        assert codes.count(404) == 10 and codes.count(429) == 20, codes
+    finally:
+        server.stop()
