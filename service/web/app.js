@@ -777,7 +777,7 @@ function renderLegend() {
       h("li", {}, h("b.mode-key.dg", {}, "DG"), " disorganized"),
       h("li", {}, h("b.mode-key.down", {}, "▼"), " face down"),
       h("li", {}, "4-3-3: attack-defence-movement in its mode"),
-      h("li", {}, "★ supply source · ⚓ port · ● railway")));
+      h("li", {}, "★ supply source · ⚓ port · ◌ railway")));
 }
 
 // ------------------------------------------------------------------ orders

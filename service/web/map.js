@@ -380,6 +380,27 @@ export class HexMap {
     this.setView({ x: hex.x - w / 2, y: hex.y - h / 2, w, h });
   }
 
+  /** The first view: a box as tall as the map's shape needs (within the CSS's limit),
+   *  the whole map in it, then, when that is too small to read and this seat has units,
+   *  zoomed in twice around the middle of them. */
+  startView() {
+    const b = this.bounds;
+    const width = this.svg.getBoundingClientRect().width;
+    if (width > 0 && b) {
+      const limit = Number.parseFloat(getComputedStyle(this.svg).maxHeight) || Infinity;
+      this.svg.style.height = `${Math.round(Math.max(220, Math.min(limit, width * (b.h / b.w))))}px`;
+    }
+    this.fit();
+    const mine = Object.values(this.data.units || {})
+      .filter((u) => this.data.mySide && this.data.sideOf(u.power) === this.data.mySide)
+      .map((u) => this.hexes.get(u.at)).filter(Boolean);
+    if (!mine.length || !this.view || width / this.view.w >= 1.05) return;
+    const xs = mine.map((hex) => hex.x).sort((a, c) => a - c);
+    const ys = mine.map((hex) => hex.y).sort((a, c) => a - c);
+    const mid = Math.floor(mine.length / 2);
+    this.zoom(2, xs[mid], ys[mid]);
+  }
+
   /** Zoom in on a hex close enough to read its counters, unless the map is so already. */
   zoomTo(hexId) {
     const width = this.svg.getBoundingClientRect().width || 400;
@@ -438,7 +459,7 @@ export class HexMap {
         || ia.localeCompare(ib));
     }
     this.draw();
-    if (first || !this.view) this.fit();
+    if (first || !this.view) this.startView();
     else this.updateScale();
     return Object.fromEntries([...this.byPlace.entries()].filter(([place]) => !this.hexes.has(place)));
   }

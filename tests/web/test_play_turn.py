@@ -40,6 +40,14 @@ SCENARIO = "dno-demo"
 DICE = {"mode": "scripted", "script": {"initiative": [9, 3, 1], "weather": [7],
                                        "turn_end": [2, 2, 2, 2, 9, 9]}}
 OPTIONS = {"turn_end": {"threshold": 20}}
+NOTIFICATIONS = """
+window.notified = [];
+window.Notification = class {
+  static permission = "granted";
+  static requestPermission() { return Promise.resolve("granted"); }
+  constructor(title) { window.notified.push(title); }
+};
+"""
 DESK = {"width": 1440, "height": 900}
 PHONE = {"width": 390, "height": 844}
 
@@ -65,6 +73,9 @@ class Pages:
             viewport=PHONE if phone else DESK, has_touch=phone, is_mobile=phone,
             device_scale_factor=2 if phone else 1)
         context.set_default_timeout(WAIT_MS)
+        # Headless chromium shows no notifications: the page's are recorded instead, as
+        # if the player had allowed them.
+        await context.add_init_script(NOTIFICATIONS)
         page = await context.new_page()
         self.problems.watch(name, page)
         await page.goto(f"{self.url}{path}")
@@ -337,8 +348,14 @@ async def pass_impulse(pages: Pages, page: Page, side: str,
         await shot(page, "phone-communists-declare")
         await shot(page, "phone-communists-declare-full", full_page=True)
         await nothing_wider_than_the_screen(page)
+    # "Your move" in the tab's title, and as a notification (the game came back to us).
+    await expect(page).to_have_title(re.compile(r"^● Your move · Drang 1945"))
+    assert "Your move: declare" in await page.evaluate("window.notified")
     if side == "allies":
         await the_map_by_keyboard(page)
+        await overlays_and_log_filters(page)
+    else:
+        await the_map_by_touch(page)
     await page.click("[data-form=declare] [name=pass-all]")
     first = {"allies": "cw", "communists": "ussr"}[side]
     await expect(everyone["gm"].locator("#log-list")).to_contain_text(f"{first} declares pass.")
@@ -366,6 +383,40 @@ async def the_map_by_keyboard(page: Page) -> None:
     await page.keyboard.press("+")
     await expect(page.locator("#map")).not_to_have_attribute("data-scale", f"{scale:.2f}")
     await page.keyboard.press("Enter")  # the same hex again: every unit is listed again
+    await expect(page.locator("#hex-filter")).to_be_hidden()
+
+
+async def overlays_and_log_filters(page: Page) -> None:
+    """Supply lines and enemy ZOC are overlays to toggle; the log filters to the dice."""
+    await expect(page.locator("#map .supply-line")).to_have_count(0)
+    await page.check("#overlay-supply")
+    await expect(page.locator("#map .supply-line").first).to_be_attached()
+    await page.check("#overlay-zoc")
+    await expect(page.locator("#map .zoc").first).to_be_attached()
+    await page.uncheck("#overlay-supply")
+    await page.uncheck("#overlay-zoc")
+    await expect(page.locator("#map .zoc")).to_have_count(0)
+    log = page.locator("#log-list")
+    await page.select_option("#log-filter", "dice")
+    await expect(log.locator("li[data-kind='power.declared']")).to_have_count(0)
+    await expect(log.locator("li[data-kind='combat.rolled']")).to_have_count(1)
+    await page.select_option("#log-filter", "mine")
+    await expect(log.locator("li[data-kind='combat.rolled']")).to_have_count(0)
+    await expect(log.locator("li[data-kind='side.done']").first).to_contain_text("allies")
+    await page.select_option("#log-filter", "all")
+
+
+async def the_map_by_touch(page: Page) -> None:
+    """On the phone a tap on a stack selects its hex (its units are listed, its stack
+    fans out when it has several)."""
+    card = page.locator(".map-card")
+    await card.scroll_into_view_if_needed()
+    stack = page.locator("#map .stack[data-stack='1205']")  # ussr-arm-1 and its friends
+    await stack.tap()
+    await expect(page.locator("#hex-filter-name")).to_have_text("1205")
+    await expect(page.locator("#map .fan[data-stack='1205'] .counter").first).to_be_visible()
+    await card.screenshot(path=str(ARTIFACTS / "turn-phone-communists-map.png"))
+    await stack.tap(force=True)
     await expect(page.locator("#hex-filter")).to_be_hidden()
 
 
