@@ -7,7 +7,7 @@
 import { fill, h, words } from "./dom.js";
 
 const DEADLINE_STEPS = ["declare", "initiative.reroll", "initiative.choose", "action", "reaction",
-  "combat", "exploitation", "reorganization", "final_reorganization", "production", "consent"];
+  "combat", "exploitation", "reorganization", "final_reorganization", "production"];
 
 function field(label, control) {
   return h("label.field", {}, h("span", {}, label), control);

@@ -488,3 +488,40 @@ async def test_a_second_device_asks_for_a_key_and_the_gm_approves_it(
     for page in (gm, phone):
         await expect(page.locator("#log-list li[data-kind='player.key_replaced']")).to_have_count(1)
     assert pages.problems.seen == []
+
+
+async def test_the_gm_creates_a_game_from_an_uploaded_scenario_on_the_page(
+    play_url: str, browser: Browser, axe_source: str,  # noqa: F811
+) -> None:
+    """The lobby's create form takes a scenario file and a dropout policy; the GM's page
+    then shows the join links and the policy, sets a deadline (logged with its reason),
+    and shows why a game still open cannot be paused."""
+    pages = Pages(browser, axe_source, play_url)
+    gm = await pages.open("gm", "/play/")
+    await gm.click("#create-details > summary")
+    await gm.fill("#create-form [name=name]", "Uploaded")
+    await gm.set_input_files("#create-form [name=scenario_file]",
+                             str(Path(__file__).resolve().parents[1] / "scenarios" / "mini.json"))
+    await gm.select_option("#create-form [name=dropout]", "gm")
+    await gm.click("#create-form [name=create]")
+    await expect(gm.locator("#seat-badge")).to_have_text("Game master")
+    await expect(gm.locator("#game-title")).to_contain_text("Uploaded")
+    await expect(gm.locator(".invites li")).to_have_count(3)
+    await expect(gm.locator(".invites a").first).to_have_attribute("href", re.compile(r"code="))
+    await expect(gm.locator(".gm-seats")).to_contain_text("gm, missed 0 deadlines")
+    await pages.check(gm, "a new game's GM page")
+
+    await gm.fill("[name=reason]", "a day to declare")
+    await gm.click("details.gm-section:has([name=admin-deadlines]) > summary")
+    await gm.fill("[name=deadline-declare]", "24")
+    await gm.click("[name=admin-deadlines]")
+    await expect(gm.locator("#log-list li[data-kind='deadlines.set']")).to_have_count(1)
+    await expect(gm.locator("#log-list li[data-kind='deadlines.set']")).to_contain_text(
+        "a day to declare")
+    # A game still waiting for its players cannot be paused: the page says why.
+    await gm.click("[name=admin-pause]")
+    await expect(gm.locator("#error-banner")).to_contain_text(
+        "only an active game can be paused (status open)")
+    await expect(gm.locator("#error-banner")).to_contain_text("409 admin/not_active")
+    await pages.check(gm, "the GM's page after its acts")
+    assert pages.problems.seen == []
