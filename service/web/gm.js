@@ -160,12 +160,14 @@ export class GmPanel {
         h("thead", {}, h("tr", {}, ["Side", "Players", "Dropout", "Act"].map((x) => h("th", { scope: "col" }, x)))),
         h("tbody", {}, rows)));
     }
-    await this.loadRequests();
+    // Requests make no event: they are looked for at most every 15 s (and on demand).
+    if (Date.now() - (this.loadedAt || 0) > 15000) await this.loadRequests();
   }
 
   /** Players' requests for a new key (a lost key, another device): approving one binds
    *  the key the player made (admin/players/{id}/key). */
   async loadRequests() {
+    this.loadedAt = Date.now();
     try {
       const { data } = await this.app.api(this.app.gamePath("/admin/key-requests"), { token: this.app.seat.token });
       this.requests = data.requests;
