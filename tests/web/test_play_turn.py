@@ -280,14 +280,27 @@ async def axis_moves_on_the_map(pages: Pages, axis: Page, everyone: dict[str, Pa
     await expect(row).to_contain_text(f"1003 → {target}")
     await expect(row.locator("td.num")).to_have_text(str(costs[target]))
     await expect(axis.locator("#map .planned-move")).to_have_count(1)
+    # A rail move in the same report: the replacement unit, by the railway (blue hexes).
+    await select_on_map(axis, "0803", "ger-repl-1")
+    await expect(axis.locator("#map .reach.transport").first).to_be_attached()
+    rail = axis.locator("[data-form=play] [name=transport-rail]")
+    by_rail = await rail.locator("option").last.get_attribute("value")
+    await rail.select_option(by_rail)
+    await axis.click("[data-form=play] [name=add-rail]")
+    await expect(axis.locator("[data-form=play] tr[data-row='moves/1']")).to_contain_text(
+        f"0803 → {by_rail}")
+    await expect(axis.locator("[data-form=play] tr[data-row='moves/1']")).to_contain_text("by rail")
+    await expect(axis.locator("#map .planned-move")).to_have_count(2)
     await axis.click("[data-form=play] [name=report]")
-    # Every page shows it there, on the map and in the units table (the Axis's lists the
-    # selected hex, 1003, and the phone its own side's units).
+    # Every page shows them there, on the map and in the units table (the phone lists its
+    # own side's units).
     for name, page in everyone.items():
-        await expect(page.locator(f"#map .stack[data-stack='{target}'] [data-unit='ger-inf-5']")
-                     ).to_have_count(1)
-        if name not in ("axis", "communists"):
-            await expect(unit_row(page, "ger-inf-5").locator("td.at")).to_have_text(target)
+        for unit, hex_id in (("ger-inf-5", target), ("ger-repl-1", by_rail)):
+            await expect(page.locator(f"#map .stack[data-stack='{hex_id}'] [data-unit='{unit}']")
+                         ).to_have_count(1)
+            if name != "communists":
+                await expect(unit_row(page, unit).locator("td.at")).to_have_text(hex_id)
+    await expect(everyone["spectator"].locator("#log-list")).to_contain_text("ger-repl-1")
     await expect(axis.locator("#map .planned-move")).to_have_count(0)
 
 
