@@ -481,6 +481,9 @@ function addEvents(events) {
       added = true;
     }
     page.lastSeq = Math.max(page.lastSeq, event.seq);
+    if (event.kind === "game.rolled_back" && Array.isArray(event.data?.abandons)) {
+      remark(event.data.abandons[0]).catch(showError);
+    }
   }
   if (added) {
     const keep = [...page.log.keys()].sort((a, b) => b - a).slice(LOG_SHOWN);
@@ -488,6 +491,18 @@ function addEvents(events) {
     renderLog();
   }
   return added;
+}
+
+/** A rollback marks the events it abandons (`rolled_back`): read them again from `first`
+ *  so the log shows them struck through. */
+async function remark(first) {
+  for (let after = Math.max(0, first - 1); after < page.lastSeq;) {
+    const { data } = await get(`/log?after=${after}&limit=500`);
+    for (const event of data.events) if (page.log.has(event.seq)) page.log.set(event.seq, event);
+    if (!data.events.length) break;
+    after = data.events[data.events.length - 1].seq;
+  }
+  renderLog();
 }
 
 function renderLog() {

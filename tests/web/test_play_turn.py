@@ -2,10 +2,12 @@
 /play page's controls only, with a fourth browser watching as a spectator and the GM's
 page inviting it. After the game is created (the one API call), everything is a click,
 a tap or a choice on a page: joining, the initiative, declarations, a move chosen on the
-map (the hexes a unit may reach, from the options endpoint), an attack on the map that
-the referee rolls and whose result is reported with the results form, a reorganization
-through the planner, passes, the final reorganization and production, until turn 2
-begins. The Communists play on a phone (390x844, touch). axe-core (tools/js, installed by
+map (the hexes a unit may reach, from the options endpoint) and a rail move, an attack on
+the map that the referee rolls and whose result is reported with the results form, a
+reorganization through the planner, passes, the final reorganization and production,
+until turn 2 begins; then the GM rolls back to the Communists' impulse with the other
+sides' consent. The Communists play on a phone (390x844, touch), the Allies try the map
+by keyboard, the overlays and the log's filters. axe-core (tools/js, installed by
 scripts/npm-tools.sh) checks every state visited: no critical and no serious violation.
 
 Screenshots go to test-artifacts/ (desk 1440x900 and phone 390x844).
@@ -179,6 +181,7 @@ async def test_three_browsers_play_a_whole_turn_of_dno_demo_with_a_spectator(
         await pass_impulse(pages, allies, "allies", everyone)
         await pass_impulse(pages, communists, "communists", everyone)
         await turn_end(pages, players, everyone)
+        await rollback_with_consent(pages, gm, players, everyone)
     except BaseException:
         for name, page in everyone.items():  # what each page showed, for the report
             await shot(page, f"failed-{name}", full_page=True)
@@ -374,6 +377,32 @@ async def pass_impulse(pages: Pages, page: Page, side: str,
     await expect(everyone["gm"].locator("#log-list")).to_contain_text(f"{first} declares pass.")
     await my_move(page, "Your move: reorganization")
     await page.click("#done-holder [name=done]")
+
+
+async def rollback_with_consent(pages: Pages, gm: Page, players: dict[str, Page],
+                                everyone: dict[str, Page]) -> None:
+    """The Communists ask for their impulse again: the GM proposes the rollback on the GM's
+    page; it undoes revealed dice, so the Axis and the Allies consent on theirs, and every
+    page is back at the Communists' declaration of turn 1, the undone events struck."""
+    await gm.click("details.gm-section:has([name=admin-rollback]) > summary")
+    await gm.fill("[name=rollback-turn]", "1")
+    await gm.fill("[name=rollback-impulse]", "3")
+    await gm.select_option("[name=rollback-requested-by]", "communists")
+    await gm.fill("[name=reason]", "the Communists misclicked")
+    await gm.click("[name=admin-rollback]")
+    for side in ("axis", "allies"):
+        form = players[side].locator("[data-form=consent]")
+        await expect(form).to_contain_text("return to turn 1, impulse 3, undoing 2 rolls")
+        await expect(form).to_contain_text("the Communists misclicked")
+        await pages.check(players[side], f"the {side}' consent")
+        await form.locator("[name=consent-yes]").click()
+    for page in everyone.values():
+        await step_is(page, "declare")
+        await expect(page.locator("#status-turn")).to_have_text("1")
+        await expect(page.locator("#status-phasing")).to_have_text("communists")
+    await expect(players["communists"].locator("#my-move")).to_contain_text("Your move: declare")
+    struck = everyone["spectator"].locator("#log-list li.rolled-back")
+    await expect(struck.first).to_be_attached()
 
 
 async def the_map_by_keyboard(page: Page) -> None:
