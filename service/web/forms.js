@@ -10,7 +10,9 @@
 //     update(ctx, node) }     optional: called on every refresh that does not rebuild it.
 //
 // ctx = { state, position, me: {side, powers}, mine: my awaiting entries, step,
-//         send(kind, body) -> Promise<bool>, preview(kind, body) -> Promise<dry run|null>,
+//         send(kind, body, {onProblem}?) -> Promise<bool> (onProblem(problem) on a refusal,
+//         to mark the offending row), preview(kind, body) -> Promise<dry run|null>,
+//         dryRun(kind, body) -> Promise<dry run> (throws the refusal, shows nothing),
 //         get(path) -> Promise<data> (GET /v1/games/{id}{path}), units: my side's units,
 //         scenario (null until loaded), sideOf(power), controllerOf(power), fail(message),
 //         showError(error) }.
