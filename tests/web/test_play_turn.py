@@ -255,6 +255,10 @@ async def axis_impulse(pages: Pages, axis: Page, everyone: dict[str, Page]) -> N
     # The Allies and the Communists may release Reserves in the reaction step: Done.
     for side in ("allies", "communists"):
         await my_move(everyone[side], "Your move: reaction")
+        if side == "communists":  # the phone: the decision, its forms, the map, then Done
+            await pages.check(everyone[side], "the reaction step on the phone")
+            await nothing_wider_than_the_screen(everyone[side])
+            await shot(everyone[side], "phone-communists-reaction", full_page=True)
         await everyone[side].click("#done-holder [name=done]")
     await my_move(axis, "Your move: combat")
     await axis_attacks_on_the_map(pages, axis, everyone)
@@ -481,6 +485,8 @@ async def turn_end(pages: Pages, players: dict[str, Page], everyone: dict[str, P
     await pages.check(players["communists"], "turn 2 on the phone")
     await pages.check(everyone["gm"], "the GM's page in turn 2")
     await pages.check(everyone["spectator"], "the spectator's page in turn 2")
+    for name in ("gm", "spectator"):
+        await nothing_wider_than_the_screen(everyone[name])
     await shot(everyone["spectator"], "desk-spectator-turn-2")
     await shot(players["communists"], "phone-communists-turn-2")
 
