@@ -346,6 +346,8 @@ async function warnIfKeyMissing(seat) {
       status.textContent = `Asked at ${formatTime(data.created_at)}: once the game master approves `
         + "the new key, this browser signs your orders.";
       ask.hidden = true;
+      page.keyHelp = { status, publicKey: key.publicKey };
+      keyApproved();
     } catch (error) {
       showError(error);
     } finally {
@@ -358,6 +360,18 @@ async function warnIfKeyMissing(seat) {
       + "so orders cannot be signed here. Make a new key; the game master approves it."),
     ask, status);
   $("#orders").prepend(box);
+}
+
+/** The GM approved the key this page asked for: say from when it signs. */
+function keyApproved() {
+  const help = page.keyHelp;
+  if (!help) return;
+  const done = [...page.log.values()].find((e) => e.kind === "player.key_replaced"
+    && e.data?.public_key === help.publicKey);
+  if (!done) return;
+  help.status.textContent = `The game master approved your new key: it signs your orders from `
+    + `${formatTime(done.data.effective_at)}.`;
+  page.keyHelp = null;
 }
 
 // ------------------------------------------------------------------ "your move"
@@ -489,6 +503,7 @@ function addEvents(events) {
     const keep = [...page.log.keys()].sort((a, b) => b - a).slice(LOG_SHOWN);
     for (const seq of keep) page.log.delete(seq);
     renderLog();
+    keyApproved();
   }
   return added;
 }

@@ -535,6 +535,9 @@ async def test_a_second_device_asks_for_a_key_and_the_gm_approves_it(
     await expect(gm.locator(".key-requests")).to_contain_text("Key requests (0 waiting)")
     for page in (gm, phone):
         await expect(page.locator("#log-list li[data-kind='player.key_replaced']")).to_have_count(1)
+    # Without the old key's consent the new key signs after the game's wait (24 h).
+    await expect(help_box).to_contain_text("The game master approved your new key: it signs "
+                                           "your orders from")
     assert pages.problems.seen == []
 
 
