@@ -174,6 +174,7 @@ async def test_three_browsers_play_a_whole_turn_of_dno_demo_with_a_spectator(
     try:
         await initiative(players, everyone)
         await pages.check(watcher, "the spectator's page")
+        await a_stack_fans_out_on_hover(watcher)
         # The log reads as sentences, with the players' names (not their ids).
         await expect(watcher.locator("#log-list")).to_contain_text(
             "Communists player joins communists with ussr, communist_china.")
@@ -411,7 +412,8 @@ async def rollback_with_consent(pages: Pages, gm: Page, players: dict[str, Page]
 
 async def the_map_by_keyboard(page: Page) -> None:
     """The map is operable by keyboard: focused, its cursor hex is described; arrows
-    move it, Enter selects the hex (its units are listed), + zooms in."""
+    move it, Enter selects the hex (its units are listed), + zooms in. The mouse pans and
+    zooms it too."""
     await page.locator("#map").focus()
     cursor = page.locator("#map-cursor")
     await expect(cursor).to_contain_text(re.compile(r"units?: 1\. |no units"))
@@ -430,6 +432,33 @@ async def the_map_by_keyboard(page: Page) -> None:
     await expect(page.locator("#map")).not_to_have_attribute("data-scale", f"{scale:.2f}")
     await page.keyboard.press("Enter")  # the same hex again: every unit is listed again
     await expect(page.locator("#hex-filter")).to_be_hidden()
+    # And by mouse: a drag pans (the view moves, no hex is selected), the wheel zooms.
+    view = await page.locator("#map").get_attribute("viewBox")
+    box = await page.locator("#map").bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    await page.mouse.move(x, y)
+    await page.mouse.down()
+    await page.mouse.move(x - 120, y - 60, steps=6)
+    await page.mouse.up()
+    await expect(page.locator("#map")).not_to_have_attribute("viewBox", view or "")
+    await expect(page.locator("#hex-filter")).to_be_hidden()
+    scale = float(await page.locator("#map").get_attribute("data-scale") or 0)
+    await page.mouse.wheel(0, -300)
+    await expect(page.locator("#map")).not_to_have_attribute("data-scale", f"{scale:.2f}")
+
+
+async def a_stack_fans_out_on_hover(page: Page) -> None:
+    """New York's stack (five American units) shows one counter on top and its count; the
+    mouse over it fans every counter out, each described, and leaving folds it again."""
+    stack = page.locator("#map .stack[data-stack='0103']")
+    await expect(stack.locator(".stack-count-text")).to_have_text("5")
+    await stack.hover()
+    fan = page.locator("#map .fan[data-stack='0103'] .counter")
+    await expect(fan).to_have_count(5)
+    await expect(fan.first.locator("title")).to_have_text(re.compile(r"^usa-\S+: usa "))
+    await page.mouse.move(0, 0)
+    await expect(fan).to_have_count(0)
 
 
 async def overlays_and_log_filters(page: Page) -> None:
