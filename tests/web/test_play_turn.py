@@ -483,7 +483,7 @@ async def overlays_and_log_filters(page: Page) -> None:
 
 async def the_map_by_touch(page: Page) -> None:
     """On the phone a tap on a stack selects its hex (its units are listed, its stack
-    fans out when it has several)."""
+    fans out when it has several), and a pinch zooms the map."""
     card = page.locator(".map-card")
     await card.scroll_into_view_if_needed()
     stack = page.locator("#map .stack[data-stack='1205']")  # ussr-arm-1 and its friends
@@ -493,6 +493,24 @@ async def the_map_by_touch(page: Page) -> None:
     await card.screenshot(path=str(ARTIFACTS / "turn-phone-communists-map.png"))
     await stack.tap(force=True)
     await expect(page.locator("#hex-filter")).to_be_hidden()
+    # Two fingers spreading apart zoom in (touch events as the phone's screen sends them).
+    box = await page.locator("#map").bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    scale = float(await page.locator("#map").get_attribute("data-scale") or 0)
+    cdp = await page.context.new_cdp_session(page)
+
+    async def touch(kind: str, spread: float) -> None:
+        points = [] if kind == "touchEnd" else [
+            {"x": x - spread, "y": y, "id": 1}, {"x": x + spread, "y": y, "id": 2}]
+        await cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+    await touch("touchStart", 20)
+    for spread in (40, 60, 80):
+        await touch("touchMove", spread)
+    await touch("touchEnd", 0)
+    await expect(page.locator("#map")).not_to_have_attribute("data-scale", f"{scale:.2f}")
+    assert float(await page.locator("#map").get_attribute("data-scale") or 0) > scale
 
 
 async def turn_end(pages: Pages, players: dict[str, Page], everyone: dict[str, Page]) -> None:
