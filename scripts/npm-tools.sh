@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the client kit's JavaScript tools (tools/js: openapi-typescript and
+# Installs the client kit's JavaScript tools (tools/js: openapi-typescript, axe-core and
 # typescript, the exact versions of tools/js/package-lock.json) into
 # tools/js/node_modules with `npm ci`. Re-running is cheap: a stamp records which lock
 # was installed, and `npm ci` runs again only when the lock changed.

@@ -371,3 +371,43 @@ class PlayerSettings(TypedDict):
 
     player_id: str
     settings: SettingsShown
+
+
+class Spectator(TypedDict):
+    """A spectator's seat: read-only, the public view (issue 19)."""
+
+    spectator_id: str
+    name: str
+    created_at: str
+
+
+class SpectatorIssued(Spectator):
+    """`POST /admin/spectators`: the spectator's token, shown once."""
+
+    token: str
+    role: Literal["spectator"]
+
+
+class SpectatorList(TypedDict):
+    """`GET /admin/spectators`."""
+
+    spectators: list[Spectator]
+
+
+class KeyRequest(TypedDict):
+    """A player's request for a new signing key; the GM approves it by replacing the
+    player's key with `public_key` (`POST /admin/players/{player_id}/key`)."""
+
+    request_id: str
+    player_id: str
+    name: str
+    side: str
+    public_key: str
+    created_at: str
+    approved: bool
+
+
+class KeyRequestList(TypedDict):
+    """`GET /admin/key-requests`: every request, newest last."""
+
+    requests: list[KeyRequest]

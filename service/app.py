@@ -26,6 +26,7 @@ from service.api import (
     reorg,
     schemas,
     stream,
+    watchers,
     webhooks,
 )
 from service.api.limits import BodyLimit, RateLimit
@@ -179,6 +180,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
     app.include_router(reorg.router)
     app.include_router(options.router)
     app.include_router(player_settings.router)
+    app.include_router(watchers.router)
     from service.web import mount
 
     mount(app)

@@ -222,9 +222,9 @@ def summary(game: Game) -> Summary:
 
 async def game_summary(uow: UnitOfWork, game_id: str, token: str) -> Summary:
     """The summary as the caller sees it: the GM also sees the replay-check flag."""
-    m = await members.member(uow, game_id, token)
+    m = await members.member(uow, game_id, token, watching=True)
     found = summary(m.game)
-    if m.player is None:
+    if m.is_gm:
         found["divergence"] = m.game.row.divergence
     return found
 

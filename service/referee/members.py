@@ -1,5 +1,7 @@
-"""Who the caller is in a game: the GM or a player, from a bearer token checked against
-the stored hashes (tokens are never stored)."""
+"""Who the caller is in a game: the GM, a player or a spectator, from a bearer token
+checked against the stored hashes (tokens are never stored). A spectator's token reads
+the public view and nothing else: only the reads ask for `member(..., watching=True)`,
+every other use case refuses it (403 `auth/spectator`)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from service.crypto.tokens import hash_token
 from service.referee.errors import Denied, NotFound, Unauthorized
 from service.rules.view import Viewer
 from service.store.games import Game, GameNotFound
-from service.store.models import PlayerRow
+from service.store.models import PlayerRow, SpectatorRow
 from service.store.uow import UnitOfWork
 
 BEARER = {"WWW-Authenticate": "Bearer"}
@@ -37,16 +39,23 @@ def known_token(token: str) -> bool:
 class Member:
     game: Game
     player: PlayerRow | None
+    spectator: SpectatorRow | None = None
+
+    @property
+    def is_gm(self) -> bool:
+        return self.player is None and self.spectator is None
 
     @property
     def viewer(self) -> Viewer:
+        if self.spectator is not None:
+            return Viewer(role="spectator")
         if self.player is None:
             return Viewer(role="gm")
         return Viewer(role="player", player_id=self.player.id, side=self.player.side,
                       powers=tuple(self.player.powers))
 
     def require_gm(self) -> None:
-        if self.player is not None:
+        if not self.is_gm:
             raise Denied("auth/gm_only", "only the game master may do this")
 
     def require_player(self) -> PlayerRow:
@@ -55,13 +64,16 @@ class Member:
         return self.player
 
 
-async def member(uow: UnitOfWork, game_id: str, token: str) -> Member:
+async def member(uow: UnitOfWork, game_id: str, token: str, *, watching: bool = False
+                 ) -> Member:
     """The caller's seat in `game_id`: 404 unknown game, 401 unknown token, 403 a token
-    of another game."""
-    return await member_by_digest(uow, game_id, hash_token(token))
+    of another game, or a spectator's token where the caller does more than read
+    (`watching`: the reads that show spectators the public view)."""
+    return await member_by_digest(uow, game_id, hash_token(token), watching=watching)
 
 
-async def member_by_digest(uow: UnitOfWork, game_id: str, digest: str) -> Member:
+async def member_by_digest(uow: UnitOfWork, game_id: str, digest: str, *,
+                           watching: bool = False) -> Member:
     """`member`, from the digest of the token (what a stream ticket keeps)."""
     try:
         game = await uow.games.get(game_id)
@@ -77,7 +89,14 @@ async def member_by_digest(uow: UnitOfWork, game_id: str, digest: str) -> Member
             raise Unauthorized("auth/seat_replaced", "this seat's token was revoked")
         seen_valid(digest)
         return Member(game, player)
-    if await uow.players.game_of_token(digest) or await uow.games.gm_of(digest):
+    spectator = await uow.spectators.by_token(game_id, digest)
+    if spectator is not None:
+        seen_valid(digest)
+        if not watching:
+            raise Denied("auth/spectator", "a spectator's token only reads the game")
+        return Member(game, None, spectator)
+    if await uow.players.game_of_token(digest) or await uow.games.gm_of(digest) \
+            or await uow.spectators.game_of_token(digest):
         seen_valid(digest)
         raise Denied("auth/not_a_member", "this token belongs to another game")
     raise Unauthorized("auth/bad_token", "unknown token", headers=BEARER)

@@ -89,13 +89,13 @@ async def stream_page(uow: UnitOfWork, game_id: str, digest: str, *, after: int,
     """The next page of a live stream opened by the token with this digest (directly
     or through a ticket): the token is checked again each time, so a stream ends when
     its seat is revoked or its key replaced with a new token."""
-    m = await members.member_by_digest(uow, game_id, digest)
+    m = await members.member_by_digest(uow, game_id, digest, watching=True)
     return await events_for(uow, m.game, m.viewer, after=after, limit=limit)
 
 
 async def log(uow: UnitOfWork, game_id: str, token: str, *, after: int, limit: int
               ) -> LogPage:
-    m = await members.member(uow, game_id, token)
+    m = await members.member(uow, game_id, token, watching=True)
     events = await events_for(uow, m.game, m.viewer, after=after, limit=limit)
     nxt = events[-1]["seq"] if len(events) == limit else None
     return {"events": events, "next_after": nxt, "head": m.game.head_seq}
@@ -104,7 +104,7 @@ async def log(uow: UnitOfWork, game_id: str, token: str, *, after: int, limit: i
 async def dice(uow: UnitOfWork, game_id: str, token: str) -> DiceRecord:
     """The dice record (docs/dice.md): the seed chains with their anchors, and per turn
     what its seed must hash to, the seed once revealed, and every roll with its inputs."""
-    game = (await members.member(uow, game_id, token)).game
+    game = (await members.member(uow, game_id, token, watching=True)).game
     abandoned = await rollbacks(uow, game.id)
     chains: list[dict[str, Any]] = []
     turns: dict[int, TurnDice] = {}
@@ -140,7 +140,7 @@ async def dice(uow: UnitOfWork, game_id: str, token: str) -> DiceRecord:
 
 async def export(uow: UnitOfWork, game_id: str, token: str) -> Export:
     """Everything a third party needs to verify the game offline."""
-    m = await members.member(uow, game_id, token)
+    m = await members.member(uow, game_id, token, watching=True)
     game, viewer = m.game, m.viewer
     state = game.state
     abandoned = await rollbacks(uow, game.id)
@@ -265,9 +265,10 @@ async def state_view(uow: UnitOfWork, game_id: str, token: str,
     """The caller's view, with the state of the caller's webhook (`webhook`: None when
     none is registered). The webhook's state is not part of the game's version, so the
     ETag names it too: a webhook disabled or registered again changes the ETag."""
-    m = await members.member(uow, game_id, token)
+    m = await members.member(uow, game_id, token, watching=True)
     viewer = m.viewer
-    hook = webhooks.status(await uow.webhooks.get(game_id, webhooks.owner_of(m)))
+    hook = None if m.spectator else webhooks.status(
+        await uow.webhooks.get(game_id, webhooks.owner_of(m)))
     flagged = "-diverged" if viewer.role == "gm" and m.game.row.divergence else ""
     etag = (f'W/"{m.game.version}-{viewer.role}-{viewer.player_id or ""}{flagged}'
             f'{_webhook_tag(hook)}"')

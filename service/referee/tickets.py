@@ -33,7 +33,7 @@ async def issue(uow: UnitOfWork, game_id: str, token: str, now: datetime | None 
                 ) -> Ticket:
     """A new ticket for the caller's stream of `game_id` (401/403/404 as for any read)."""
     now = now or utc_now()
-    member = await members.member(uow, game_id, token)
+    member = await members.member(uow, game_id, token, watching=True)
     ticket = secrets.token_urlsafe(32)
     expires = now + timedelta(seconds=TICKET_SECONDS)
     await uow.tickets.add(ticket_hash=hash_token(ticket), game_id=game_id,
@@ -53,11 +53,11 @@ async def redeem(uow: UnitOfWork, game_id: str, ticket: str, now: datetime | Non
     found = await uow.tickets.redeem(hash_token(ticket), game_id, now or utc_now())
     if isinstance(found, str):
         raise Unauthorized(f"stream/ticket_{found}", WHY[found])
-    await members.member_by_digest(uow, game_id, found.token_hash)
+    await members.member_by_digest(uow, game_id, found.token_hash, watching=True)
     return found.token_hash
 
 
 async def of_token(uow: UnitOfWork, game_id: str, token: str) -> str:
     """For a stream opened with the bearer token: check it, and its digest."""
-    await members.member(uow, game_id, token)
+    await members.member(uow, game_id, token, watching=True)
     return hash_token(token)

@@ -12,7 +12,6 @@ from typing_extensions import TypedDict
 
 from service.rules import state as st
 from service.rules.awaiting import AwaitingEntry, awaiting
-from service.rules.command import Role
 from service.rules.events import Event
 from service.rules.modes import ModeView, mode_view
 from service.rules.options import WeatherRow, dropout_policy
@@ -21,6 +20,9 @@ from service.rules.standing import StandingView, standing_view
 from service.rules.state import PowerState, SideControl, State, Step
 
 Status = Literal["open", "active", "paused", "finished"]
+# Who reads a view: a player (its side's view), the GM (everything) or a spectator (the
+# public view: no side's sealed answers, no side's reorganization counters).
+ViewerRole = Literal["player", "gm", "spectator"]
 
 
 class PauseView(TypedDict):
@@ -171,7 +173,7 @@ class DiceView(TypedDict):
 
 
 class MeView(TypedDict):
-    role: Role
+    role: ViewerRole
     player_id: str | None
     side: str | None
     powers: list[str]
@@ -206,13 +208,21 @@ class StateView(TypedDict):
 
 @dataclass(frozen=True, slots=True)
 class Viewer:
-    role: Role
+    role: ViewerRole
     player_id: str | None = None
     side: str | None = None
     powers: tuple[str, ...] = ()
 
 
 SEALED_KINDS = ("initiative.reroll_answered", "standing.answered", "standing.armed")
+
+
+def _reorg_side(viewer: Viewer) -> str | None:
+    """Whose reorganization counters the viewer sees: the GM every side's (None), a
+    player its side's, a spectator none ("" is no side's)."""
+    if viewer.role == "gm":
+        return None
+    return viewer.side or ""
 
 
 def _unit_view(uid: str, state: State) -> UnitView:
@@ -286,7 +296,7 @@ def view(state: State, viewer: Viewer, units: UnitViews | None = None) -> StateV
         "awaiting": awaiting(state),
         "powers": {p: _power_view(ps) for p, ps in state.powers.items()},
         "units": dict((units or unit_views(state)).views),
-        "reorg": reorg_view(state, None if viewer.role == "gm" else viewer.side),
+        "reorg": reorg_view(state, _reorg_side(viewer)),
         "minors": {m.id: m.controller for m in state.setup.scenario.minors},
         "eliminated": dict(state.modes.eliminated),
         "map_edits": {h: {"controller": e.controller, "port_damaged": e.port_damaged}

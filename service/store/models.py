@@ -311,6 +311,34 @@ class StreamTicketRow(Base):
     created_at: Mapped[datetime] = _now()
 
 
+class SpectatorRow(Base):
+    """A spectator's seat: a read-only token the GM issued (issue 19), whose view is
+    the public one (no side's sealed answers, no side's reorganization counters)."""
+
+    __tablename__ = "spectators"
+
+    game_id: Mapped[str] = mapped_column(
+        Text, ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    id: Mapped[str] = mapped_column(Text, primary_key=True)
+    name: Mapped[str] = mapped_column(Text)
+    token_hash: Mapped[str] = mapped_column(Text, index=True)
+    created_at: Mapped[datetime] = _now()
+
+
+class KeyRequestRow(Base):
+    """A player's request for a new signing key (a lost key, another device), listed to
+    the GM, who approves it by replacing the player's key with it (issue 19)."""
+
+    __tablename__ = "key_requests"
+
+    game_id: Mapped[str] = mapped_column(
+        Text, ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    id: Mapped[str] = mapped_column(Text, primary_key=True)
+    player_id: Mapped[str] = mapped_column(Text)
+    public_key: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = _now()
+
+
 class RateBucketRow(Base):
     """A token bucket shared by every server process (service.store.rates): `tokens`
     left at `stamp` (the database's clock, seconds since the epoch), and what the last

@@ -28,6 +28,7 @@ from service.store.orders import Orders
 from service.store.players import Players
 from service.store.server_keys import ServerKeys
 from service.store.tickets import StreamTickets
+from service.store.watchers import KeyRequests, Spectators
 from service.store.webhooks import Channels, Outbox, Webhooks
 
 if TYPE_CHECKING:
@@ -57,6 +58,8 @@ class UnitOfWork:
         self.outbox = Outbox(session)
         self.channels = Channels(session)
         self.tickets = StreamTickets(session)
+        self.spectators = Spectators(session)
+        self.key_requests = KeyRequests(session)
         self.appended: dict[str, int] = {}  # game id -> newest seq, published after commit
 
     def appended_to(self, game_id: str, seq: int) -> None:

@@ -2,10 +2,13 @@
 // game live, and send signed orders. Talks only to this server's /v1 API, through the
 // client kit (wif.js), which signs.
 
-import { $, fill, formatTime, h, words } from "./dom.js";
+import { $, fill, formatTime, h, svg, words } from "./dom.js";
 import { ORDER_FORMS } from "./forms.js";
+import { GmPanel } from "./gm.js";
 import { follow } from "./live.js";
-import { drawMap } from "./map.js";
+import { LogView } from "./log.js";
+import { HexMap, powerColors, SIDE_COLORS, TERRAIN } from "./map.js";
+import { connectPlay } from "./play.js";
 import { createKey, deleteKey, hasKey, loadKey, signingUnavailable } from "./keystore.js";
 import { fetchJSON, signJoin, WifClient, WifProblem } from "./wif.js";
 
@@ -30,7 +33,7 @@ function loadSeats() {
   }
 }
 
-const seatName = (seat) => (seat.role === "gm" ? "gm" : seat.side);
+const seatName = (seat) => (seat.role === "gm" || seat.role === "spectator" ? seat.role : seat.side);
 const seatKey = (seat) => `${seat.game}/${seatName(seat)}`;
 
 function saveSeat(seat) {
@@ -108,8 +111,19 @@ function renderSeatList(highlightGame) {
   fill($("#seat-list"), seats.length ? seats.map(([key, seat]) => h(
     `li${seat.game === highlightGame ? ".current" : ""}`, {},
     h("a", { href: playUrl({ game: seat.game, seat: seatName(seat) }) },
-      seat.role === "gm" ? "Game master" : `${seat.side}${seat.name ? ` (${seat.name})` : ""}`),
+      seat.role === "gm" ? "Game master" : seat.role === "spectator" ? "Spectator"
+        : `${seat.side}${seat.name ? ` (${seat.name})` : ""}`),
     h("span.muted", {}, ` game ${seat.game}`),
+    seat.role === "player" ? h("button.link", { type: "button", name: `device-${seat.side}`, onclick: (event) => {
+      // The seat's token (not its key, which never leaves this browser) for another
+      // device, in the link's fragment, which the browser never sends to a server.
+      const link = `${location.origin}${location.pathname}?game=${encodeURIComponent(seat.game)}`
+        + `&seat=${seat.side}#seat=${encodeURIComponent(JSON.stringify({ token: seat.token,
+          player: seat.player, side: seat.side, name: seat.name }))}`;
+      event.currentTarget.replaceWith(h("label.field.device-link", {},
+        h("span", {}, "Open this on the other device, then ask the GM to approve its new key"),
+        h("input", { readonly: true, value: link, name: "device-link" })));
+    } }, "use on another device") : null,
     h("button.link", { type: "button", onclick: async () => {
       if (!window.confirm(`Forget this seat? Its signing key is deleted from this browser.`)) return;
       const gone = forgetSeat(key);
@@ -177,9 +191,18 @@ async function onCreate(event) {
   const values = Object.fromEntries(new FormData(form));
   setBusy(form, true);
   try {
+    const file = form.elements.scenario_file.files?.[0];
+    let scenario = values.scenario;
+    if (file) {
+      try {
+        scenario = JSON.parse(await file.text());
+      } catch (error) {
+        throw new Error(`the scenario file is not JSON: ${error.message}`);
+      }
+    }
     const { data } = await api("/v1/games", { method: "POST", token: values.operator_key || undefined,
-      body: { name: values.name.trim(), scenario: values.scenario.trim(),
-        dice: { mode: values.dice } } });
+      body: { name: values.name.trim(), scenario, dice: { mode: values.dice },
+        options: { dropout: { policy: values.dropout } } } });
     saveSeat({ game: data.id, role: "gm", token: data.gm_token, joinCodes: data.join_codes });
     location.assign(playUrl({ game: data.id, seat: "gm" }));
   } catch (error) {
@@ -192,7 +215,7 @@ async function onCreate(event) {
 function setBusy(root, busy) {
   for (const control of root.querySelectorAll("button, input, select, textarea")) {
     if (busy) {
-      control.dataset.wasDisabled = control.disabled ? "1" : "";
+      if (!("wasDisabled" in control.dataset)) control.dataset.wasDisabled = control.disabled ? "1" : "";
       control.disabled = true;
     } else if ("wasDisabled" in control.dataset) {
       // Controls built while busy keep their own state.
@@ -225,6 +248,7 @@ const page = {
 const gamePath = (suffix = "") => `/v1/games/${encodeURIComponent(page.seat.game)}${suffix}`;
 const get = (suffix) => api(gamePath(suffix), { token: page.seat.token });
 const isGm = () => page.seat.role === "gm";
+const isPlayer = () => page.seat.role === "player";
 
 /** A power's side; a minor's is its controller's (known once the scenario is loaded). */
 function sideOf(power) {
@@ -239,13 +263,33 @@ async function openGame(seat) {
   page.seat = seat;
   $("#lobby").hidden = true;
   $("#game").hidden = false;
-  document.body.dataset.side = seat.role === "gm" ? "gm" : seat.side;
-  fill($("#seat-badge"), seat.role === "gm" ? "Game master" : `${seat.side}`,
+  const role = isPlayer() ? seat.side : seat.role;
+  document.body.dataset.side = role;
+  document.body.dataset.role = seat.role;
+  fill($("#seat-badge"), { gm: "Game master", spectator: "Spectator" }[seat.role] || `${seat.side}`,
     seat.name ? h("small", {}, ` ${seat.name}`) : null);
-  $("#seat-badge").className = `side-tag ${seat.role === "gm" ? "gm" : seat.side}`;
+  $("#seat-badge").className = `side-tag ${role}`;
   $("#admin").hidden = !isGm();
-  $("#orders").hidden = isGm();
-  if (isGm()) renderAdmin();
+  $("#orders").hidden = !isPlayer();
+  $("#notify").hidden = !isPlayer() || !("Notification" in window)
+    || Notification.permission !== "default";
+  page.logView = new LogView($("#log-list"));
+  if (!isPlayer()) $("#log-filter [value=mine]").remove();
+  page.play = isPlayer() ? connectPlay({
+    ctx: () => formContext(page.state),
+    get: (suffix) => get(suffix).then(({ data }) => data),
+    send: sendFromForm,
+    redrawMap: renderMapPanel,
+    focus: (hex) => page.map?.zoomTo(hex),
+    // After a report the units moved: the table lists every unit again.
+    reported: () => { page.selectedHex = null; renderUnits(page.state); },
+    events: () => [...page.log.values()],
+  }) : null;
+  if (isGm()) {
+    page.gm = new GmPanel($("#admin-body"), { seat, api, gamePath, state: () => page.state,
+      refresh, notice, showError, clearError, setBusy, playUrl, sideTag });
+    page.gm.render();
+  }
   try {
     await loadLog();
     await refresh();
@@ -254,7 +298,7 @@ async function openGame(seat) {
     if (error.status === 401 || error.status === 403 || error.status === 404) return;
   }
   loadScenario();
-  if (!isGm()) warnIfKeyMissing(seat);
+  if (isPlayer()) warnIfKeyMissing(seat);
   page.live = follow({
     url: gamePath("/stream"),
     token: seat.token,
@@ -283,12 +327,79 @@ async function openGame(seat) {
 
 async function warnIfKeyMissing(seat) {
   const why = signingUnavailable();
-  const missing = !why && !(await hasKey(seat.keyId).catch(() => false));
-  if (why || missing) {
-    showError(new Error(why ? `You can watch but not send orders: ${why}.`
-      : "This seat's signing key is not in this browser any more, so orders cannot be "
-        + "signed; ask the GM to replace the seat's key."));
+  if (why) {
+    showError(new Error(`You can watch but not send orders: ${why}.`));
+    return;
   }
+  if (await hasKey(seat.keyId).catch(() => false)) return;
+  // A lost key (browser data cleared) or a second device: make a new key here and ask
+  // the GM to bind it (POST /players/me/key-request); the GM approves it on its page.
+  const status = h("p.hint", { role: "status" });
+  const ask = h("button.primary", { type: "button", name: "key-request", onclick: async () => {
+    setBusy(box, true);
+    try {
+      const key = await createKey(`${seat.game}/${seat.side}`);
+      const { data } = await api(gamePath("/players/me/key-request"), { method: "POST",
+        token: seat.token, body: { public_key: key.publicKey } });
+      seat.keyId = key.keyId;
+      saveSeat(seat);
+      status.textContent = `Asked at ${formatTime(data.created_at)}: once the game master approves `
+        + "the new key, this browser signs your orders.";
+      ask.hidden = true;
+      page.keyHelp = { status, publicKey: key.publicKey };
+      keyApproved();
+    } catch (error) {
+      showError(error);
+    } finally {
+      setBusy(box, false);
+    }
+  } }, "Make a new key and ask the GM to approve it");
+  const box = h("section.card.key-help", { "aria-labelledby": "key-help-title" },
+    h("h2#key-help-title", {}, "No signing key in this browser"),
+    h("p", {}, "This seat's key is not in this browser (another device, or browser data cleared), "
+      + "so orders cannot be signed here. Make a new key; the game master approves it."),
+    ask, status);
+  $("#orders").prepend(box);
+}
+
+/** The GM approved the key this page asked for: say from when it signs. */
+function keyApproved() {
+  const help = page.keyHelp;
+  if (!help) return;
+  const done = [...page.log.values()].find((e) => e.kind === "player.key_replaced"
+    && e.data?.public_key === help.publicKey);
+  if (!done) return;
+  help.status.textContent = `The game master approved your new key: it signs your orders from `
+    + `${formatTime(done.data.effective_at)}.`;
+  page.keyHelp = null;
+}
+
+// ------------------------------------------------------------------ "your move"
+
+let wasMyMove = null;
+
+/** The tab's title and, with the player's permission, a browser notification when the
+ *  game newly awaits this player. */
+function announceMyMove(mine, state) {
+  const name = state.game.name || state.game.id;
+  document.title = `${mine.length ? "● Your move · " : ""}${name} · WiF referee`;
+  const now = mine.length > 0;
+  if (now && wasMyMove === false && "Notification" in window && Notification.permission === "granted") {
+    try {
+      new Notification(`Your move: ${mine.map((a) => words(a.step)).join(", ")}`,
+        { body: `${name}, turn ${state.turn.number}`, tag: `wif-${state.game.id}` });
+    } catch {
+      // Some browsers only notify from a service worker; the title still says it.
+    }
+  }
+  wasMyMove = now;
+}
+
+async function askToNotify() {
+  const answer = await Notification.requestPermission();
+  $("#notify").hidden = answer !== "default";
+  notice(answer === "granted" ? "You will be notified when it is your move."
+    : "No notifications: the tab's title still shows “Your move”.");
 }
 
 // Refreshes are coalesced: one runs at a time, and one more runs after it if asked.
@@ -384,36 +495,44 @@ function addEvents(events) {
       added = true;
     }
     page.lastSeq = Math.max(page.lastSeq, event.seq);
+    if (event.kind === "game.rolled_back" && Array.isArray(event.data?.abandons)) {
+      remark(event.data.abandons[0]).catch(showError);
+    }
   }
   if (added) {
     const keep = [...page.log.keys()].sort((a, b) => b - a).slice(LOG_SHOWN);
     for (const seq of keep) page.log.delete(seq);
     renderLog();
+    keyApproved();
   }
   return added;
 }
 
-function renderLog() {
-  const events = [...page.log.values()].sort((a, b) => b.seq - a.seq);
-  fill($("#log-list"), events.map((e) => h(`li.event${e.sealed ? ".sealed" : ""}`,
-    { dataset: { seq: e.seq, kind: e.kind } },
-    h("div.event-head", {},
-      h("span.seq", {}, `#${e.seq}`),
-      h("span.where", {}, `T${e.turn}${e.impulse ? ` I${e.impulse}` : ""} · ${words(e.step)}`),
-      h("time", { datetime: e.at, title: formatTime(e.at) }, clock(e.at))),
-    h("div.event-text", {}, e.text, " ", h("span.kind", {}, e.kind)))));
+/** A rollback marks the events it abandons (`rolled_back`): read them again from `first`
+ *  so the log shows them struck through. */
+async function remark(first) {
+  for (let after = Math.max(0, first - 1); after < page.lastSeq;) {
+    const { data } = await get(`/log?after=${after}&limit=500`);
+    for (const event of data.events) if (page.log.has(event.seq)) page.log.set(event.seq, event);
+    if (!data.events.length) break;
+    after = data.events[data.events.length - 1].seq;
+  }
+  renderLog();
 }
 
-function clock(iso) {
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? ""
-    : d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+function renderLog() {
+  if (!page.logView) return;
+  const me = page.state?.me || { role: page.seat.role };
+  const units = new Set(Object.entries(page.state?.units || {})
+    .filter(([, u]) => me.side && sideOf(u.power) === me.side).map(([id]) => id));
+  page.logView.render([...page.log.values()], { names: { ...page.players, gm: "the game master" },
+    me: { ...me, units }, filter: $("#log-filter").value });
 }
 
 // ------------------------------------------------------------------ rendering the state
 
 function mineAwaiting(state) {
-  if (isGm()) return [];
+  if (!isPlayer()) return [];
   const me = state.me || {};
   return (state.awaiting || []).filter((a) => a.side === me.side
     && (!PER_POWER_STEPS.includes(a.step) || a.powers.some((p) => me.powers.includes(p))));
@@ -428,6 +547,22 @@ function render() {
   renderUnits(state);
   renderMapPanel();
   renderForms(state);
+  page.gm?.update(state);
+  labelCells();
+}
+
+/** Each table cell names its column (data-label), which a phone shows when the table's
+ *  rows are stacked as cards. */
+function labelCells() {
+  for (const table of document.querySelectorAll("#game table")) {
+    const heads = [...table.querySelectorAll("thead th")].map((th) => th.textContent.trim());
+    if (!heads.length) continue;
+    for (const row of table.querySelectorAll("tbody tr")) {
+      [...row.children].forEach((cell, i) => {
+        if (heads[i] && !cell.dataset.label) cell.dataset.label = heads[i];
+      });
+    }
+  }
 }
 
 function sideTag(side) {
@@ -452,7 +587,10 @@ function renderStatus(state, summary) {
   const w = t.weather;
   $("#status-weather").textContent = w
     ? `${w.weather} (roll ${w.roll}, ${w.dice} ${w.dice === 1 ? "die" : "dice"})` : "—";
-  $("#status-turn-end").textContent = `${t.turn_end_total} / ${t.threshold}`;
+  // Past the threshold the turn still goes on while the natural last die is 1-3.
+  $("#status-turn-end").textContent = t.turn_end_total >= t.threshold && state.game.status !== "finished"
+    ? `${t.turn_end_total} / ${t.threshold}: reached, but the turn goes on`
+    : `${t.turn_end_total} / ${t.threshold}`;
   const meter = $("#turn-end-meter");
   meter.max = t.threshold || 1;
   meter.value = Math.min(t.turn_end_total, t.threshold || 1);
@@ -490,13 +628,14 @@ function renderAwaiting(state) {
     a.deadline ? h("span.deadline", {}, `by ${formatTime(a.deadline)}`) : null)));
   const me = state.me || {};
   $("#me-line").textContent = isGm() ? "You are the game master: you see every side."
+    : page.seat.role === "spectator" ? "You are watching: the public view, no side's secrets."
     : `You play ${me.side}, holding ${(me.powers || []).join(", ") || "no power"}.`;
-  const name = state.game.name || state.game.id;
-  document.title = `${mine.length ? "● Your move · " : ""}${name} · WiF referee`;
+  announceMyMove(mine, state);
 }
 
 function renderPowers(state) {
   const me = state.me || {};
+  const t = state.turn;
   const rows = Object.entries(state.powers).sort(([ia, a], [ib, b]) =>
     SIDES.indexOf(a.side) - SIDES.indexOf(b.side) || ia.localeCompare(ib));
   fill($("#powers-body"), rows.map(([id, p]) => h(
@@ -505,7 +644,8 @@ function renderPowers(state) {
     h("td", {}, (me.powers || []).includes(id) ? "you"
       : p.holder ? page.players[p.holder] || "held" : h("em", {}, "free")),
     h("td.num.rps", {}, p.rps), h("td.num.chits", {}, p.chits),
-    h("td", {}, p.declared ?? ""),
+    // A declaration is this impulse's only from the phasing side once it has declared.
+    h("td", {}, p.side === t.phasing_side && t.step !== "declare" ? p.declared ?? "" : ""),
     h("td", {}, [p.neutral ? "neutral" : null, p.conquered ? "conquered" : null,
       p.production ? `production ${p.production.bp_spent}/${p.production.bp_on_rps}` : null]
       .filter(Boolean).join(", ")))));
@@ -525,7 +665,9 @@ function renderUnits(state) {
   const supply = state.supply || {};
   fill($("#units-body"), units.map(([id, u]) => h(
     `tr${sideOf(u.power) === me.side ? ".mine" : ""}`, { dataset: { unit: id } },
-    h("th", {}, id), h("td.power", {}, words(u.power)),
+    h("th", { scope: "row" }, h("button.link.unit-pick", { type: "button", name: `select-${id}`,
+      title: "show it on the map (and select it to play, when it is yours)",
+      onclick: () => onMapUnit(id) }, id)), h("td.power", {}, words(u.power)),
     h("td", {}, u.type, h("small.muted", {}, [u.size, u.class !== "land" ? u.class : null]
       .filter(Boolean).map((x) => ` ${x}`))),
     h("td.at", {}, h("button.link", { type: "button", onclick: () => selectHex(u.at) }, u.at)),
@@ -536,6 +678,7 @@ function renderUnits(state) {
     h("td.mode", {}, modeCell(u)),
     valueCells(u),
     h("td.supply", {}, supplyCell(supply[id])))));
+  labelCells();
 }
 
 const MARKS = { mode_changed: "mode changed", moved: "moved", attacked: "attacked" };
@@ -586,6 +729,29 @@ function selectHex(hex) {
   renderMapPanel();
 }
 
+/** A hex clicked (or Enter on it): a move or an attack of the selected unit when it may
+ *  go there, else the hex's stack is selected (and listed in the units table). */
+function onMapHex(hex) {
+  if (page.play?.onHex(hex)) return;
+  const stack = Object.entries(page.state?.units || {}).filter(([, u]) => u.at === hex);
+  const mine = stack.filter(([, u]) => sideOf(u.power) === page.state.me?.side);
+  selectHex(hex);
+  // One unit of mine alone in the hex: select it for play at once.
+  if (page.selectedHex === hex && mine.length === 1 && stack.length === 1) page.play?.onUnit(mine[0][0]);
+}
+
+/** A counter of a fanned stack (or 1-9 on the keyboard): my unit is selected for play. */
+function onMapUnit(uid) {
+  const unit = page.state?.units[uid];
+  if (!unit) return;
+  if (page.play?.onUnit(uid)) {
+    page.selectedHex = unit.at;
+    renderUnits(page.state);
+    return;
+  }
+  if (page.selectedHex !== unit.at) selectHex(unit.at);
+}
+
 async function loadScenario() {
   try {
     const { data } = await get("/export");
@@ -605,31 +771,43 @@ function renderMapPanel() {
     fill($("#offmap"), h("p.muted", {}, "Loading the map…"));
     return;
   }
-  const offmap = drawMap($("#map"), {
-    scenario: page.scenario, units: page.state.units, sideOf, onHex: selectHex,
-    selected: page.selectedHex, mySide: page.state.me?.side,
+  if (!page.map) {
+    page.map = new HexMap($("#map"), { onHex: onMapHex, onUnit: onMapUnit,
+      announce: (text) => { $("#map-cursor").textContent = text; } });
+    renderLegend();
+  }
+  const offmap = page.map.update({
+    scenario: page.scenario, units: page.state.units, sideOf, mySide: page.state.me?.side,
+    supply: page.state.supply, selectedHex: page.selectedHex,
+    overlays: { supply: $("#overlay-supply").checked, zoc: $("#overlay-zoc").checked },
+    ...(page.play?.layers() || {}),
   });
   const places = Object.entries(offmap);
   fill($("#offmap"), places.length ? h("p", {}, h("strong", {}, "At sea / off the map: "),
     places.map(([place, units], i) => [i ? "; " : "",
       h("button.link", { type: "button", onclick: () => selectHex(place) }, place),
-      ` ${units.map((u) => u.id).join(", ")}`])) : null);
+      ` ${units.map(([id]) => id).join(", ")}`])) : null);
 }
 
-const ZOOMS = [1, 1.5, 2, 3, 4];
-let zoom = 0;
-
-/** Zoom the map in (+1), out (-1) or back to fit (0), keeping the centre in view. */
-function zoomMap(direction) {
-  const wrap = $("#map-wrap");
-  const map = $("#map");
-  const cx = (wrap.scrollLeft + wrap.clientWidth / 2) / (wrap.scrollWidth || 1);
-  const cy = (wrap.scrollTop + wrap.clientHeight / 2) / (wrap.scrollHeight || 1);
-  zoom = direction === 0 ? 0 : Math.max(0, Math.min(ZOOMS.length - 1, zoom + direction));
-  map.classList.toggle("zoomed", zoom > 0);
-  map.style.width = `${ZOOMS[zoom] * 100}%`;
-  wrap.scrollLeft = cx * wrap.scrollWidth - wrap.clientWidth / 2;
-  wrap.scrollTop = cy * wrap.scrollHeight - wrap.clientHeight / 2;
+/** The legend: the terrains of this map, the counters' marks, the overlays. */
+function renderLegend() {
+  const used = new Set((page.scenario?.map?.hexes || []).map((x) => x.terrain || "clear"));
+  const swatch = (fill, extra = {}) => svg("svg", { width: 18, height: 18, viewBox: "0 0 18 18",
+    "aria-hidden": "true", focusable: "false" }, svg("rect", { x: 1, y: 1, width: 16, height: 16, rx: 2,
+    fill, ...extra }));
+  const powers = Object.entries(page.state?.powers || {});
+  fill($("#map-legend"),
+    h("h3.visually-hidden", {}, "Legend"),
+    h("ul.legend-list", { "aria-label": "Terrain" }, Object.entries(TERRAIN).filter(([id]) => used.has(id))
+      .map(([id, t]) => h("li", {}, swatch(t.color), ` ${t.label}`))),
+    h("ul.legend-list", { "aria-label": "Powers" }, powers.map(([id, p]) => h("li", {},
+      swatch(powerColors(id, p.side)[0], { stroke: SIDE_COLORS[p.side] || "#777", "stroke-width": 2 }), ` ${words(id)}`))),
+    h("ul.legend-list", { "aria-label": "Counters" },
+      h("li", {}, h("b.mode-key", {}, "C M R S E"), " Combat, Move, Reserve, Strat, Exploit Mode"),
+      h("li", {}, h("b.mode-key.dg", {}, "DG"), " disorganized"),
+      h("li", {}, h("b.mode-key.down", {}, "▼"), " face down"),
+      h("li", {}, "4-3-3: attack-defence-movement in its mode"),
+      h("li", {}, "★ supply source · ⚓ port · ◌ railway")));
 }
 
 // ------------------------------------------------------------------ orders
@@ -648,6 +826,7 @@ function formContext(state) {
     controllerOf,
     send: sendFromForm,
     preview: previewFromForm,
+    dryRun: previewOrder,
     get: (suffix) => get(suffix).then(({ data }) => data),
     fail: (message) => showError(new Error(message)),
     showError,
@@ -655,10 +834,10 @@ function formContext(state) {
 }
 
 function renderForms(state) {
-  if (isGm()) return;
+  if (!isPlayer()) return;
   const ctx = formContext(state);
-  const holders = { side: $("#order-forms"), wide: $("#wide-forms") };
-  const shown = { side: [], wide: [] };
+  const holders = { side: $("#order-forms"), wide: $("#wide-forms"), done: $("#done-holder") };
+  const shown = { side: [], wide: [], done: [] };
   for (const form of ORDER_FORMS) {
     if (!form.applies(ctx)) {
       page.forms.get(form.id)?.node.remove();
@@ -668,34 +847,40 @@ function renderForms(state) {
     const key = form.key ? form.key(ctx) : "";
     let entry = page.forms.get(form.id);
     if (!entry || entry.key !== key) {
-      const node = h(`section.order-form${form.wide ? ".card" : ""}`, { dataset: { form: form.id } },
-        h(form.wide ? "h2" : "h3", {}, form.title), form.render(ctx));
+      const card = form.wide || form.place;
+      const node = h(`section.order-form${card ? ".card" : ""}`, { dataset: { form: form.id },
+        "aria-label": form.title }, h(card ? "h2" : "h3", {}, form.title), form.render(ctx));
       entry?.node.replaceWith(node);
       entry = { key, node };
       page.forms.set(form.id, entry);
     } else if (form.update) {
       form.update(ctx, entry.node);
     }
-    shown[form.wide ? "wide" : "side"].push(entry.node);
+    shown[form.place || (form.wide ? "wide" : "side")].push(entry.node);
   }
   // Keep the registry's order; nodes that did not change are moved, not rebuilt.
   for (const [place, holder] of Object.entries(holders)) {
     shown[place].forEach((node, i) => {
       if (holder.children[i] !== node) holder.insertBefore(node, holder.children[i] || null);
     });
+    // A form may move between places (a wide card one step, the side panel the next).
+    for (const node of [...holder.children]) if (!shown[place].includes(node)) node.remove();
   }
   $("#orders-idle").hidden = ctx.mine.length > 0;
+  // Forms built while an order is on its way wait for its answer too.
+  if (sending) setOrdersBusy(true);
 }
 
 /** Busy: every order control on the page (the side panel and the wide forms). */
 function setOrdersBusy(busy) {
   setBusy($("#orders"), busy);
   setBusy($("#wide-forms"), busy);
+  setBusy($("#done-holder"), busy);
 }
 
 let sending = false;
 
-async function sendFromForm(kind, body) {
+async function sendFromForm(kind, body, { onProblem } = {}) {
   if (sending) return false;
   sending = true;
   setOrdersBusy(true);
@@ -705,6 +890,7 @@ async function sendFromForm(kind, body) {
     return true;
   } catch (error) {
     showError(error);
+    if (error instanceof WifProblem) onProblem?.(error.problem);
     return false;
   } finally {
     setOrdersBusy(false);
@@ -714,7 +900,7 @@ async function sendFromForm(kind, body) {
 
 /** A dry run of an order (validated and previewed by the server, nothing stored): the
  *  preview {valid, events, position, awaiting}, or null after showing the refusal. */
-async function previewFromForm(kind, body) {
+async function previewFromForm(kind, body, { onProblem } = {}) {
   if (sending) return null;
   sending = true;
   setOrdersBusy(true);
@@ -723,6 +909,7 @@ async function previewFromForm(kind, body) {
     return await previewOrder(kind, body);
   } catch (error) {
     showError(error);
+    if (error instanceof WifProblem) onProblem?.(error.problem);
     return null;
   } finally {
     setOrdersBusy(false);
@@ -784,38 +971,32 @@ function keepReceipt(seat, receipt) {
 
 // ------------------------------------------------------------------ the GM's panel
 
-function renderAdmin() {
-  const seat = page.seat;
-  const reason = h("input", { name: "reason", placeholder: "reason (logged)", maxlength: 2000 });
-  const admin = (action, label) => h("button", { type: "button", name: `admin-${action}`,
-    onclick: async (event) => {
-      const panel = event.currentTarget.closest("section");
-      setBusy(panel, true);
-      clearError();
-      try {
-        const { data } = await api(gamePath(`/admin/${action}`), { method: "POST",
-          token: seat.token, body: { reason: reason.value } });
-        notice(`✓ ${label}: ${data.events?.length ?? 0} event(s).`);
-        await refresh();
-      } catch (error) {
-        showError(error);
-      } finally {
-        setBusy(panel, false);
-      }
-    } }, label);
-  const codes = Object.entries(seat.joinCodes || {});
-  fill($("#admin-body"),
-    h("p.hint", {}, "You see everything but unrevealed dice seeds. Players sign their own orders."),
-    h("label.field", {}, h("span", {}, "Reason"), reason),
-    h("div.buttons", {}, admin("pause", "Pause"), admin("resume", "Resume"),
-      admin("force", "Force the default action")),
-    codes.length ? h("div", {}, h("h3", {}, "Invitations"),
-      h("ul.invites", {}, codes.map(([side, code]) => h("li", {}, sideTag(side), " ",
-        h("a", { href: playUrl({ game: seat.game, side, code }) }, "join link"),
-        h("code", {}, ` ${code}`))))) : null);
-}
-
 // ------------------------------------------------------------------ start
+
+/** A link's fragment (never sent to a server): `#watch=<token>`, a spectator's link from
+ *  the GM; `#seat=<json>`, a seat's token for another device of its player. It is kept
+ *  as a seat of this browser and taken off the address. */
+function takeFragment(game, params) {
+  const hash = new URLSearchParams(location.hash.slice(1));
+  if (!game || (!hash.get("watch") && !hash.get("seat"))) return;
+  if (hash.get("watch")) {
+    saveSeat({ game, role: "spectator", token: hash.get("watch") });
+    params.set("seat", "spectator");
+  } else {
+    try {
+      const given = JSON.parse(hash.get("seat"));
+      const old = loadSeats()[`${game}/${given.side}`];
+      if (!old || old.token !== given.token) {
+        saveSeat({ game, role: "player", side: given.side, name: given.name, player: given.player,
+          token: given.token, keyId: null, seq: Date.now() % 1_000_000_000 });
+      }
+      params.set("seat", given.side);
+    } catch {
+      return;
+    }
+  }
+  history.replaceState(null, "", playUrl(params));
+}
 
 function start() {
   $("#error-close").addEventListener("click", clearError);
@@ -827,11 +1008,20 @@ function start() {
     if (page.state) renderUnits(page.state);
   });
   $("#hex-filter-clear").addEventListener("click", () => selectHex(page.selectedHex));
-  $("#zoom-in").addEventListener("click", () => zoomMap(1));
-  $("#zoom-out").addEventListener("click", () => zoomMap(-1));
-  $("#zoom-fit").addEventListener("click", () => zoomMap(0));
+  $("#zoom-in").addEventListener("click", () => page.map?.zoom(1.5));
+  $("#zoom-out").addEventListener("click", () => page.map?.zoom(1 / 1.5));
+  $("#zoom-fit").addEventListener("click", () => page.map?.fit());
+  for (const id of ["#overlay-supply", "#overlay-zoc"]) $(id).addEventListener("change", renderMapPanel);
+  $("#log-filter").addEventListener("change", renderLog);
+  $("#notify").addEventListener("click", askToNotify);
+  if (window.matchMedia("(max-width: 720px)").matches) {
+    // A phone lists its own side's units first; the table can show them all.
+    page.unitFilter = "mine";
+    $("#unit-filter").value = "mine";
+  }
   const params = new URLSearchParams(location.search);
   const game = params.get("game");
+  takeFragment(game, params);
   const seats = loadSeats();
   let seat = game && params.get("seat") ? seats[`${game}/${params.get("seat")}`] : null;
   if (game && !params.get("seat") && !params.get("code")) {

@@ -2,6 +2,7 @@
 //
 //   { id, title,
 //     wide: bool              shown as its own card above the map, not in the side panel,
+//     place: "done"           shown after the map's wide forms (the step's last act),
 //     applies(ctx) -> bool    shown only when true (e.g. my side is awaited in its step),
 //     key(ctx) -> string      the form is rebuilt only when this changes, so typing is not
 //                             lost when the state refreshes (default: always the same),
@@ -9,7 +10,9 @@
 //     update(ctx, node) }     optional: called on every refresh that does not rebuild it.
 //
 // ctx = { state, position, me: {side, powers}, mine: my awaiting entries, step,
-//         send(kind, body) -> Promise<bool>, preview(kind, body) -> Promise<dry run|null>,
+//         send(kind, body, {onProblem}?) -> Promise<bool> (onProblem(problem) on a refusal,
+//         to mark the offending row), preview(kind, body) -> Promise<dry run|null>,
+//         dryRun(kind, body) -> Promise<dry run> (throws the refusal, shows nothing),
 //         get(path) -> Promise<data> (GET /v1/games/{id}{path}), units: my side's units,
 //         scenario (null until loaded), sideOf(power), controllerOf(power), fail(message),
 //         showError(error) }.
@@ -17,6 +20,7 @@
 // JSON body meanwhile.
 
 import { h, words } from "./dom.js";
+import { playForm } from "./play.js";
 import { reorgForm } from "./reorg.js";
 
 export const ACTIONS = ["pass", "land", "air", "naval", "combined"];
@@ -26,7 +30,7 @@ export const DONE_STEPS = ["action", "reaction", "combat", "exploitation", "reor
 // The phasing side's steps of an impulse a `steps` order may be done through.
 const IMPULSE_DONE = ["action", "reaction", "combat", "exploitation", "reorganization"];
 export const ORDER_KINDS = ["declare", "initiative.reroll", "initiative.choose", "done",
-  "production", "roll", "mode", "release", "report", "reorg", "standing", "steps"];
+  "production", "roll", "mode", "release", "report", "reorg", "consent", "standing", "steps"];
 
 // Standing orders (issue 20): each step a player may arm, what the server answers, and
 // the default order (with its stops) the page arms.
@@ -49,6 +53,14 @@ const MODE_NAMES = { combat: "Combat", move: "Move", reserve: "Reserve", strat: 
 const MOVE_ONLY_TYPES = ["TRANSPORT", "REPL"];
 
 const awaitedIn = (ctx, step) => ctx.mine.find((a) => a.step === step);
+
+/** [power, RPs] of my powers whose RPs lapse when my side finishes this reorganization
+ *  step (the view's `reorg.rps_lapse_on_done`). */
+function lapsing(ctx) {
+  if (!ctx.mine.some((a) => ["reorganization", "final_reorganization"].includes(a.step))) return [];
+  return Object.entries(ctx.state.reorg?.rps_lapse_on_done || {})
+    .filter(([power, n]) => n > 0 && ctx.me.powers.includes(power));
+}
 
 const byPlace = ([ia, a], [ib, b]) => String(a.at).localeCompare(String(b.at)) || ia.localeCompare(ib);
 
@@ -198,11 +210,13 @@ export const ORDER_FORMS = [
       const rows = units.map(([id, u]) => {
         const why = noModeChange(ctx, u);
         const choices = why ? [] : modeChoices(u);
-        const mode = h("select", { name: `mode-${id}`, disabled: !choices.length },
+        const mode = h("select", { name: `mode-${id}`, disabled: !choices.length,
+          "aria-label": `New mode of ${id}` },
           h("option", { value: "" }, "keep"),
           choices.map((m) => h("option", { value: m },
             m === u.mode ? `${MODE_NAMES[m]}: other side up` : MODE_NAMES[m])));
-        const orientation = h("select", { name: `orientation-${id}`, disabled: true },
+        const orientation = h("select", { name: `orientation-${id}`, disabled: true,
+          "aria-label": `Side showing of ${id}` },
           ["combat", "move"].map((o) => h("option", { value: o }, `${o} side`)));
         orientation.value = u.orientation;
         const sync = () => {
@@ -220,7 +234,7 @@ export const ORDER_FORMS = [
         };
         mode.addEventListener("change", sync);
         const row = h(`tr${why ? ".unavailable" : ""}`, { dataset: { unit: id } },
-          h("th", {}, id, h("small.muted", {}, ` ${u.type}`)),
+          h("th", { scope: "row" }, id, h("small.muted", {}, ` ${u.type}`)),
           h("td", {}, u.at),
           h("td", {}, MODE_NAMES[u.mode] || u.mode || "—",
             u.orientation !== u.mode ? h("small.muted", {}, ` (${u.orientation} side)`) : null),
@@ -237,9 +251,9 @@ export const ORDER_FORMS = [
         h("p.hint", {}, "Each unit changes mode once, as it begins to move, at no MP cost "
           + "(OCS 5.4). All the changes are one order: all or nothing."
           + (down ? ` ${down} face-down unit(s) cannot move and are not listed.` : "")),
-        h("div.scroll.short", {}, h("table.data.compact.mode-table", {},
-          h("thead", {}, h("tr", {}, h("th", {}, "Unit"), h("th", {}, "At"), h("th", {}, "Mode now"),
-            h("th.num", {}, "A-D-MA"), h("th", {}, "New mode"), h("th", {}, "Orientation"))),
+        h("div.scroll.short", { tabindex: 0, role: "region", "aria-label": "Units and their modes" }, h("table.data.compact.mode-table", {},
+          h("thead", {}, h("tr", {}, ["Unit", "At", "Mode now", "A-D-MA", "New mode", "Orientation"]
+            .map((label) => h("th", { scope: "col" }, label)))),
           h("tbody", {}, rows.map((r) => r.row)))),
         h("div.buttons", {},
           button("Change modes", () => {
@@ -280,54 +294,14 @@ export const ORDER_FORMS = [
         }, { primary: true, name: "release" })));
     },
   },
-  {
-    id: "report",
-    title: "Report moves",
-    applies: (ctx) => ["action", "reaction", "exploitation"].some((step) => awaitedIn(ctx, step))
-      && ctx.units.some(([, u]) => u.effective?.mp_left > 0),
-    key: (ctx) => JSON.stringify([ctx.position, ctx.units.filter(([, u]) => u.effective?.mp_left > 0)
-      .map(([id, u]) => [id, u.at, u.effective.mp_left]), Boolean(ctx.scenario)]),
-    render(ctx) {
-      const movers = ctx.units.filter(([, u]) => u.effective?.mp_left > 0).sort(byPlace);
-      const hexes = (ctx.scenario?.map?.hexes || []).map((x) => x.id);
-      const listId = "report-hexes";
-      const lines = h("div.report-lines");
-      const moves = [];
-      const addLine = () => {
-        const unit = h("select", { name: `move-unit-${moves.length}` }, movers.map(([id, u]) =>
-          h("option", { value: id }, `${id} (${u.at}, ${u.effective.mp_left} MP)`)));
-        const to = h("input", { name: `move-to-${moves.length}`, list: listId, size: 6,
-          placeholder: "hex", required: true });
-        const mp = h("input", { type: "number", name: `move-mp-${moves.length}`, min: 1, max: 99,
-          step: 1, value: 1, required: true });
-        moves.push({ unit, to, mp });
-        lines.append(h("div.report-line", {}, field("Unit", unit), field("To", to), field("MP", mp)));
-      };
-      addLine();
-      return h("div", {},
-        h("p.hint", {}, "Moves played on the board, checked against the modes and the map."),
-        h("datalist", { id: listId }, hexes.map((id) => h("option", { value: id }))),
-        lines,
-        h("div.buttons", {},
-          button("Another move", addLine, { name: "report-add" }),
-          button("Report", () => {
-            const body = { moves: moves.filter((m) => m.to.value.trim()).map((m) => ({
-              unit: m.unit.value, to: m.to.value.trim(),
-              mp: Number.parseInt(m.mp.value, 10) || 0 })) };
-            if (!body.moves.length) {
-              ctx.fail("Give the hex each unit moves to.");
-              return;
-            }
-            ctx.send("report", body);
-          }, { primary: true, name: "report" })));
-    },
-  },
+  playForm,
   reorgForm,
   {
     id: "done",
     title: "Finish the step",
+    place: "done",
     applies: (ctx) => ctx.mine.some((a) => DONE_STEPS.includes(a.step)),
-    key: (ctx) => JSON.stringify(ctx.position),
+    key: (ctx) => JSON.stringify([ctx.position, lapsing(ctx)]),
     render(ctx) {
       const entry = ctx.mine.find((a) => DONE_STEPS.includes(a.step));
       // The phasing side may be done now and through its later steps of the impulse in
@@ -336,15 +310,42 @@ export const ORDER_FORMS = [
       const phasing = ctx.state.turn.phasing_side === ctx.me.side
         && IMPULSE_DONE.includes(entry.step) && later.length > 0;
       const through = later[later.length - 1];
+      const lapse = lapsing(ctx);
+      const warning = lapse.length ? h("p.lapse-warning", { role: "note" },
+        h("strong", {}, "Unspent RPs lapse: "),
+        lapse.map(([power, n]) => `${power} ${n} RP${n === 1 ? "" : "s"}`).join(", "),
+        ". Reorganize first, or finish and let them lapse (11.18).") : null;
       return h("div", {},
-        h("p.hint", {}, `Play the ${words(entry.step)} step (on the board, or with the orders `
-          + "below), then tell the referee your side is done."),
+        h("p.hint", {}, `Play the ${words(entry.step)} step (on the map, or with the orders `
+          + "above), then tell the referee your side is done."),
+        warning,
         h("div.buttons", {},
-          button(`Done with ${words(entry.step)}`, () => ctx.send("done", {}),
-            { primary: true, name: "done" }),
-          phasing ? button(`Done through ${words(through)}`, () => ctx.send("steps", {
-            orders: [], through, stops: [{ kind: "unit_attacked" }] }),
+          button(lapse.length ? `Done: let ${lapse.reduce((n, [, x]) => n + x, 0)} RPs lapse`
+            : `Done with ${words(entry.step)}`,
+          () => ctx.send("done", lapse.length ? { confirm_lapse: true } : {}),
+          { primary: true, name: "done" }),
+          phasing && !lapse.length ? button(`Done through ${words(through)}`,
+            () => ctx.send("steps", { orders: [], through,
+              stops: [{ kind: "unit_attacked" }] }),
           { name: "done-through" }) : null));
+    },
+  },
+  {
+    id: "consent",
+    title: "Rollback: do you agree?",
+    applies: (ctx) => Boolean(awaitedIn(ctx, "consent")),
+    key: (ctx) => JSON.stringify([ctx.position, ctx.state.rollback?.proposal?.number]),
+    render(ctx) {
+      const p = ctx.state.rollback?.proposal;
+      if (!p) return h("p.hint", {}, "No rollback is proposed.");
+      return h("div", {},
+        h("p", {}, `The game master proposes to return to turn ${p.turn}, impulse ${p.impulse}, `
+          + `undoing ${p.rolls} roll${p.rolls === 1 ? "" : "s"} of revealed dice: `, h("q", {}, p.reason || "no reason given"), "."),
+        h("div.buttons", {},
+          button("Agree", () => ctx.send("consent", { proposal: p.number, agree: true }),
+            { primary: true, name: "consent-yes" }),
+          button("Refuse", () => ctx.send("consent", { proposal: p.number, agree: false }),
+            { name: "consent-no" })));
     },
   },
   {

@@ -62,8 +62,8 @@ export async function hasKey(keyId) {
 export async function loadKey(keyId) {
   const keys = keyId && (await withStore("readonly", (store) => store.get(keyId)));
   if (!keys) {
-    throw new Error("the signing key of this seat is not in this browser any more "
-      + "(browser data cleared?); ask the GM to replace the seat's key");
+    throw new Error("the signing key of this seat is not in this browser (another device, or "
+      + "browser data cleared): make a new key on this page and ask the GM to approve it");
   }
   return keys;
 }

@@ -180,8 +180,76 @@ class ReorgPanel {
     this.draw();
   }
 
+  /** The cheapest legal way for every face-down unit not in the basket yet (one click
+   *  instead of two per unit), within the payer's RPs and each source's, port's and
+   *  provider's capacity; then a dry run, and a unit the server would refuse is left
+   *  out (with why). The player may change any of them before sending. */
+  // long: choose per unit within the limits, then let the dry run have the last word.
+  async addCheapest() {
+    this.adding = true;
+    this.skipped = new Map();
+    this.draw();
+    try {
+      const rps = this.payer ? this.ctx.state.powers[this.payer].rps : 0;
+      let total = [...this.basket.values()].reduce((sum, b) => sum + (b.cost || 0), 0);
+      const used = new Map(); // capacity key -> amount the basket uses
+      const fits = (o) => (o.capacity || []).every((c) => c.limit === null || c.limit === undefined
+        || c.used + (used.get(c.key) || 0) + c.amount <= c.limit);
+      for (const [uid] of this.faceDown()) {
+        if (this.basket.has(uid)) continue;
+        const plan = await this.ctx.get(`/reorg/options?unit=${encodeURIComponent(uid)}`);
+        const best = plan.options.filter((o) => o.power === this.payer && total + (o.cost || 0) <= rps && fits(o))
+          .sort((x, y) => x.cost - y.cost)[0];
+        if (!best) {
+          this.skipped.set(uid, plan.options.length ? "no way left within the RPs and capacity" : "no legal way now");
+          continue;
+        }
+        for (const c of best.capacity || []) used.set(c.key, (used.get(c.key) || 0) + c.amount);
+        total += best.cost || 0;
+        this.basket.set(uid, { item: best.item, cost: best.cost, method: best.method,
+          from: fromText(this.ctx, best.item), power: best.power });
+      }
+      for (let round = 0; round < 10 && this.basket.size; round += 1) {
+        try {
+          const preview = await this.ctx.dryRun("reorg", this.body());
+          this.preview = { ...preview, basket: JSON.stringify(this.body()) };
+          for (const event of preview.events || []) {
+            const entry = event.data?.unit && this.basket.get(event.data.unit);
+            if (entry) entry.cost = event.data.cost;
+          }
+          break;
+        } catch (error) {
+          const at = (error.problem?.errors || []).map((e) => /^\/order\/body\/items\/(\d+)/.exec(e.path || ""))
+            .find(Boolean);
+          if (!at) throw error;
+          const uid = [...this.basket.keys()][Number(at[1])];
+          this.basket.delete(uid);
+          this.skipped.set(uid, error.problem.detail || error.message);
+        }
+      }
+    } catch (error) {
+      this.ctx.showError(error);
+    } finally {
+      this.adding = false;
+      this.draw();
+    }
+  }
+
+  /** Mark the basket's items the server refused (errors[].path /order/body/items/N). */
+  markProblem(problem) {
+    const items = [...this.basket.keys()];
+    this.refused = new Map();
+    for (const e of problem?.errors || []) {
+      const m = /^\/order\/body\/items\/(\d+)/.exec(e.path || "");
+      const uid = m ? items[Number(m[1])] : e.unit?.id;
+      if (uid) this.refused.set(uid, e.message);
+    }
+    this.draw();
+  }
+
   async submit() {
-    if (await this.ctx.send("reorg", this.body())) {
+    this.refused = new Map();
+    if (await this.ctx.send("reorg", this.body(), { onProblem: (p) => this.markProblem(p) })) {
       this.basket.clear();
       this.preview = null;
       this.selected = null;
@@ -196,7 +264,7 @@ class ReorgPanel {
     const payers = this.payers();
     const rps = this.payer ? state.powers[this.payer].rps : 0;
     const total = [...this.basket.values()].reduce((sum, b) => sum + (b.cost || 0), 0);
-    const power = h("select", { name: "reorg-power", onchange: (event) => {
+    const power = h("select", { name: "reorg-power", "aria-label": "Paid by", onchange: (event) => {
       this.payer = event.target.value;
       this.preview = null;
       this.draw();
@@ -229,7 +297,7 @@ class ReorgPanel {
     const supply = this.ctx.state.supply || {};
     return h("div.reorg-units", {},
       h("h3", {}, `Face-down units (${units.length})`),
-      units.length ? h("ul.unit-picks.scroll", {}, units.map(([id, u]) => {
+      units.length ? h("ul.unit-picks.scroll", { tabindex: 0, "aria-label": "Face-down units" }, units.map(([id, u]) => {
         const chosen = this.basket.get(id);
         const status = supply[id];
         return h(`li${id === this.selected ? ".selected" : ""}`, { dataset: { unit: id } },
@@ -266,7 +334,7 @@ class ReorgPanel {
       const key = JSON.stringify(o.item);
       return !seen.has(key) && seen.add(key);
     }).sort((a, b) => a.cost - b.cost);
-    box.append(h("ul.options.scroll", {}, options.map((o, i) => {
+    box.append(h("ul.options.scroll", { tabindex: 0, "aria-label": "Ways to reorganize" }, options.map((o, i) => {
       const same = chosen && JSON.stringify(chosen.item) === JSON.stringify(o.item);
       const extra = [
         pathText(o.path) && `path ${pathText(o.path)}`,
@@ -313,18 +381,25 @@ class ReorgPanel {
     return h("div.reorg-basket", {},
       h("h3", {}, `Basket (${entries.length})`),
       entries.length ? h("table.data.compact", {},
-        h("thead", {}, h("tr", {}, h("th", {}, "Unit"), h("th", {}, "Method"), h("th", {}, "From"),
-          h("th.num", {}, "RPs"), h("th", {}, ""))),
-        h("tbody", {}, entries.map(([uid, b]) => h("tr", { dataset: { unit: uid } },
-          h("th", {}, uid), h("td", {}, methodName(b.method)), h("td", {}, b.from),
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Unit"), h("th", { scope: "col" }, "Method"),
+          h("th", { scope: "col" }, "From"), h("th.num", { scope: "col" }, "RPs"),
+          h("th", { scope: "col" }, h("span.visually-hidden", {}, "Remove")))),
+        h("tbody", {}, entries.map(([uid, b]) => h(`tr${this.refused?.has(uid) ? ".refused" : ""}`, { dataset: { unit: uid } },
+          h("th", { scope: "row" }, uid), h("td", {}, methodName(b.method)), h("td", {}, b.from),
           h("td.num", {}, b.cost),
           h("td", {}, h("button.link", { type: "button", name: `reorg-remove-${uid}`,
-            onclick: () => this.remove(uid) }, "remove"))))),
+            onclick: () => this.remove(uid) }, "remove"),
+          this.refused?.has(uid) ? h("small.refusal", {}, ` ${this.refused.get(uid)}`) : null)))),
         h("tfoot", {}, h("tr", {}, h("th", { colspan: 3 }, "Total"),
           h(`td.num${over ? ".over" : ""}`, {}, total), h("td", {}, ""))))
         : h("p.hint", {}, "Add a method for each unit to reorganize; the order is all or nothing."),
       result,
+      this.skipped?.size ? h("details.skipped", {}, h("summary", {}, `${this.skipped.size} unit(s) left out`),
+        h("ul", {}, [...this.skipped].map(([uid, why]) => h("li", {}, h("strong", {}, uid), `: ${why}`)))) : null,
       h("div.buttons", {},
+        h("button", { type: "button", name: "reorg-cheapest", disabled: this.adding
+          || this.faceDown().every(([uid]) => this.basket.has(uid) || this.skipped?.has(uid)),
+        onclick: () => this.addCheapest() }, this.adding ? "Adding…" : "Add the cheapest way for every unit"),
         h("button", { type: "button", name: "reorg-preview", disabled: !entries.length,
           onclick: () => this.check() }, "Check the cost (dry run)"),
         h("button.primary", { type: "button", name: "reorg-submit", disabled: !entries.length,

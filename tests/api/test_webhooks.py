@@ -73,9 +73,18 @@ async def test_your_move_is_signed_and_retried_after_a_failure(
         assert payload["data"]["awaiting"]["side"] == "allies"
         assert payload["data"]["awaiting"]["step"] == "initiative.reroll"
 
-        log = (await client.get(f"/v1/games/{game.id}/webhook/deliveries",
-                                headers=allies.headers)).json()["messages"]
-        assert len(log) == 1 and log[0]["state"] == "delivered"
+        # The receiver has answered 204; the courier records it just after.
+        async def delivery_log() -> list[dict[str, Any]]:
+            r = await client.get(f"/v1/games/{game.id}/webhook/deliveries",
+                                 headers=allies.headers)
+            messages: list[dict[str, Any]] = r.json()["messages"]
+            return messages
+
+        deadline = time.monotonic() + 30
+        while (log := await delivery_log())[0]["state"] != "delivered":
+            assert time.monotonic() < deadline, log
+            await asyncio.sleep(0.05)
+        assert len(log) == 1
         assert [a["status_code"] for a in log[0]["attempts"]] == [500, 204]
 
         # Once the Allies have answered, their next order enqueues no new "your move"

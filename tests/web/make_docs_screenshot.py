@@ -1,5 +1,6 @@
 """Refresh docs/play.png, the README's picture of the /play page: the Axis of the
-dno-demo scenario in its reorganization step, planning with the reorganization panel.
+dno-demo scenario in its action step, a unit selected on the map of counters, the hexes
+it may reach with their cost, and a move in the report.
 
 Not part of the suite (the file name does not start with test_); run it by name:
 
@@ -53,26 +54,27 @@ async def test_docs_screenshot(play_url: str, browser: Browser) -> None:  # noqa
         await axis.click("[name=choose-first]")
         await expect(axis.locator("#my-move")).to_contain_text("Waiting for allies")
         await allies.ok("initiative.choose", {"position": "before"})
-        await axis.click("[data-form=declare] [name=pass-all]")
-
-        panel = axis.locator("[data-form=reorg]")
-        await expect(panel.locator(".unit-picks li").first).to_be_visible()
-        for unit, method in (("ger-inf-3", "hq"), ("ger-mech-1", "primary")):
-            await panel.locator(f"[name='reorg-unit-{unit}']").click()
-            await expect(panel.locator(".reorg-options h3")).to_have_text(
-                f"Ways to reorganize {unit}")
-            await panel.locator(f".option.legal[data-method={method}] button").first.click()
-        await panel.locator("[name='reorg-unit-ger-lnd-1']").click()
-        await expect(panel.locator(".option.legal").first).to_be_visible()
-        await panel.locator("[name=reorg-preview]").click()
-        await expect(panel.locator(".preview")).to_contain_text("Dry run: valid.")
-        await axis.evaluate("document.activeElement.blur(); window.scrollTo(0, 0)")
-        await axis.mouse.move(0, 0)
+        await axis.select_option("[data-form=declare] [name=action-germany]", "land")
+        await axis.click("[data-form=declare] [name=declare]")
+        await expect(axis.locator("#my-move")).to_have_text("Your move: action")
+        await axis.click("#map .stack[data-stack='1003']")
+        selected = axis.locator("[data-form=play] .selected-unit")
+        await expect(selected).to_contain_text("hexes in reach")
+        await axis.locator("#map .reach[data-hex='0803']").click(force=True)
+        await axis.click("#map .stack[data-stack='1005']")
+        await expect(axis.locator("#map .fan[data-stack='1005']")).to_be_visible()
+        await axis.click("#map .fan [data-unit='ger-art-1']")
+        await expect(selected).to_contain_text("hexes in reach")
+        # The map's card just under the sticky top bar.
+        await axis.evaluate("window.scrollTo(0, document.querySelector('.map-card')"
+                            ".getBoundingClientRect().top + window.scrollY - 44)")
+        await axis.locator("#map .reach:not(.transport)").nth(2).hover(force=True)
+        await axis.evaluate("document.activeElement.blur()")
         await expect(axis.locator("#notice")).to_be_hidden(timeout=10_000)
         ARTIFACTS.mkdir(exist_ok=True)
         await axis.screenshot(path=str(DOCS / "play.png"))
-        await axis.screenshot(path=str(ARTIFACTS / "play-dno-reorg.png"))
-        await axis.screenshot(path=str(ARTIFACTS / "play-dno-reorg-full.png"), full_page=True)
+        await axis.screenshot(path=str(ARTIFACTS / "play-dno-map.png"))
+        await axis.screenshot(path=str(ARTIFACTS / "play-dno-map-full.png"), full_page=True)
         assert problems.seen == []
 
 

@@ -229,12 +229,19 @@ async def test_three_browsers_join_and_play_the_first_impulse_live(
         await _expect_step(page, "declare")
         await expect(page.locator("#status-phasing")).to_have_text("axis")
         await expect(page.locator("#status-turn-end")).to_have_text("10 / 83")
-        await expect(page.locator("#log-list")).to_contain_text("turn_end.rolled")
+        # The log is for people: the event's kind is on hover only, its dice as dice.
+        rolled = page.locator("#log-list li[data-kind='turn_end.rolled']")
+        await expect(rolled).to_contain_text("Turn-end number 0 + 10 = 10; below 83")
+        await expect(rolled).to_have_attribute("title", re.compile(r"^turn_end\.rolled · #"))
+        await expect(rolled.locator(".die")).to_have_count(2)
+        await expect(page.locator("#log-list")).not_to_contain_text("turn_end.rolled")
     await expect(axis.locator("#my-move")).to_have_text("Your move: declare (germany, italy)")
     await expect(axis.locator("[data-form=declare] [name=pass-all]")).to_be_enabled()
     await expect(allies.locator("#my-move")).to_have_text("Waiting for axis (declare)")
-    # The map shows the units: h50 holds a Soviet HQ and a Chinese infantry corps.
-    await expect(axis.locator("#map .badge[data-hex=h50] text")).to_have_text("2")
+    # The map shows the units as counters: h50 holds a Soviet HQ and a Chinese infantry
+    # corps, a stack of two.
+    await expect(axis.locator("#map .stack[data-stack=h50] .counter")).to_have_count(2)
+    await expect(axis.locator("#map .stack[data-stack=h50] .stack-count-text")).to_have_text("2")
     await expect(gm.locator("[name=admin-pause]")).to_be_visible()
 
     for side, page in {**pages, "gm": gm}.items():
@@ -276,6 +283,19 @@ async def _standing_orders_and_done_through(allies: Page, communists: Page,
             "allies holds done for its steps after action through reorganization")
 
 
+async def _select_on_map(page: Page, unit: str) -> None:
+    """Select my unit on the map: its hex, and its counter when the stack fans out."""
+    hex_id = await page.locator(f"#map .stack [data-unit='{unit}']").first.evaluate(
+        "(node) => node.closest('.stack').dataset.stack")
+    await page.locator(f"#map .stack[data-stack='{hex_id}']").click()
+    fanned = page.locator(f"#map .fan [data-unit='{unit}']")
+    if await fanned.count():
+        await fanned.click()
+    selected = page.locator("[data-form=play] .selected-unit")
+    await expect(selected.locator("h3")).to_contain_text(unit)
+    await expect(selected).not_to_contain_text("Checking what it may do")
+
+
 def _unit_row(page: Page, unit: str) -> Locator:
     return page.locator(f"#units-body tr[data-unit='{unit}']")
 
@@ -312,18 +332,19 @@ async def _axis_changes_a_mode(axis: Page, everyone: dict[str, Page]) -> None:
         await expect(row.locator("td.mode .mark")).to_have_text("mode changed")
         await expect(row.locator("td.values .strength")).to_have_text("1-1-8")
         await expect(page.locator("#log-list li").first).to_contain_text(
-            "ger-hq-1 in h30: Combat/combat -> Move/move.")
+            "ger-hq-1 in h30: Combat Mode → Move Mode.")
     await expect(_unit_row(axis, "ger-hq-1").locator("td.values")).to_have_text("1-1-8 8/8 MP")
     # The form now says the HQ changed mode this impulse (OCS 5.4: once per unit).
     await expect(form.locator("tr[data-unit='ger-hq-1']")).to_contain_text(
         "changed mode this impulse")
 
-    # The Italian corps moves next door, reported through the report form.
-    report = axis.locator("[data-form=report]")
-    await report.locator("[name=move-unit-0]").select_option("ita-inf-1")
-    await report.locator("[name=move-to-0]").fill("h20")
-    await report.locator("[name=move-mp-0]").fill("2")
-    await report.locator("[name=report]").click()
+    # The Italian corps moves next door, chosen on the map: its hex, then where it may go
+    # (h20, forest, 2 MP), which fills the report with the path.
+    await _select_on_map(axis, "ita-inf-1")
+    await expect(axis.locator("#map .reach[data-hex=h20] .reach-cost")).to_have_text("2")
+    await axis.locator("#map .reach[data-hex=h20]").click(force=True)
+    await expect(axis.locator("[data-form=play] tr[data-row='moves/0']")).to_contain_text("→ h20")
+    await axis.locator("[data-form=play] [name=report]").click()
     for page in everyone.values():
         row = _unit_row(page, "ita-inf-1")
         await expect(row.locator("td.at")).to_have_text("h20")

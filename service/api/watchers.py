@@ -1,0 +1,73 @@
+"""Spectators and key requests (issue 19): the GM issues read-only spectator tokens
+(`/admin/spectators`); a player asks for a new key (`/players/me/key-request`), which the
+GM sees in `/admin/key-requests` and approves with `/admin/players/{player_id}/key`.
+Plain routes: they change nothing in the game's state or log."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from pydantic import ConfigDict, Field
+
+from service.answers import KeyRequest, KeyRequestList, SpectatorIssued, SpectatorList
+from service.api.auth import bearer, work
+from service.api.contract import BEARER, BODY, LIMITS, answers
+from service.api.games import GameId
+from service.api.numbers import JsonRoute
+from service.api.schemas import Key, Strict
+from service.referee import watchers
+
+router = APIRouter(prefix="/v1", route_class=JsonRoute)
+
+
+class SpectatorBody(Strict):
+    model_config = ConfigDict(extra="forbid", strict=True,
+                              json_schema_extra={"examples": [{"name": "Dave's club"}]})
+    name: str = Field(default="spectator", min_length=1, max_length=80,
+                      description="who watches, as the GM lists them")
+
+
+class KeyRequestBody(Strict):
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
+        "examples": [{"public_key": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}]})
+    public_key: str = Key
+
+
+@router.post("/games/{game_id}/admin/spectators", status_code=201,
+             summary="Issue a spectator's read-only token (the GM)", response_model=None,
+             openapi_extra=BEARER,
+             responses=answers(201, SpectatorIssued, 401, 403, 404, 409, *BODY, *LIMITS))
+async def add_spectator(game_id: GameId, request: Request,
+                        body: SpectatorBody | None = None) -> SpectatorIssued:
+    token = bearer(request)
+    async with work(request) as uow:
+        return await watchers.add_spectator(uow, game_id, token,
+                                            (body or SpectatorBody()).name)
+
+
+@router.get("/games/{game_id}/admin/spectators", summary="The game's spectators (the GM)",
+            response_model=None, openapi_extra=BEARER,
+            responses=answers(200, SpectatorList, 401, 403, 404, 422, *LIMITS))
+async def list_spectators(game_id: GameId, request: Request) -> SpectatorList:
+    token = bearer(request)
+    async with work(request) as uow:
+        return await watchers.spectators(uow, game_id, token)
+
+
+@router.post("/games/{game_id}/players/me/key-request", status_code=201,
+             summary="Ask the GM to make a new key the caller's signing key",
+             response_model=None, openapi_extra=BEARER,
+             responses=answers(201, KeyRequest, 401, 403, 404, 409, *BODY, *LIMITS))
+async def request_key(game_id: GameId, body: KeyRequestBody, request: Request) -> KeyRequest:
+    token = bearer(request)
+    async with work(request) as uow:
+        return await watchers.request_key(uow, game_id, token, body.public_key)
+
+
+@router.get("/games/{game_id}/admin/key-requests",
+            summary="Players' requests for new keys (the GM)", response_model=None,
+            openapi_extra=BEARER,
+            responses=answers(200, KeyRequestList, 401, 403, 404, 422, *LIMITS))
+async def key_requests(game_id: GameId, request: Request) -> KeyRequestList:
+    token = bearer(request)
+    async with work(request) as uow:
+        return await watchers.key_requests(uow, game_id, token)

@@ -1,0 +1,625 @@
+"""End to end (issue 19): a whole turn of dno-demo played by three browsers through the
+/play page's controls only, with a fourth browser watching as a spectator and the GM's
+page inviting it. After the game is created (the one API call), everything is a click,
+a tap or a choice on a page: joining, the initiative, declarations, a move chosen on the
+map (the hexes a unit may reach, from the options endpoint) and a rail move, an attack on
+the map that the referee rolls and whose result is reported with the results form, a
+reorganization through the planner, passes, the final reorganization and production,
+until turn 2 begins; then the GM rolls back to the Communists' impulse with the other
+sides' consent. The Communists play on a phone (390x844, touch), the Allies try the map
+by keyboard, the overlays and the log's filters. axe-core (tools/js, installed by
+scripts/npm-tools.sh) checks every state visited: no critical and no serious violation.
+
+Screenshots go to test-artifacts/ (desk 1440x900 and phone 390x844).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from js_tools import npm_tools
+from test_play_page import (  # noqa: F401 (fixtures)
+    ARTIFACTS,
+    WAIT_MS,
+    Problems,
+    browser,
+    play_url,
+)
+
+try:
+    from playwright.async_api import Browser, Page, expect
+except ImportError:  # the browser fixture reports it
+    pass
+
+SCENARIO = "dno-demo"
+# The Axis wins the initiative (9) and moves first, then the Allies and the Communists;
+# fine weather (2 turn-end dice). With the threshold at 20 the turn-end dice (2+2, 2+2,
+# 9+9, and the passing powers' bonus) end the turn after the Communists' impulse.
+DICE = {"mode": "scripted", "script": {"initiative": [9, 3, 1], "weather": [7],
+                                       "turn_end": [2, 2, 2, 2, 9, 9]}}
+OPTIONS = {"turn_end": {"threshold": 20}}
+NOTIFICATIONS = """
+window.notified = [];
+window.Notification = class {
+  static permission = "granted";
+  static requestPermission() { return Promise.resolve("granted"); }
+  constructor(title) { window.notified.push(title); }
+};
+"""
+DESK = {"width": 1440, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    folder, _ = npm_tools()
+    return (folder / "node_modules" / "axe-core" / "axe.min.js").read_text()
+
+
+class Pages:
+    """The browsers of the test, their JavaScript errors, and the accessibility check."""
+
+    def __init__(self, chromium: Browser, axe: str, url: str) -> None:
+        self.browser = chromium
+        self.axe = axe
+        self.url = url
+        self.problems = Problems()
+        self.checked = 0
+
+    async def open(self, name: str, path: str, phone: bool = False) -> Page:
+        context = await self.browser.new_context(
+            viewport=PHONE if phone else DESK, has_touch=phone, is_mobile=phone,
+            device_scale_factor=2 if phone else 1)
+        context.set_default_timeout(WAIT_MS)
+        # Headless chromium shows no notifications: the page's are recorded instead, as
+        # if the player had allowed them.
+        await context.add_init_script(NOTIFICATIONS)
+        page = await context.new_page()
+        self.problems.watch(name, page)
+        await page.goto(f"{self.url}{path}")
+        return page
+
+    async def check(self, page: Page, state: str) -> None:
+        """axe-core on the page as it is: no critical and no serious violation."""
+        if not await page.evaluate("typeof window.axe === 'object'"):
+            await page.evaluate(self.axe)
+        found: list[dict[str, Any]] = await page.evaluate(
+            """async () => {
+                 const r = await axe.run(document, {resultTypes: ["violations"]});
+                 return r.violations.map((v) => ({id: v.id, impact: v.impact,
+                   help: v.help, nodes: v.nodes.slice(0, 4).map((n) => n.target.join(" "))}));
+               }""")
+        bad = [v for v in found if v["impact"] in ("critical", "serious")]
+        assert bad == [], f"axe-core in {state}: {bad}"
+        self.checked += 1
+
+
+async def shot(page: Page, name: str, full_page: bool = False) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"turn-{name}.png"
+    await page.screenshot(path=str(path), full_page=full_page)
+    return path
+
+
+async def nothing_wider_than_the_screen(page: Page) -> None:
+    """No element is wider than the viewport or reaches past its right edge (the map's
+    drawing is clipped by the map), and the page does not scroll sideways."""
+    wide = await page.evaluate(
+        """() => {
+             const limit = window.innerWidth + 0.5;
+             const out = [];
+             for (const el of document.querySelectorAll("body *:not(svg *)")) {
+               const r = el.getBoundingClientRect();
+               const name = String(el.className?.baseVal ?? el.className);
+               if (r.width > limit || r.right > limit) out.push(
+                 `${el.tagName.toLowerCase()}#${el.id}.${name.replaceAll(" ", ".")} `
+                 + `${Math.round(r.left)}-${Math.round(r.right)}px`);
+             }
+             if (document.documentElement.scrollWidth > window.innerWidth)
+               out.push(`the page scrolls: ${document.documentElement.scrollWidth}px`);
+             return out;
+           }""")
+    assert wide == [], f"wider than the screen: {wide[:12]}"
+
+
+async def step_is(page: Page, step: str) -> None:
+    await expect(page.locator("#status-step")).to_have_attribute("data-step", step)
+
+
+async def my_move(page: Page, text: str) -> None:
+    await expect(page.locator("#my-move")).to_have_text(text)
+
+
+def unit_row(page: Page, unit: str) -> Any:
+    return page.locator(f"#units-body tr[data-unit='{unit}']")
+
+
+async def select_on_map(page: Page, hex_id: str, unit: str) -> None:
+    """Select my unit on the map: a click (a tap) on its hex, and on its counter when the
+    stack fans out."""
+    await page.locator(f"#map .stack[data-stack='{hex_id}']").click()
+    fanned = page.locator(f"#map .fan [data-unit='{unit}']")
+    if await fanned.count():
+        await fanned.click()
+    selected = page.locator("[data-form=play] .selected-unit")
+    await expect(selected.locator("h3")).to_contain_text(unit)
+    await expect(selected).not_to_contain_text("Checking what it may do")
+
+
+async def test_three_browsers_play_a_whole_turn_of_dno_demo_with_a_spectator(
+    play_url: str, browser: Browser, axe_source: str,  # noqa: F811
+) -> None:
+    async with httpx.AsyncClient(base_url=play_url) as http:
+        r = await http.post("/v1/games", json={"name": "Drang 1945", "scenario": SCENARIO,
+                                               "dice": DICE, "options": OPTIONS})
+        assert r.status_code == 201, r.text
+        created: dict[str, Any] = r.json()
+    pages = Pages(browser, axe_source, play_url)
+    game = created["id"]
+
+    gm = await gm_opens_and_invites_a_spectator(pages, game, created["gm_token"])
+    spectator_link = await gm.locator("[name=spectator-link]").input_value()
+    players = await everyone_joins(pages, game, created["join_codes"])
+    axis, allies, communists = players["axis"], players["allies"], players["communists"]
+    watcher = await pages.open("spectator", spectator_link.removeprefix(play_url))
+    await expect(watcher.locator("#seat-badge")).to_have_text("Spectator")
+    await expect(watcher.locator("#orders")).to_be_hidden()
+    await watcher.evaluate("window.notReloaded = true")
+    everyone = {**players, "gm": gm, "spectator": watcher}
+
+    try:
+        await initiative(players, everyone)
+        await pages.check(watcher, "the spectator's page")
+        await a_stack_fans_out_on_hover(watcher)
+        # The log reads as sentences, with the players' names (not their ids).
+        await expect(watcher.locator("#log-list")).to_contain_text(
+            "Communists player joins communists with ussr, communist_china.")
+        await axis_impulse(pages, axis, everyone)
+        await pass_impulse(pages, allies, "allies", everyone)
+        await pass_impulse(pages, communists, "communists", everyone)
+        await turn_end(pages, players, everyone)
+        await rollback_with_consent(pages, gm, players, everyone)
+    except BaseException:
+        for name, page in everyone.items():  # what each page showed, for the report
+            await shot(page, f"failed-{name}", full_page=True)
+        raise
+
+    for name, page in everyone.items():
+        assert await page.evaluate("window.notReloaded === true"), f"{name} reloaded"
+    assert pages.checked >= 12
+    assert pages.problems.seen == []
+
+
+async def gm_opens_and_invites_a_spectator(pages: Pages, game: str, token: str) -> Page:
+    gm = await pages.open("gm", f"/play/?game={game}")
+    await pages.check(gm, "the lobby")
+    await gm.fill("#gm-form [name=token]", token)
+    await gm.click("#gm-form [name=open-gm]")
+    await expect(gm.locator("#seat-badge")).to_have_text("Game master")
+    await step_is(gm, "join")
+    await gm.evaluate("window.notReloaded = true")
+    await gm.fill("[name=spectator-name]", "Erwin")
+    await gm.click("[name=admin-spectator]")
+    await expect(gm.locator("[name=spectator-link]")).to_have_value(re.compile(r"#watch=\S+"))
+    await pages.check(gm, "the GM's page")
+    return gm
+
+
+async def everyone_joins(pages: Pages, game: str, codes: dict[str, str]) -> dict[str, Page]:
+    players: dict[str, Page] = {}
+    for side in ("axis", "allies", "communists"):
+        page = await pages.open(side, f"/play/?game={game}&side={side}&code={codes[side]}",
+                                phone=side == "communists")
+        await expect(page.locator("#join-form [name=join_code]")).to_have_value(codes[side])
+        await page.fill("#join-form [name=name]", f"{side.title()} player")
+        await page.click("#join-form [name=join]")
+        await expect(page.locator("#seat-badge")).to_contain_text(side)
+        await page.evaluate("window.notReloaded = true")
+        players[side] = page
+    return players
+
+
+async def initiative(players: dict[str, Page], everyone: dict[str, Page]) -> None:
+    # The reroll window is for the sides on the first three boxes: not the Communists.
+    for page in everyone.values():
+        await step_is(page, "initiative.reroll")
+    await expect(players["communists"].locator("#my-move")).to_contain_text("Waiting for")
+    await expect(players["communists"].locator("[data-form=reroll]")).to_have_count(0)
+    for side in ("axis", "allies"):
+        await my_move(players[side], "Your move: initiative reroll")
+        await players[side].click("[name=reroll-no]")
+    await my_move(players["axis"], "Your move: initiative choose")
+    await players["axis"].click("[name=choose-first]")
+    await my_move(players["allies"], "Your move: initiative choose")
+    await players["allies"].click("[name=choose-before]")
+    for page in everyone.values():
+        await step_is(page, "declare")
+        await expect(page.locator("#status-order")).to_have_text("axis → allies → communists")
+
+
+async def axis_impulse(pages: Pages, axis: Page, everyone: dict[str, Page]) -> None:
+    """Germany declares a land action; a move and an attack chosen on the map; the result
+    reported; the reorganization planned and sent; Done in each step."""
+    await my_move(axis, "Your move: declare (germany, italy, japan)")
+    await pages.check(axis, "the declaration")
+    await axis.select_option("[data-form=declare] [name=action-germany]", "land")
+    await axis.select_option("[data-form=declare] [name=action-italy]", "pass")
+    await axis.select_option("[data-form=declare] [name=action-japan]", "pass")
+    await axis.click("[data-form=declare] [name=declare]")
+    await my_move(axis, "Your move: action")
+    await axis_moves_on_the_map(pages, axis, everyone)
+    await axis.click("#done-holder [name=done]")
+    # The Allies and the Communists may release Reserves in the reaction step: Done.
+    for side in ("allies", "communists"):
+        await my_move(everyone[side], "Your move: reaction")
+        if side == "communists":  # the phone: the decision, its forms, the map, then Done
+            await pages.check(everyone[side], "the reaction step on the phone")
+            await nothing_wider_than_the_screen(everyone[side])
+            await shot(everyone[side], "phone-communists-reaction", full_page=True)
+        await everyone[side].click("#done-holder [name=done]")
+    await my_move(axis, "Your move: combat")
+    await axis_attacks_on_the_map(pages, axis, everyone)
+    await axis.click("#done-holder [name=done]")
+    await my_move(axis, "Your move: exploitation")
+    await axis.click("#done-holder [name=done]")
+    await axis_reorganizes(pages, axis, everyone)
+
+
+async def axis_moves_on_the_map(pages: Pages, axis: Page, everyone: dict[str, Page]) -> None:
+    await select_on_map(axis, "1003", "ger-inf-5")
+    reach = axis.locator("#map .reach:not(.transport)")
+    await expect(reach.first).to_be_visible()
+    count = await reach.count()
+    assert count > 3, count
+    await expect(axis.locator("[data-form=play] .selected-unit")).to_contain_text(
+        f"{count} hexes in reach")
+    await pages.check(axis, "a unit selected, its reach on the map")
+    await shot(axis, "desk-axis-reach")
+    # The hex of the dearest move in reach: its cost is on the map and in the report.
+    costs = {await r.get_attribute("data-hex"): int(await r.locator(".reach-cost").text_content())
+             for r in await reach.all()}
+    target = max(sorted(costs), key=lambda h: costs[h])
+    await axis.locator(f"#map .reach[data-hex='{target}']").click(force=True)
+    row = axis.locator("[data-form=play] tr[data-row='moves/0']")
+    await expect(row).to_contain_text(f"1003 → {target}")
+    await expect(row.locator("td.num")).to_have_text(str(costs[target]))
+    await expect(axis.locator("#map .planned-move")).to_have_count(1)
+    # A rail move in the same report: the replacement unit, by the railway (blue hexes).
+    await select_on_map(axis, "0803", "ger-repl-1")
+    await expect(axis.locator("#map .reach.transport").first).to_be_attached()
+    rail = axis.locator("[data-form=play] [name=transport-rail]")
+    by_rail = await rail.locator("option").last.get_attribute("value")
+    await rail.select_option(by_rail)
+    await axis.click("[data-form=play] [name=add-rail]")
+    await expect(axis.locator("[data-form=play] tr[data-row='moves/1']")).to_contain_text(
+        f"0803 → {by_rail}")
+    await expect(axis.locator("[data-form=play] tr[data-row='moves/1']")).to_contain_text("by rail")
+    await expect(axis.locator("#map .planned-move")).to_have_count(2)
+    await axis.click("[data-form=play] [name=report]")
+    # Every page shows them there, on the map and in the units table (the phone lists its
+    # own side's units).
+    for name, page in everyone.items():
+        for unit, hex_id in (("ger-inf-5", target), ("ger-repl-1", by_rail)):
+            await expect(page.locator(f"#map .stack[data-stack='{hex_id}'] [data-unit='{unit}']")
+                         ).to_have_count(1)
+            if name != "communists":
+                await expect(unit_row(page, unit).locator("td.at")).to_have_text(hex_id)
+    await expect(everyone["spectator"].locator("#log-list")).to_contain_text("ger-repl-1")
+    await expect(axis.locator("#map .planned-move")).to_have_count(0)
+
+
+async def axis_attacks_on_the_map(pages: Pages, axis: Page, everyone: dict[str, Page]) -> None:
+    """ger-inf-4 (1006) and hun-inf-2 (1007) attack 1106; the referee rolls 2d6; the
+    result (DG) is reported with the results form."""
+    await select_on_map(axis, "1006", "ger-inf-4")
+    await expect(axis.locator("#map .target-hex[data-hex='1106']")).to_have_count(1)
+    await axis.locator("#map .stack[data-stack='1106']").click()
+    await select_on_map(axis, "1007", "hun-inf-2")
+    await axis.locator("#map .stack[data-stack='1106']").click()
+    row = axis.locator("[data-form=play] tr[data-row='combats/0']")
+    await expect(row).to_contain_text("Combat on 1106")
+    await expect(row).to_contain_text("by ger-inf-4, hun-inf-2")
+    await axis.click("[data-form=play] [name=report]")
+    form = axis.locator("[data-form=play] .results-form[data-hex='1106']")
+    await expect(form).to_contain_text(re.compile(r"2d6 rolled \d+ \+ \d+ = \d+"))
+    await pages.check(axis, "the results form")
+    await shot(axis, "desk-axis-result")
+    await form.locator("[name^=result-kind]").select_option("dg")
+    await form.locator("[name=dg-hex]").select_option("1106")
+    await form.locator("[name=result-report]").click()
+    for page in everyone.values():
+        await expect(page.locator("#log-list")).to_contain_text("1106")
+        await expect(page.locator("#map .stack [data-unit='ussr-inf-3'].dg")).to_have_count(1)
+    await expect(form).to_have_count(0)
+    # Dice are drawn as dice in the log, the technical kind is on hover only.
+    rolled = everyone["spectator"].locator("#log-list li[data-kind='combat.rolled']")
+    await expect(rolled.locator(".die")).to_have_count(2)
+    await expect(rolled).to_have_attribute("title", re.compile(r"^combat\.rolled"))
+
+
+async def axis_reorganizes(pages: Pages, axis: Page, everyone: dict[str, Page]) -> None:
+    await my_move(axis, "Your move: reorganization")
+    panel = axis.locator("[data-form=reorg]")
+    await expect(panel.locator(".unit-picks li").first).to_be_visible()
+    await panel.locator("[name=reorg-cheapest]").click()
+    await expect(panel.locator(".reorg-basket tbody tr").first).to_be_visible()
+    await panel.locator("[name=reorg-preview]").click()
+    await expect(panel.locator(".preview")).to_contain_text("Dry run: valid.")
+    await pages.check(axis, "the reorganization planner")
+    await nothing_wider_than_the_screen(axis)
+    await shot(axis, "desk-axis-reorganization")
+    before = await panel.locator(".reorg-basket tbody tr").count()
+    await panel.locator("[name=reorg-submit]").click()
+    for page in everyone.values():
+        await expect(page.locator("#log-list")).to_contain_text("reorganizes")
+    assert before > 0
+    await axis.click("#done-holder [name=done]")
+
+
+async def pass_impulse(pages: Pages, page: Page, side: str,
+                       everyone: dict[str, Page]) -> None:
+    await expect(page.locator("#my-move")).to_contain_text("Your move: declare")
+    await pages.check(page, f"the {side}'s declaration")
+    if side == "communists":
+        await page.evaluate("window.scrollTo(0, 0)")
+        await shot(page, "phone-communists-declare")
+        await shot(page, "phone-communists-declare-full", full_page=True)
+        await nothing_wider_than_the_screen(page)
+    # "Your move" in the tab's title, and as a notification (the game came back to us).
+    await expect(page).to_have_title(re.compile(r"^● Your move · Drang 1945"))
+    assert "Your move: declare" in await page.evaluate("window.notified")
+    if side == "allies":
+        await the_map_by_keyboard(page)
+        await overlays_and_log_filters(page)
+    else:
+        await the_map_by_touch(page)
+    await page.click("[data-form=declare] [name=pass-all]")
+    first = {"allies": "cw", "communists": "ussr"}[side]
+    await expect(everyone["gm"].locator("#log-list")).to_contain_text(f"{first} declares pass.")
+    await my_move(page, "Your move: reorganization")
+    await page.click("#done-holder [name=done]")
+
+
+async def rollback_with_consent(pages: Pages, gm: Page, players: dict[str, Page],
+                                everyone: dict[str, Page]) -> None:
+    """The Communists ask for their impulse again: the GM proposes the rollback on the GM's
+    page; it undoes revealed dice, so the Axis and the Allies consent on theirs, and every
+    page is back at the Communists' declaration of turn 1, the undone events struck."""
+    await gm.click("details.gm-section:has([name=admin-rollback]) > summary")
+    await gm.fill("[name=rollback-turn]", "1")
+    await gm.fill("[name=rollback-impulse]", "3")
+    await gm.select_option("[name=rollback-requested-by]", "communists")
+    await gm.fill("[name=reason]", "the Communists misclicked")
+    await gm.click("[name=admin-rollback]")
+    for side in ("axis", "allies"):
+        form = players[side].locator("[data-form=consent]")
+        await expect(form).to_contain_text("return to turn 1, impulse 3, undoing 2 rolls")
+        await expect(form).to_contain_text("the Communists misclicked")
+        await pages.check(players[side], f"the {side}' consent")
+        await form.locator("[name=consent-yes]").click()
+    for page in everyone.values():
+        await step_is(page, "declare")
+        await expect(page.locator("#status-turn")).to_have_text("1")
+        await expect(page.locator("#status-phasing")).to_have_text("communists")
+    await expect(players["communists"].locator("#my-move")).to_contain_text("Your move: declare")
+    struck = everyone["spectator"].locator("#log-list li.rolled-back")
+    await expect(struck.first).to_be_attached()
+
+
+async def the_map_by_keyboard(page: Page) -> None:
+    """The map is operable by keyboard: focused, its cursor hex is described; arrows
+    move it, Enter selects the hex (its units are listed), + zooms in. The mouse pans and
+    zooms it too."""
+    await page.locator("#map").focus()
+    cursor = page.locator("#map-cursor")
+    await expect(cursor).to_contain_text(re.compile(r"units?: 1\. |no units"))
+    before = await cursor.text_content()
+    for key in ("ArrowRight", "ArrowDown", "ArrowLeft", "ArrowUp"):
+        await page.keyboard.press(key)
+        if await cursor.text_content() != before:
+            break
+    described = await cursor.text_content() or ""
+    assert described != before, "the arrows did not move the map's cursor"
+    hex_id = re.split(r"[ ,]", described)[0]
+    await page.keyboard.press("Enter")
+    await expect(page.locator("#hex-filter-name")).to_have_text(hex_id)
+    scale = float(await page.locator("#map").get_attribute("data-scale") or 0)
+    await page.keyboard.press("+")
+    await expect(page.locator("#map")).not_to_have_attribute("data-scale", f"{scale:.2f}")
+    await page.keyboard.press("Enter")  # the same hex again: every unit is listed again
+    await expect(page.locator("#hex-filter")).to_be_hidden()
+    # And by mouse: a drag pans (the view moves, no hex is selected), the wheel zooms.
+    view = await page.locator("#map").get_attribute("viewBox")
+    box = await page.locator("#map").bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    await page.mouse.move(x, y)
+    await page.mouse.down()
+    await page.mouse.move(x - 120, y - 60, steps=6)
+    await page.mouse.up()
+    await expect(page.locator("#map")).not_to_have_attribute("viewBox", view or "")
+    await expect(page.locator("#hex-filter")).to_be_hidden()
+    scale = float(await page.locator("#map").get_attribute("data-scale") or 0)
+    await page.mouse.wheel(0, -300)
+    await expect(page.locator("#map")).not_to_have_attribute("data-scale", f"{scale:.2f}")
+
+
+async def a_stack_fans_out_on_hover(page: Page) -> None:
+    """New York's stack (five American units) shows one counter on top and its count; the
+    mouse over it fans every counter out, each described, and leaving folds it again."""
+    stack = page.locator("#map .stack[data-stack='0103']")
+    await expect(stack.locator(".stack-count-text")).to_have_text("5")
+    await stack.hover()
+    fan = page.locator("#map .fan[data-stack='0103'] .counter")
+    await expect(fan).to_have_count(5)
+    await expect(fan.first.locator("title")).to_have_text(re.compile(r"^usa-\S+: usa "))
+    await page.mouse.move(0, 0)
+    await expect(fan).to_have_count(0)
+
+
+async def overlays_and_log_filters(page: Page) -> None:
+    """Supply lines and enemy ZOC are overlays to toggle; the log filters to the dice."""
+    await expect(page.locator("#map .supply-line")).to_have_count(0)
+    await page.check("#overlay-supply")
+    await expect(page.locator("#map .supply-line").first).to_be_attached()
+    await page.check("#overlay-zoc")
+    await expect(page.locator("#map .zoc").first).to_be_attached()
+    await page.uncheck("#overlay-supply")
+    await page.uncheck("#overlay-zoc")
+    await expect(page.locator("#map .zoc")).to_have_count(0)
+    log = page.locator("#log-list")
+    await page.select_option("#log-filter", "dice")
+    await expect(log.locator("li[data-kind='power.declared']")).to_have_count(0)
+    await expect(log.locator("li[data-kind='combat.rolled']")).to_have_count(1)
+    await page.select_option("#log-filter", "mine")
+    await expect(log.locator("li[data-kind='combat.rolled']")).to_have_count(0)
+    await expect(log.locator("li[data-kind='side.done']").first).to_contain_text("allies")
+    await page.select_option("#log-filter", "all")
+
+
+async def the_map_by_touch(page: Page) -> None:
+    """On the phone a tap on a stack selects its hex (its units are listed, its stack
+    fans out when it has several), and a pinch zooms the map."""
+    card = page.locator(".map-card")
+    await card.scroll_into_view_if_needed()
+    stack = page.locator("#map .stack[data-stack='1205']")  # ussr-arm-1 and its friends
+    await stack.tap()
+    await expect(page.locator("#hex-filter-name")).to_have_text("1205")
+    await expect(page.locator("#map .fan[data-stack='1205'] .counter").first).to_be_visible()
+    await card.screenshot(path=str(ARTIFACTS / "turn-phone-communists-map.png"))
+    await stack.tap(force=True)
+    await expect(page.locator("#hex-filter")).to_be_hidden()
+    # Two fingers spreading apart zoom in (touch events as the phone's screen sends them).
+    box = await page.locator("#map").bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    scale = float(await page.locator("#map").get_attribute("data-scale") or 0)
+    cdp = await page.context.new_cdp_session(page)
+
+    async def touch(kind: str, spread: float) -> None:
+        points = [] if kind == "touchEnd" else [
+            {"x": x - spread, "y": y, "id": 1}, {"x": x + spread, "y": y, "id": 2}]
+        await cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+    await touch("touchStart", 20)
+    for spread in (40, 60, 80):
+        await touch("touchMove", spread)
+    await touch("touchEnd", 0)
+    await expect(page.locator("#map")).not_to_have_attribute("data-scale", f"{scale:.2f}")
+    assert float(await page.locator("#map").get_attribute("data-scale") or 0) > scale
+
+
+async def turn_end(pages: Pages, players: dict[str, Page], everyone: dict[str, Page]) -> None:
+    """The turn ends: every side's final reorganization (Done), then production, and
+    turn 2 begins with its initiative."""
+    for page in players.values():
+        await expect(page.locator("#my-move")).to_contain_text("Your move: final reorganization")
+        await page.click("#done-holder [name=done]")
+    for side, page in players.items():
+        await expect(page.locator("#my-move")).to_contain_text("Your move: production")
+        if side == "communists":
+            await nothing_wider_than_the_screen(page)
+            await page.locator("[data-form=production]").scroll_into_view_if_needed()
+            await shot(page, "phone-communists-production")
+        await page.click("[data-form=production] [name=production]")
+    for page in everyone.values():
+        await step_is(page, "initiative.reroll")
+        await expect(page.locator("#status-turn")).to_have_text("2")
+    await pages.check(players["communists"], "turn 2 on the phone")
+    await pages.check(everyone["gm"], "the GM's page in turn 2")
+    await pages.check(everyone["spectator"], "the spectator's page in turn 2")
+    for name in ("gm", "spectator"):
+        await nothing_wider_than_the_screen(everyone[name])
+    await shot(everyone["spectator"], "desk-spectator-turn-2")
+    await shot(players["communists"], "phone-communists-turn-2")
+
+
+async def test_a_second_device_asks_for_a_key_and_the_gm_approves_it(
+    play_url: str, browser: Browser, axe_source: str,  # noqa: F811
+) -> None:
+    """A player's seat on another device (the link carries the seat's token, never its
+    key): the page there has no signing key, makes one and asks the GM, whose page lists
+    the request and approves it; the log says the key was replaced."""
+    async with httpx.AsyncClient(base_url=play_url) as http:
+        r = await http.post("/v1/games", json={"name": "Keys", "scenario": "dno-demo"})
+        assert r.status_code == 201, r.text
+        created: dict[str, Any] = r.json()
+    pages = Pages(browser, axe_source, play_url)
+    game, codes = created["id"], created["join_codes"]
+    gm = await pages.open("gm", f"/play/?game={game}")
+    await gm.fill("#gm-form [name=token]", created["gm_token"])
+    await gm.click("#gm-form [name=open-gm]")
+    await expect(gm.locator("#seat-badge")).to_have_text("Game master")
+
+    desk = await pages.open("axis", f"/play/?game={game}&side=axis&code={codes['axis']}")
+    await desk.fill("#join-form [name=name]", "Dave")
+    await desk.click("#join-form [name=join]")
+    await expect(desk.locator("#seat-badge")).to_contain_text("axis")
+    await desk.click("header .seats-link")
+    await desk.click("#seat-list [name=device-axis]")
+    link = await desk.locator("#seat-list [name=device-link]").input_value()
+    assert "#seat=" in link and "token" in link
+
+    phone = await pages.open("phone", link.removeprefix(play_url), phone=True)
+    await expect(phone.locator("#seat-badge")).to_contain_text("axis")
+    assert "#" not in phone.url  # the fragment is kept in the browser, off the address
+    help_box = phone.locator(".key-help")
+    await expect(help_box).to_contain_text("No signing key in this browser")
+    await pages.check(phone, "a seat without its key")
+    await help_box.locator("[name=key-request]").click()
+    await expect(help_box).to_contain_text("once the game master approves the new key")
+
+    await gm.click("details.gm-section:has([name=key-requests-refresh]) > summary")
+    await gm.click("[name=key-requests-refresh]")
+    request = gm.locator(".key-requests li")
+    await expect(request).to_contain_text("Dave (axis) asks for key")
+    await pages.check(gm, "the GM's key requests")
+    await request.locator("button").click()
+    await expect(gm.locator(".key-requests")).to_contain_text("Key requests (0 waiting)")
+    for page in (gm, phone):
+        await expect(page.locator("#log-list li[data-kind='player.key_replaced']")).to_have_count(1)
+    # Without the old key's consent the new key signs after the game's wait (24 h).
+    await expect(help_box).to_contain_text("The game master approved your new key: it signs "
+                                           "your orders from")
+    assert pages.problems.seen == []
+
+
+async def test_the_gm_creates_a_game_from_an_uploaded_scenario_on_the_page(
+    play_url: str, browser: Browser, axe_source: str,  # noqa: F811
+) -> None:
+    """The lobby's create form takes a scenario file and a dropout policy; the GM's page
+    then shows the join links and the policy, sets a deadline (logged with its reason),
+    and shows why a game still open cannot be paused."""
+    pages = Pages(browser, axe_source, play_url)
+    gm = await pages.open("gm", "/play/")
+    await gm.click("#create-details > summary")
+    await gm.fill("#create-form [name=name]", "Uploaded")
+    await gm.set_input_files("#create-form [name=scenario_file]",
+                             str(Path(__file__).resolve().parents[1] / "scenarios" / "mini.json"))
+    await gm.select_option("#create-form [name=dropout]", "gm")
+    await gm.click("#create-form [name=create]")
+    await expect(gm.locator("#seat-badge")).to_have_text("Game master")
+    await expect(gm.locator("#game-title")).to_contain_text("Uploaded")
+    await expect(gm.locator(".invites li")).to_have_count(3)
+    await expect(gm.locator(".invites a").first).to_have_attribute("href", re.compile(r"code="))
+    await expect(gm.locator(".gm-seats")).to_contain_text("gm, missed 0 deadlines")
+    await pages.check(gm, "a new game's GM page")
+
+    await gm.fill("[name=reason]", "a day to declare")
+    await gm.click("details.gm-section:has([name=admin-deadlines]) > summary")
+    await gm.fill("[name=deadline-declare]", "24")
+    await gm.click("[name=admin-deadlines]")
+    await expect(gm.locator("#log-list li[data-kind='deadlines.set']")).to_have_count(1)
+    await expect(gm.locator("#log-list li[data-kind='deadlines.set']")).to_contain_text(
+        "a day to declare")
+    # A game still waiting for its players cannot be paused: the page says why.
+    await gm.click("[name=admin-pause]")
+    await expect(gm.locator("#error-banner")).to_contain_text(
+        "only an active game can be paused (status open)")
+    await expect(gm.locator("#error-banner")).to_contain_text("409 admin/not_active")
+    await pages.check(gm, "the GM's page after its acts")
+    assert pages.problems.seen == []
