@@ -103,7 +103,7 @@ class Channels:
     def __init__(self, session: AsyncSession) -> None:
         self.session = session
 
-    async def put(self, game_id: str, player_id: str, kind: str, **values: Any) -> None:
+    async def put(self, game_id: str, player_id: str, kind: str, **values: object) -> None:
         await self.session.execute(
             pg_insert(ChannelRow).values(game_id=game_id, player_id=player_id, kind=kind,
                                          **values)

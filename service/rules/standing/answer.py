@@ -93,7 +93,7 @@ def _answer_held(f: Flow, held: Held, step: str, handlers: Mapping[str, Handler]
     _answer_done(f, "steps", held.side, step, held.player, held.seq, handlers)
 
 
-def _answer_standing(f: Flow, order: Standing, extra: Mapping[str, Any],
+def _answer_standing(f: Flow, order: Standing, extra: Mapping[str, object],
                      handlers: Mapping[str, Handler]) -> None:
     stop = stop_holding(f.state, order.side, order.stops, order.hits_seen,
                         order.adjacent_seen)
@@ -112,7 +112,7 @@ def _answer_standing(f: Flow, order: Standing, extra: Mapping[str, Any],
     answer_reroll(f, order.side, order.demand, order.player, salt=str(salt))
 
 
-def _once(f: Flow, extra: Mapping[str, Any], handlers: Mapping[str, Handler]) -> bool:
+def _once(f: Flow, extra: Mapping[str, object], handlers: Mapping[str, Handler]) -> bool:
     s = f.state
     if s.status != "active" or s.proposal is not None:
         return False
@@ -131,7 +131,7 @@ def _once(f: Flow, extra: Mapping[str, Any], handlers: Mapping[str, Handler]) ->
     return False
 
 
-def answer(f: Flow, extra: Mapping[str, Any], handlers: Mapping[str, Handler]) -> None:
+def answer(f: Flow, extra: Mapping[str, object], handlers: Mapping[str, Handler]) -> None:
     """Give every answer the sides hold for where the game now awaits them (see the
     module docstring); `handlers` are `decide`'s order handlers."""
     for _ in range(_LIMIT):

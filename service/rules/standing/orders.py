@@ -23,7 +23,7 @@ from service.rules.standing.stops import hits, parse_stops, stops_data
 from service.rules.state import State
 
 Handler = Callable[[Flow, Command], None]
-KeyCheck = Callable[[str, Mapping[str, Any]], None]
+KeyCheck = Callable[[str, Mapping[str, object]], None]
 
 STANDING_STEPS: Final = (st.REROLL, st.REACTION, st.COMBAT, st.EXPLOITATION,
                          st.FINAL_REORGANIZATION)
