@@ -247,12 +247,29 @@ class Ticket(TypedDict):
     head_seq: int
 
 
+class SupplyShown(TypedDict):
+    """A land unit's supply (map engine; docs/api.md "Reading the game"): `method`
+    primary, secondary, rail or overseas, from `source`, through `via`, a basic path of
+    `length` hexes after the long legs of `route`; out of supply, `reason` and `rule`.
+    Keys with nothing to say are left out."""
+
+    unit: str
+    in_supply: bool
+    method: NotRequired[str]
+    source: NotRequired[str]
+    via: NotRequired[str]
+    length: NotRequired[int]
+    route: NotRequired[list[str]]
+    reason: NotRequired[str]
+    rule: NotRequired[str]
+
+
 class StateAnswer(StateView):
     """`GET /state`: the member's view, the chain head, every land unit's supply (map
     engine) and the caller's webhook (null: none)."""
 
     head: Head
-    supply: dict[str, dict[str, Any]]
+    supply: dict[str, SupplyShown]
     webhook: WebhookStatus | None
 
 

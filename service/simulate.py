@@ -180,7 +180,7 @@ class Simulation:
             self.send("seat.take", {"side": side, "powers": list(powers),
                                     "name": side.title(), "player_id": player}, side)
 
-    def send(self, kind: str, body: dict[str, Any], side: str) -> list[Event]:
+    def send(self, kind: str, body: Mapping[str, object], side: str) -> list[Event]:
         command = Command(kind=kind, body=body, actor=self.actors[side], at=AT)
         decision = decide(self.state, command, self.dice)
         events, self.state = decision.events, decision.state

@@ -40,7 +40,7 @@ async def put_channel(game_id: GameId, kind: Kind, body: ChannelSettings, reques
         shown = await channels.put(uow, game_id, token, kind, target=body.target,
                                    quiet_hours=quiet, digest_minutes=body.digest_minutes,
                                    setup=_setup(request), policy=request.app.state.egress)
-    return shown  # type: ignore[return-value]
+    return shown
 
 
 @router.get("/games/{game_id}/channels", summary="My notification channels",
@@ -49,7 +49,7 @@ async def get_channels(game_id: GameId, request: Request) -> Channels:
     token = bearer(request)
     async with work(request) as uow:
         found = await channels.listed(uow, game_id, token, _setup(request))
-    return found  # type: ignore[return-value]
+    return found
 
 
 @router.delete("/games/{game_id}/channels/{kind}", status_code=204,

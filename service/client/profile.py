@@ -75,7 +75,7 @@ class Profile:
         finally:
             os.close(fd)  # closing releases the lock
 
-    def _write(self, data: dict[str, Any]) -> None:
+    def _write(self, data: Mapping[str, object]) -> None:
         fd, tmp = tempfile.mkstemp(prefix=self.path.name + ".", suffix=".tmp",
                                    dir=self.path.parent)
         try:

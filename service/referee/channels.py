@@ -19,13 +19,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email.message import EmailMessage
-from typing import Any, Literal
+from typing import Any, Literal, cast
 from urllib.parse import quote
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import aiosmtplib
 import httpx
 
+from service.answers import Channel, Channels, QuietHoursShown
 from service.referee import egress, members
 from service.referee.errors import Conflict, Denied, NotFound
 from service.referee.webhooks import owner_of
@@ -212,19 +213,19 @@ async def send(http: httpx.AsyncClient, kind: str, target: str,
 # --------------------------------------------------------------------------- the API
 
 
-def shown(channel: ChannelRow) -> dict[str, Any]:
-    quiet = None
+def shown(channel: ChannelRow) -> Channel:
+    quiet: QuietHoursShown | None = None
     if channel.quiet_from is not None and channel.quiet_to is not None:
         quiet = {"from": f"{channel.quiet_from // 60:02d}:{channel.quiet_from % 60:02d}",
                  "to": f"{channel.quiet_to // 60:02d}:{channel.quiet_to % 60:02d}",
                  "timezone": channel.timezone}
-    return {"kind": channel.kind, "target": channel.target, "quiet_hours": quiet,
+    return {"kind": cast(Kind, channel.kind), "target": channel.target, "quiet_hours": quiet,
             "digest_minutes": channel.digest_minutes}
 
 
 async def put(uow: UnitOfWork, game_id: str, token: str, kind: Kind, *, target: str,
-              quiet_hours: Mapping[str, Any] | None, digest_minutes: int, setup: Setup,
-              policy: egress.Policy) -> dict[str, Any]:
+              quiet_hours: Mapping[str, object] | None, digest_minutes: int, setup: Setup,
+              policy: egress.Policy) -> Channel:
     """Register (or replace) the caller's channel of `kind` (a player's: the GM's
     notices go to its webhook)."""
     member = await members.member(uow, game_id, token)
@@ -262,7 +263,7 @@ async def put(uow: UnitOfWork, game_id: str, token: str, kind: Kind, *, target: 
     return shown(found[0])
 
 
-async def listed(uow: UnitOfWork, game_id: str, token: str, setup: Setup) -> dict[str, Any]:
+async def listed(uow: UnitOfWork, game_id: str, token: str, setup: Setup) -> Channels:
     owner = owner_of(await members.member(uow, game_id, token))
     return {"channels": [shown(c) for c in await uow.channels.of_player(game_id, owner)],
             "email_available": setup.mail is not None}

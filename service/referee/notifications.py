@@ -157,7 +157,7 @@ async def enqueue_reminders(uow: UnitOfWork, now: datetime | None = None) -> int
             await uow.outbox.reminder_candidates(now):
         game = await uow.games.get(game_id)
         if powers is None:  # the GM's webhook: a notice of every side still awaited
-            waiting: Any = awaiting(game.state)
+            waiting: object = awaiting(game.state)
             kind = "game.deadline_notice"
         else:
             waiting = _awaits(game.state, powers)

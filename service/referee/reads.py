@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -14,6 +14,7 @@ from service.answers import (
     Export,
     LogPage,
     StateAnswer,
+    SupplyShown,
     TurnDice,
     WebhookStatus,
 )
@@ -195,17 +196,18 @@ class _Rendered:
 
     version: int
     supply: SupplyMemo
-    supply_data: dict[str, dict[str, Any]]
+    supply_data: dict[str, SupplyShown]
     units: UnitViews
 
 
 _RENDERED: OrderedDict[str, _Rendered] = OrderedDict()  # game id -> newest rendered
 _RENDERED_GAMES = 32  # a 20,000-hex game's searches take a few MB
-_SUPPLY: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
+_SUPPLY: OrderedDict[tuple[str, int], dict[str, SupplyShown]] = OrderedDict()
 
 
-def _supply_entry(status: SupplyStatus) -> dict[str, Any]:
-    return {k: v for k, v in to_data(status).items() if v not in (None, [], ())}
+def _supply_entry(status: SupplyStatus) -> SupplyShown:
+    return cast(SupplyShown, {k: v for k, v in to_data(status).items()
+                              if v not in (None, [], ())})
 
 
 def _rendered(game: Game) -> _Rendered:
@@ -232,7 +234,7 @@ def _rendered(game: Game) -> _Rendered:
     return found
 
 
-def supply(game: Game) -> dict[str, Any]:
+def supply(game: Game) -> dict[str, SupplyShown]:
     """Every land unit's supply (map engine), once per game version: updated from the
     previous version's when this process rendered one (`supply_since`)."""
     key = (game.id, game.version)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
 from annotated_types import Ge, Le, MaxLen, MinLen
@@ -253,7 +253,7 @@ def _merge(
     return given
 
 
-def _merge_list(default: list[Any], given: object, path: str,
+def _merge_list(default: Sequence[object], given: object, path: str,
                 problems: list[tuple[str, str]]) -> Any:
     """A list option: the weather table, or names (from a fixed set, `LIST_CHOICES`)."""
     if path.endswith("weather/table"):

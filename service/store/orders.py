@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import insert, select
@@ -18,7 +18,7 @@ class Orders:
         self.session = session
 
     async def add(self, *, game_id: str, player_id: str, seq: int, order_hash: str,
-                  envelope: dict[str, Any], result: dict[str, Any],
+                  envelope: Mapping[str, object], result: Mapping[str, object],
                   first_event: int | None) -> None:
         await self.session.execute(_INSERT, {
             "game_id": game_id, "player_id": player_id, "seq": seq, "order_hash": order_hash,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -230,7 +230,7 @@ class Outbox:
 
     async def attempted(self, game_id: str, outbox_id: str, player_id: str, *,
                         at: datetime, status_code: int | None, error: str | None,
-                        changes: dict[str, Any]) -> None:
+                        changes: Mapping[str, object]) -> None:
         """Log one delivery attempt (numbered after every earlier one of the message,
         across resends) and update the (locked) message with `changes`."""
         number = (select(func.coalesce(func.max(DeliveryRow.attempt), 0) + 1)

@@ -4305,9 +4305,7 @@ export interface components {
             head: components["schemas"]["Head"];
             /** Supply */
             supply: {
-                [key: string]: {
-                    [key: string]: unknown;
-                };
+                [key: string]: components["schemas"]["SupplyShown"];
             };
             webhook: components["schemas"]["WebhookStatus"] | null;
         };
@@ -4495,6 +4493,33 @@ export interface components {
             divergence?: {
                 [key: string]: unknown;
             } | null;
+        };
+        /**
+         * SupplyShown
+         * @description A land unit's supply (map engine; docs/api.md "Reading the game"): `method`
+         *     primary, secondary, rail or overseas, from `source`, through `via`, a basic path of
+         *     `length` hexes after the long legs of `route`; out of supply, `reason` and `rule`.
+         *     Keys with nothing to say are left out.
+         */
+        SupplyShown: {
+            /** Unit */
+            unit: string;
+            /** In Supply */
+            in_supply: boolean;
+            /** Method */
+            method?: string;
+            /** Source */
+            source?: string;
+            /** Via */
+            via?: string;
+            /** Length */
+            length?: number;
+            /** Route */
+            route?: string[];
+            /** Reason */
+            reason?: string;
+            /** Rule */
+            rule?: string;
         };
         /**
          * ThisImpulse
