@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from datetime import datetime
 from typing import Any, cast
 
 from service.answers import (
@@ -29,7 +28,7 @@ from service.referee import members
 from service.referee.abandoned import rollbacks, rolled_back
 from service.referee.errors import NotFound, Unauthorized
 from service.referee.games import check_public_key, gm_actor_command
-from service.referee.ledger import Applied, apply
+from service.referee.ledger import Applied, apply, moment
 from service.rules import RULES_VERSION, Event, Setup, State, evolve, initial_state, next_due
 from service.rules.codec import to_data
 from service.rules.errors import Malformed, Refused
@@ -276,8 +275,8 @@ async def import_game(uow: UnitOfWork, export: Mapping[str, Any]) -> Imported:
         join_codes={s: tokens.hash_token(c) for s, c in codes.items()}, state={},
         head_seq=int(head["seq"]), head_hash=str(head["hash"]), rules_version=RULES_VERSION,
         gm_public_key=export["game"].get("gm_public_key"),
-        next_deadline=_moment(next_due(state)),
-        step_started_at=_moment(state.turn.step_started_at), substitute_codes={},
+        next_deadline=moment(next_due(state)),
+        step_started_at=moment(state.turn.step_started_at), substitute_codes={},
     ))
     await uow.games.flush()
     await uow.log.append(game_id, [
@@ -362,10 +361,6 @@ def _check_members(export: Mapping[str, Any], sides: tuple[str, ...]) -> None:
                 or not isinstance(o.get("first_event", 0), int | None):
             raise _problem(f"/orders/{i}", "an order of a player of the game, its seq unused")
         orders.add(key)
-
-
-def _moment(value: str | None) -> datetime | None:
-    return datetime.fromisoformat(value) if value else None
 
 
 def _replay(setup: Setup, events: list[dict[str, Any]]

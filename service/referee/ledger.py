@@ -57,16 +57,25 @@ def record_of(command: Command, first_event: int,
             "signed": dict(signed) if signed is not None else None}
 
 
-def _moment(value: str | None) -> datetime | None:
+def moment(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value else None
 
 
-async def append(uow: UnitOfWork, game: Game, decision: Decision,
-                 dice: ServerDice | None = None) -> Applied:
-    """Chain, store and apply what `decision` caused on the locked `game`."""
-    before = game.state
-    seq, digest = game.head_seq, game.head_hash
-    snapshot_seq = game.snapshot_seq
+@dataclass(frozen=True, slots=True)
+class Chained:
+    """A decision's events numbered and chained after a head, the snapshots due among
+    them (without their game id), and the new head."""
+
+    records: list[EventRecord]
+    snapshots: list[dict[str, Any]]
+    seq: int
+    digest: str
+    snapshot_seq: int
+
+
+def chained(decision: Decision, seq: int, digest: str, snapshot_seq: int) -> Chained:
+    """Number and chain `decision`'s events after the head (`seq`, `digest`), taking a
+    snapshot where one is due; the long way and the one call share it."""
     records: list[EventRecord] = []
     snapshots: list[dict[str, Any]] = []
     for event, state in zip(decision.events, decision.states, strict=True):
@@ -77,17 +86,26 @@ async def append(uow: UnitOfWork, game: Game, decision: Decision,
         records.append(record)
         if snapshot_due(event.kind, seq, snapshot_seq):
             snapshot_seq = seq
-            snapshots.append({"game_id": game.id, "seq": seq, "turn": state.turn.number,
+            snapshots.append({"seq": seq, "turn": state.turn.number,
                               "impulse": state.turn.impulse, "state": to_data(state)})
+    return Chained(records, snapshots, seq, digest, snapshot_seq)
+
+
+async def append(uow: UnitOfWork, game: Game, decision: Decision,
+                 dice: ServerDice | None = None) -> Applied:
+    """Chain, store and apply what `decision` caused on the locked `game`."""
+    before = game.state
+    done = chained(decision, game.head_seq, game.head_hash, game.snapshot_seq)
+    records, seq, digest, snapshot_seq = done.records, done.seq, done.digest, done.snapshot_seq
     after = decision.state
     await uow.log.append(game.id, records)
-    await uow.log.add_snapshots(snapshots)
+    await uow.log.add_snapshots([{"game_id": game.id, **s} for s in done.snapshots])
     if dice is not None and dice.new_roots:
         await uow.dice.add(dice.seed_rows(game.id))
     version = await uow.games.advance(
         game, head_seq=seq, head_hash=digest, state=after, snapshot_seq=snapshot_seq,
-        next_deadline=_moment(next_due(after)), now=utc_now(),
-        step_started_at=_moment(after.turn.step_started_at))
+        next_deadline=moment(next_due(after)), now=utc_now(),
+        step_started_at=moment(after.turn.step_started_at))
     if game.has_webhooks is not False:  # the lock's read says whether the game has any
         await enqueue(uow, game.id, version, before, after, records)
     if records:

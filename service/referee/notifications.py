@@ -243,24 +243,10 @@ async def record(uow: UnitOfWork, due: Due, status: int | None, error: str | Non
     now = now or utc_now()
     for other, _ in due.bundle:  # a digest's other messages went (or failed) with it
         await _record_one(uow, due.game_id, other, due.player_id, status, error, now, rand)
-    if due.channel is not None:
-        await _record_one(uow, due.game_id, due.id, due.player_id, status, error, now, rand)
+    recorded = await _record_one(uow, due.game_id, due.id, due.player_id, status, error,
+                                 now, rand)
+    if not recorded or due.channel is not None:  # a channel has no webhook to keep
         return
-    message = await uow.outbox.lock(due.game_id, due.id)
-    if message is None:
-        return
-    attempts = message.attempts + 1
-    values: dict[str, Any] = {"attempts": attempts}
-    if error is None:
-        values["delivered_at"] = now
-    else:
-        retry = next_attempt(attempts, now, rand)
-        if retry is None:
-            values["failed"] = True
-        else:
-            values["next_attempt_at"] = retry
-    await uow.outbox.attempted(due.game_id, due.id, due.player_id, at=now, status_code=status,
-                               error=error, changes=values)
     if error is None:
         await uow.webhooks.delivered(due.game_id, due.player_id, due.url)
         return
@@ -275,11 +261,12 @@ async def record(uow: UnitOfWork, due: Due, status: int | None, error: str | Non
 
 async def _record_one(uow: UnitOfWork, game_id: str, outbox_id: str, player_id: str,
                       status: int | None, error: str | None, now: datetime,
-                      rand: Random) -> None:
-    """Log an attempt of a channel's message (no webhook to keep a record of)."""
+                      rand: Random) -> bool:
+    """Log an attempt of one outbox message: delivered, failed for good, or due again
+    after a jittered wait. False: the message is gone."""
     message = await uow.outbox.lock(game_id, outbox_id)
     if message is None:
-        return
+        return False
     attempts = message.attempts + 1
     values: dict[str, Any] = {"attempts": attempts}
     if error is None:
@@ -292,6 +279,7 @@ async def _record_one(uow: UnitOfWork, game_id: str, outbox_id: str, player_id: 
             values["next_attempt_at"] = retry
     await uow.outbox.attempted(game_id, outbox_id, player_id, at=now, status_code=status,
                                error=error, changes=values)
+    return True
 
 
 async def send(http: httpx.AsyncClient, due: Due, policy: egress.Policy,

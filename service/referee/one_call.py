@@ -20,22 +20,25 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, replace
-from datetime import datetime
 from typing import Any, cast
 
 from service.answers import Accepted, Head, Outcome
 from service.clock import utc_now
-from service.crypto import chain
 from service.crypto.tokens import hash_token
 from service.referee import receipts
 from service.referee.awaited import awaited
 from service.referee.dice import ServerDice, cached_roots
 from service.referee.envelopes import Checked, Envelope, check
 from service.referee.errors import RefereeError
-from service.referee.ledger import record_of, used_salts, with_standing_salts
+from service.referee.ledger import (
+    chained,
+    moment,
+    record_of,
+    used_salts,
+    with_standing_salts,
+)
 from service.referee.notifications import candidates
 from service.rules import Actor, Event, RulesError, State, decide, evolve, next_due, position
-from service.rules.codec import to_data
 from service.rules.events import EventRecord
 from service.store.games import Game, remember_state, snapshot_due
 from service.store.order_call import OrderCall, Write
@@ -180,19 +183,9 @@ async def _decide(uow: UnitOfWork, game_id: str, hot: Hot, signer: Signer, diges
     if dice.new_roots or not decision.events:
         return None
     now = utc_now()
-    seq, digest_head, snapshot_seq = hot.head_seq, hot.head_hash, hot.snapshot_seq
-    records: list[EventRecord] = []
-    snapshots: list[dict[str, Any]] = []
-    for event, state in zip(decision.events, decision.states, strict=True):
-        seq += 1
-        record = event.record(seq)
-        digest_head = chain.event_hash(digest_head, record)
-        record["hash"] = digest_head
-        records.append(record)
-        if snapshot_due(event.kind, seq, snapshot_seq):
-            snapshot_seq = seq
-            snapshots.append({"seq": seq, "turn": state.turn.number,
-                              "impulse": state.turn.impulse, "state": to_data(state)})
+    done = chained(decision, hot.head_seq, hot.head_hash, hot.snapshot_seq)
+    records, snapshots = done.records, done.snapshots
+    seq, digest_head, snapshot_seq = done.seq, done.digest, done.snapshot_seq
     after = decision.state
     version = hot.version + 1
     head: Head = {"seq": seq, "hash": digest_head}
@@ -212,15 +205,11 @@ async def _decide(uow: UnitOfWork, game_id: str, hot: Hot, signer: Signer, diges
         command=record_of(replace(salted, extra=used_salts(salted.extra, decision)),
                           records[0]["seq"], envelope.stored()),
         envelope=envelope.stored(), result=result, status=after.status,
-        next_deadline=_moment(next_due(after)), step_started_at=_moment(
+        next_deadline=moment(next_due(after)), step_started_at=moment(
             after.turn.step_started_at), now=now,
         moves=[{"player_id": p, "payload": m} for p, m in found.moves.items()],
         events_message=found.events)
     return _Decided(write, result, Hot(version, seq, digest_head, snapshot_seq, after,
                                        hot.dice))
-
-
-def _moment(value: str | None) -> datetime | None:
-    return datetime.fromisoformat(value) if value else None
 
 
