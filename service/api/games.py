@@ -186,11 +186,11 @@ async def post_order(
     token = bearer(request)
     # Validated above; the referee checks the signature over the order as it arrived.
     signed = envelopes.Envelope.of(await request.json())
-    async with work(request) as uow:
-        if dry_run:
+    if dry_run:
+        async with work(request) as uow:
             preview = await orders.dry_run(uow, game_id, token, signed)
-            return JSONResponse(preview, status_code=200)
-        result = await orders.submit(uow, game_id, token, signed)
+        return JSONResponse(preview, status_code=200)
+    result = await orders.submit(request.app.state.transactions, game_id, token, signed)
     if result.replayed:
         return JSONResponse(result.body, status_code=200,
                             headers={"Idempotent-Replayed": "true"})

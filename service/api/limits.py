@@ -37,18 +37,28 @@ _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _OPENING = frozenset(b"[{")
 
 
+def as_utf8(body: bytes) -> bytes | None:
+    """`body` in UTF-8, as json.loads reads it (UTF-16 and UTF-32 too), or None: not
+    JSON at all, which the parser says."""
+    encoding = json.detect_encoding(body)
+    if encoding == "utf-8":
+        return body
+    try:
+        return body.decode(encoding, "surrogatepass").encode("utf-8", "surrogatepass")
+    except UnicodeError:
+        return None
+
+
 def nests_deeper(body: bytes, limit: int) -> bool:
     """Whether the JSON in `body` nests arrays and objects more than `limit` deep,
     found without parsing it (strings removed by one regular expression, then only the
     brackets counted), so a hostile body costs a scan, not a recursion."""
     if body.count(b"[") + body.count(b"{") <= limit:
         return False
-    encoding = json.detect_encoding(body)
-    if encoding != "utf-8":  # json.loads reads UTF-16 and UTF-32 too: scan what it reads
-        try:
-            body = body.decode(encoding, "surrogatepass").encode("utf-8", "surrogatepass")
-        except UnicodeError:
-            return False  # not JSON at all: the parser says so
+    recoded = as_utf8(body)
+    if recoded is None:
+        return False
+    body = recoded
     depth = 0
     for byte in _STRING.sub(b"", body).translate(None, _NOT_BRACKETS):
         if byte in _OPENING:
@@ -86,6 +96,11 @@ def first_nul(value: object) -> str | None:
 def nul_problem(body: bytes) -> Problem | None:
     """A 422 naming the first string that holds a NUL character (written `\\u0000` in
     JSON, the only way a JSON text can carry one), found before the app parses it."""
+    if b"\\u0000" not in body:  # the common case (UTF-8), in one scan of the bytes
+        recoded = body if body[:1] in (b"{", b"[") else as_utf8(body)
+        if recoded is None or recoded is body or b"\\u0000" not in recoded:
+            return None
+        body = recoded
     if not _NUL_ESCAPE.search(body):
         return None
     try:

@@ -131,7 +131,9 @@ def with_standing_salts(command: Command, state: State) -> Command:
     """`command` with a fresh random salt per side in `extra.standing_salts`: a standing
     order answering a reroll window in this command seals its answer with it, as a
     signed answer is sealed with its own `salt` (docs/security.md)."""
-    salts = {side: secrets.token_hex(32) for side in state.setup.sides}
+    sides = state.setup.sides
+    drawn = secrets.token_hex(32 * len(sides))  # one draw: 64 hex digits a side
+    salts = {side: drawn[64 * i:64 * (i + 1)] for i, side in enumerate(sides)}
     return replace(command, extra={**command.extra, "standing_salts": salts})
 
 

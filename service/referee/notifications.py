@@ -73,9 +73,10 @@ def must_act(state: State) -> list[AwaitingEntry]:
     return entries
 
 
-def _awaits(state: State, powers: list[str]) -> Mapping[str, object] | None:
-    for entry in must_act(state):
-        if set(entry["powers"]) & set(powers):
+def _awaits(entries: list[AwaitingEntry], powers: tuple[str, ...]
+            ) -> Mapping[str, object] | None:
+    for entry in entries:
+        if not set(entry["powers"]).isdisjoint(powers):
             return entry
     return None
 
@@ -96,9 +97,11 @@ def candidates(game_id: str, before: State, after: State,
     and the long way both use it)."""
     moved = position(before) != position(after)
     moves: dict[str, dict[str, Any]] = {}
+    now_acting, acting_before = must_act(after), must_act(before)
     for player_id, seat in after.seats.items():
-        entry = _awaits(after, list(seat.powers))
-        if entry is not None and (_awaits(before, list(seat.powers)) is None or moved):
+        entry = _awaits(now_acting, tuple(seat.powers))
+        if entry is not None and (_awaits(acting_before, tuple(seat.powers)) is None
+                                  or moved):
             moves[player_id] = {"type": "game.your_move", "timestamp": rfc3339(now),
                                 "data": {"game": game_id, "awaiting": entry,
                                          "position": position(after),
@@ -160,7 +163,7 @@ async def enqueue_reminders(uow: UnitOfWork, now: datetime | None = None) -> int
             waiting: object = awaiting(game.state)
             kind = "game.deadline_notice"
         else:
-            waiting = _awaits(game.state, powers)
+            waiting = _awaits(must_act(game.state), tuple(powers))
             kind = "game.deadline_reminder"
         if not waiting:
             continue

@@ -42,7 +42,7 @@ from service.rules import Actor, Event, RulesError, State, decide, evolve, next_
 from service.rules.events import EventRecord
 from service.store.games import Game, remember_state, snapshot_due
 from service.store.order_call import OrderCall, Write
-from service.store.uow import UnitOfWork
+from service.store.uow import Publish
 
 _SIZE = 1024
 
@@ -116,15 +116,16 @@ class _Decided:
     after: Hot
 
 
-async def take(call: OrderCall, uow: UnitOfWork, game_id: str, token: str,
+async def take(call: OrderCall, publish: Publish | None, game_id: str, token: str,
                envelope: Envelope) -> Accepted | None:
     """The order taken in one call (two, when another process moved the game on and the
-    call brought the events since), or None: take it the long way."""
+    call brought the events since), or None: take it the long way. No unit of work is
+    opened; `publish` hints the new head once the call has committed."""
     digest = hash_token(token)
-    signer, hot = _SIGNERS.get(digest), _HOT.get(game_id)
+    signer, hot, key = _SIGNERS.get(digest), _HOT.get(game_id), receipts.cached_key()
     order = envelope.order
-    if signer is None or hot is None or signer.game != game_id or not signer.keys_settled \
-            or order.player != signer.player:
+    if signer is None or hot is None or key is None or signer.game != game_id \
+            or not signer.keys_settled or order.player != signer.player:
         return None
     actor = Actor(id=signer.player, role="player", side=signer.side, powers=signer.powers)
     try:
@@ -133,7 +134,7 @@ async def take(call: OrderCall, uow: UnitOfWork, game_id: str, token: str,
     except (RulesError, RefereeError):  # the long way says why, with a receipt
         return None
     for attempt in (1, 2):
-        decided = await _decide(uow, game_id, hot, signer, digest, checked, envelope)
+        decided = _decide(key, game_id, hot, signer, digest, checked, envelope)
         if decided is None:
             return None
         answer = await call.take(decided.write)
@@ -142,7 +143,8 @@ async def take(call: OrderCall, uow: UnitOfWork, game_id: str, token: str,
             _keep(_HOT, game_id, decided.after)
             new = decided.after
             remember_state(game_id, new.head_seq, new.head_hash, new.snapshot_seq, new.state)
-            uow.appended_to(game_id, new.head_seq)
+            if publish is not None:
+                publish(game_id, new.head_seq)
             return decided.result
         if answer.status == "moved" and answer.events and answer.version and attempt == 1:
             hot = _caught_up(hot, answer.events, answer.version)
@@ -167,8 +169,8 @@ def _caught_up(hot: Hot, events: list[EventRecord], version: int) -> Hot:
 
 
 # long: the long way's decide, chaining and receipt, in the same order, on a cached head.
-async def _decide(uow: UnitOfWork, game_id: str, hot: Hot, signer: Signer, digest: str,
-                  checked: Checked, envelope: Envelope) -> _Decided | None:
+def _decide(key: receipts.SigningKey, game_id: str, hot: Hot, signer: Signer, digest: str,
+            checked: Checked, envelope: Envelope) -> _Decided | None:
     order = envelope.order
     roots = cached_roots(game_id, hot.state.dice.chains, hot.dice)
     if roots is None:
@@ -191,8 +193,8 @@ async def _decide(uow: UnitOfWork, game_id: str, hot: Hot, signer: Signer, diges
     head: Head = {"seq": seq, "hash": digest_head}
     outcome: Outcome = {"version": version, "events": records, "head": head,
                         "position": position(after), "awaiting": awaited(after)}
-    receipt = await receipts.receipt(
-        uow, game=game_id, player=order.player, seq=order.seq, order_hash=checked.order_hash,
+    receipt = receipts.signed(
+        key, game=game_id, player=order.player, seq=order.seq, order_hash=checked.order_hash,
         result="accepted", head=head, version=version)
     result = cast(Accepted, {"accepted": True, "seq": order.seq, **outcome,
                              "receipt": receipt})

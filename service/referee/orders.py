@@ -26,7 +26,7 @@ from service.referee.ledger import apply
 from service.rules import GM_ACTS, Actor, RulesError, decide, position
 from service.rules.errors import Malformed, Refused
 from service.store.games import Game, Signer, StoredOrder
-from service.store.uow import UnitOfWork
+from service.store.uow import Transactions, UnitOfWork
 
 # Secrets an answer carries that a stored, replayable result must not keep.
 _SECRETS = ("join_code", "token")
@@ -95,17 +95,26 @@ async def dry_run(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
             "position": position(decision.state), "awaiting": awaited(decision.state)}
 
 
-async def submit(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
+async def submit(transactions: Transactions, game_id: str, token: str, envelope: Envelope
                  ) -> OrderResult:
     """Take a signed order: a player's, or the GM's act when the game has a GM key. A
-    player's order is taken in one call when this process has what it needs at hand
-    (`one_call`); otherwise the long way: under the game's lock, read first."""
-    if envelope.order.player == identity.GM:
-        return await _submit_gm(uow, game_id, token, envelope)
-    if uow.order_call is not None:
-        taken = await one_call.take(uow.order_call, uow, game_id, token, envelope)
+    player's order is taken in one call, before any unit of work is opened, when this
+    process has what it needs at hand (`one_call`); otherwise the long way: in a unit of
+    work, under the game's lock, read first."""
+    if transactions.order_call is not None and envelope.order.player != identity.GM:
+        taken = await one_call.take(transactions.order_call, transactions.publish, game_id,
+                                    token, envelope)
         if taken is not None:
             return OrderResult(taken, replayed=False)
+    async with transactions() as uow:
+        if envelope.order.player == identity.GM:
+            return await _submit_gm(uow, game_id, token, envelope)
+        return await _submit(uow, game_id, token, envelope)
+
+
+async def _submit(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
+                  ) -> OrderResult:
+    """A player's order the long way."""
     player = await members.player_for_order(uow, game_id, token)
     actor = Actor(id=player.id, role="player", side=player.side, powers=tuple(player.powers))
     checked = check(game_id, player.id, player.public_key, actor, envelope, player.settings)

@@ -27,12 +27,12 @@ RECEIPT = "wif-receipt/1"
 
 
 @dataclass(frozen=True, slots=True)
-class _Key:
+class SigningKey:
     id: str
     private: Ed25519PrivateKey
 
 
-_current: list[_Key] = []
+_current: list[SigningKey] = []
 
 
 def _key_id(public_key: str) -> str:
@@ -48,14 +48,14 @@ async def ensure_key(uow: UnitOfWork) -> None:
             await _make(uow)
 
 
-async def current_key(uow: UnitOfWork) -> _Key:
+async def current_key(uow: UnitOfWork) -> SigningKey:
     """This process's signing key: the newest unretired one."""
     if _current:
         return _current[0]
     row = await uow.server_keys.current()
     if row is None:
         raise RuntimeError("the server has no key: the app makes one when it starts")
-    key = _Key(row.id, Ed25519PrivateKey.from_private_bytes(row.private_key))
+    key = SigningKey(row.id, Ed25519PrivateKey.from_private_bytes(row.private_key))
     _current[:] = [key]
     return key
 
@@ -92,7 +92,21 @@ async def receipt(uow: UnitOfWork, *, game: str, player: str, seq: int, order_ha
                   code: str | None = None, at: datetime | None = None) -> SignedReceipt:
     """A signed receipt: the order (by player, seq and the hash of its canonical bytes),
     what became of it, and the chain head after it."""
-    key = await current_key(uow)
+    return signed(await current_key(uow), game=game, player=player, seq=seq,
+                  order_hash=order_hash, result=result, head=head, version=version,
+                  code=code, at=at)
+
+
+def cached_key() -> SigningKey | None:
+    """This process's signing key if it has read it already (the order's one call does
+    not read it: without it, the order takes the long way)."""
+    return _current[0] if _current else None
+
+
+def signed(key: SigningKey, *, game: str, player: str, seq: int, order_hash: str,
+           result: Literal["accepted", "refused"], head: Head | None, version: int | None,
+           code: str | None = None, at: datetime | None = None) -> SignedReceipt:
+    """`receipt`, signed by `key`."""
     body: Receipt = {"type": "wif-receipt/1", "game": game, "player": player, "seq": seq,
                             "order_hash": order_hash, "result": result, "head": head,
                             "version": version, "at": rfc3339(at or utc_now()),

@@ -43,10 +43,9 @@ class UnitOfWork:
     `at_least` is the (version, head seq) the caller knows of a game: reading an older
     copy of it raises `Behind` (store.games)."""
 
-    def __init__(self, session: AsyncSession, order_call: OrderCall | None = None,
+    def __init__(self, session: AsyncSession,
                  at_least: tuple[int, int] | None = None) -> None:
         self.session = session
-        self.order_call = order_call  # the order's one call (service/store/order_call.py)
         self.games = Games(session, at_least)
         self.log = EventLog(session)
         self.orders = Orders(session)
@@ -127,8 +126,7 @@ class Transactions:
                        ) -> AsyncIterator[UnitOfWork]:
         try:
             async with self.sessionmaker() as session:
-                uow = UnitOfWork(session, self.order_call,
-                                 (min_version, min_seq) if self.replica else None)
+                uow = UnitOfWork(session, (min_version, min_seq) if self.replica else None)
                 async with session.begin():
                     yield uow
         except Exception as error:

@@ -3,6 +3,7 @@ request-rate limits. Each gets a clear problem+json answer and changes nothing."
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -219,6 +220,12 @@ async def test_nul_in_text_is_422_naming_the_field(game: Game) -> None:
     r = await game.admin("pause", {"reason": "\u0000"})
     _problem(r, 422, "request/malformed_body")
     assert r.json()["errors"][0]["path"] == "/reason"
+    # JSON may come in UTF-16 (json.loads reads it): its NUL is found all the same.
+    utf16 = json.dumps({"name": "Drang\u00001945", "scenario": "dno-demo"}).encode("utf-16")
+    r = await game.client.post("/v1/games", content=utf16,
+                               headers={"Content-Type": "application/json"})
+    _problem(r, 422, "request/malformed_body")
+    assert [e["path"] for e in r.json()["errors"]] == ["/name"]
 
 
 async def test_an_unexpected_oserror_in_a_use_case_is_a_logged_500(
