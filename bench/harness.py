@@ -497,11 +497,12 @@ async def _client(base: str, queue: Iterator[Request], stop_at: float, budget: l
     done = 0
     try:
         for request in queue:
-            if time.perf_counter() >= stop_at or budget[0] <= 0:
-                break
-            budget[0] -= 1
-            sent[0] += 1
             started = time.perf_counter()
+            if started >= stop_at or budget[0] <= 0:
+                break
+            if started >= warm_until:  # the budget is for measured requests
+                budget[0] -= 1
+            sent[0] += 1
             writer.write(request.raw(host))
             try:
                 status, body = await _read_response(reader)

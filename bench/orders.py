@@ -15,15 +15,18 @@ off, or DATABASE_URL):
 3. The referee, `python -m service serve`: 100 active games (three seated players
    each), real signed `roll` orders (Ed25519 over RFC 8785 bytes, rules, hash chain,
    dice, events, outbox), 1/8/32 clients.
-4. Variants at 32 clients: the asyncio loop and h11 parser instead of uvloop and
-   httptools; 2 and 4 worker processes.
+4. Variants at 32 clients, each on a fresh server loaded `--fresh-warmup` seconds
+   before it is measured (a fresh process takes each seat's first order, and each
+   game's, the long way): the asyncio loop and h11 parser instead of uvloop and
+   httptools; Python's own GC thresholds; 2 and 4 worker processes (each on a socket
+   of its own, service/serving.py).
 5. SQL round trips per order, counted in-process with SQLAlchemy event hooks.
 
 Every client is one keep-alive connection sending pre-signed orders back to back
 (a closed loop); the load generator is this process, the servers are separate
 processes. Each level runs `--seconds` after a 1-second warm-up and is capped at
-`--max-requests`. Per-token rate limiting is off (RATE_LIMIT=0) on the servers under
-test. Raw figures go to bench/results/orders.json.
+`--max-requests` measured requests. Per-token rate limiting is off (RATE_LIMIT=0) on
+the servers under test. Raw figures go to bench/results/orders.json.
 """
 
 from __future__ import annotations
@@ -107,14 +110,15 @@ def ceiling_streams(seats: list[h.Seat], clients: int, per_client: int,
 
 
 def run_level(server: h.Server, db: h.Database, label: str, seats: list[h.Seat],
-              clients: int, args: Any, bare_games: int = 0) -> dict[str, Any]:
-    per_client = args.max_requests // clients + 200
+              clients: int, args: Any, bare_games: int = 0,
+              warmup: float = 1.0) -> dict[str, Any]:
+    per_client = (args.max_requests + int(warmup * 3000)) // clients + 200
     if bare_games:
         streams = ceiling_streams(seats, clients, per_client, bare_games)
     else:
         streams = h.order_streams(seats, clients, per_client)
     result = h.load(server.base, label, streams, seconds=args.seconds,
-                    max_requests=args.max_requests,
+                    max_requests=args.max_requests, warmup=warmup,
                     cpu={"server": server.pids, "postgres": db.pids})
     row = result.row()
     cpu = "  ".join(f"{k} {v}" for k, v in row["cpu_ms"].items())
@@ -133,6 +137,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="measured seconds per level")
     parser.add_argument("--max-requests", type=int, default=6000, help="cap per level")
     parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--fresh-warmup", type=float, default=3.0,
+                        help="seconds of load, not measured, on each variant's fresh server "
+                             "(a fresh process takes each seat's first order the long way)")
     parser.add_argument("--clients", default="1,8,32")
     parser.add_argument("--workers", default="1,2,4", help="worker counts at the top level")
     parser.add_argument("--skip", default="", help="comma-separated parts to skip: "
@@ -176,18 +183,19 @@ def main() -> None:
                           {"DATABASE_URL": db.url, "LOG_LEVEL": "warning", **SERVER_ENV},
                           name="referee asyncio/h11") as server:
                 h.warm_up(server.base, games)
-                rows.append(run_level(server, db, "referee, asyncio+h11", seats, top, args))
+                rows.append(run_level(server, db, "referee, asyncio+h11", seats, top, args,
+                                      warmup=args.fresh_warmup))
             with h.referee(db.url, **SERVER_ENV, GC_THRESHOLD="700,10,10") as server:
                 h.warm_up(server.base, games)
                 rows.append(run_level(server, db, "referee, Python's GC thresholds", seats,
-                                      top, args))
+                                      top, args, warmup=args.fresh_warmup))
             for w in [int(x) for x in args.workers.split(",") if int(x) != 1]:
                 with h.referee(db.url, workers=w, **SERVER_ENV) as server:
                     took = h.warm_up(server.base, games, workers=w)
                     print(f"  ({w} fresh workers warmed up on {len(games)} games in "
                           f"{took:.1f} s)", flush=True)
                     rows.append(run_level(server, db, f"referee, {w} workers", seats, top,
-                                          args))
+                                          args, warmup=args.fresh_warmup))
 
         counts = asyncio.run(roundtrips.measure(db.url, 30))
 

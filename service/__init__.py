@@ -5,4 +5,4 @@ OpenAPI document's `info.version` and the CLI read it, and the README's changelo
 with it (a test checks).
 """
 
-__version__ = "0.4.0"
+__version__ = "0.4.1"

@@ -30,7 +30,7 @@ from service.api import (
     webhooks,
 )
 from service.api.limits import BodyLimit, RateLimit
-from service.referee import channels, egress, receipts
+from service.referee import channels, egress, one_call, receipts
 from service.referee.notifications import Courier
 from service.referee.rates import SharedBudget
 from service.referee.work import Reads
@@ -107,7 +107,12 @@ def lifespan_of(settings: Settings, database_url: str | None
         app.state.engine = engine
         app.state.sessionmaker = make_sessionmaker(engine)
         app.state.hub = hub = Hub(url)
-        order_call = OrderCall(url, size=settings.pool_size) if settings.one_call else None
+        hub.hinted.append(one_call.heard)
+        # As many as the session pool's most (pool plus overflow): fewer, and orders wait
+        # for a connection, unfairly (asyncpg's pool lets a newcomer pass the waiting):
+        # POOL_SIZE alone doubled p99 at 32 clients (bench/orders.py, docs/scaling.md).
+        order_call = OrderCall(url, size=2 * settings.pool_size) if settings.one_call \
+            else None
         app.state.transactions = Transactions(
             app.state.sessionmaker, hub.published if settings.notify else None, order_call)
         replicas = Replicas(settings.database_replica_url, pool_size=settings.pool_size) \

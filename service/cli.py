@@ -47,17 +47,15 @@ OPEN_WARNING = (
 
 
 def serve(host: str, port: int, workers: int, loop: str = "auto", http: str = "auto") -> None:
-    import uvicorn
-
+    from service import serving
     from service.settings import get_settings
 
     if beyond_loopback(host) and not get_settings().operator_key:
         print(OPEN_WARNING.format(host=host), file=sys.stderr, flush=True)
     url = _migrate()
     os.environ["DATABASE_URL"] = url
-    uvicorn.run("service.app:create_app", factory=True, host=host, port=port,
-                workers=workers, loop=loop, http=http,
-                log_level=os.environ.get("LOG_LEVEL", "info").lower())
+    serving.run("service.app:create_app", host=host, port=port, workers=workers, loop=loop,
+                http=http, log_level=os.environ.get("LOG_LEVEL", "info").lower())
 
 
 def replay_check(game_ids: list[str] | None) -> int:

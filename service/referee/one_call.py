@@ -74,9 +74,13 @@ class Signer:
 
 _HOT: OrderedDict[str, Hot] = OrderedDict()
 # Orders this process took in one call, and calls that sent an order the long way, by
-# the call's answer (for tests and benchmarks).
+# the call's answer; catch-ups before deciding ("caught_up", or "behind": too far, the
+# long way). For tests and benchmarks.
 TAKEN: dict[str, int] = {}
 _SIGNERS: OrderedDict[str, Signer] = OrderedDict()
+# Games at hand that another process (or the long way) was heard to move past the head
+# at hand: the newest seq hinted (service/store/notify.py).
+_NEWER: OrderedDict[str, int] = OrderedDict()
 
 
 def _keep(cache: OrderedDict[str, Any], key: str, value: object) -> None:
@@ -102,8 +106,21 @@ def remember_signer(digest: str, player: Any) -> None:
                                    dict(player.settings or {})))
 
 
+def _count(what: str) -> None:
+    TAKEN[what] = TAKEN.get(what, 0) + 1
+
+
 def forget(game_id: str) -> None:
     _HOT.pop(game_id, None)
+    _NEWER.pop(game_id, None)
+
+
+def heard(game_id: str, seq: int) -> None:
+    """A hint that the game's log reached `seq` (service/store/notify.py): if that is
+    past the head at hand, the next order here catches up before it decides."""
+    hot = _HOT.get(game_id)
+    if hot is not None and seq > hot.head_seq and seq > _NEWER.get(game_id, 0):
+        _keep(_NEWER, game_id, seq)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,12 +150,20 @@ async def take(call: OrderCall, publish: Publish | None, game_id: str, token: st
                         signer.settings)
     except (RulesError, RefereeError):  # the long way says why, with a receipt
         return None
+    if _NEWER.pop(game_id, 0) > hot.head_seq:  # moved on elsewhere: catch up first
+        since = await call.since(game_id, hot.head_seq, hot.head_hash)
+        _count("caught_up" if since else "behind")
+        if since is None:
+            forget(game_id)
+            return None
+        hot = _caught_up(hot, since.events, since.version)
+        _keep(_HOT, game_id, hot)
     for attempt in (1, 2):
         decided = _decide(key, game_id, hot, signer, digest, checked, envelope)
         if decided is None:
             return None
         answer = await call.take(decided.write)
-        TAKEN[answer.status] = TAKEN.get(answer.status, 0) + 1
+        _count(answer.status)
         if answer.status == "taken":
             _keep(_HOT, game_id, decided.after)
             new = decided.after
@@ -213,5 +238,3 @@ def _decide(key: receipts.SigningKey, game_id: str, hot: Hot, signer: Signer, di
         events_message=found.events)
     return _Decided(write, result, Hot(version, seq, digest_head, snapshot_seq, after,
                                        hot.dice))
-
-

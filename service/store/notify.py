@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 import asyncpg
@@ -36,6 +37,9 @@ class Hub:
         self.pending: dict[str, int] = {}
         self.latest: dict[str, int] = {}  # game id -> newest seq hinted, for followed games
         self.sent = 0
+        # Told of every hint, local or heard, whoever follows the game (the order's one
+        # call: service/referee/one_call.py catches up before it decides).
+        self.hinted: list[Callable[[str, int], None]] = []
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._listener: Any = None
@@ -64,6 +68,8 @@ class Hub:
         """Keep the newest seq hinted for a game someone here follows."""
         if game_id in self.subscribers and seq > self.latest.get(game_id, 0):
             self.latest[game_id] = seq
+        for hinted in self.hinted:
+            hinted(game_id, seq)
 
     def newest(self, game_id: str) -> int:
         """The newest seq of the game this process heard of (0: none while followed): a

@@ -11,6 +11,7 @@ order the long way, under the lock).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -81,6 +82,29 @@ class Answer:
     events: list[EventRecord] | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Since:
+    """The events appended after a head, and the game's version with them."""
+
+    version: int
+    events: list[EventRecord]
+
+
+# The events after head ($2, $3) of game $1, as `wif_take_order` answers them when the
+# head moved (`data` stays JSON text, its keys in the order written); no row when the
+# head is not in the chain, the log is not past it, or more than 64 came since.
+_SINCE = """SELECT json_build_object('version', g.version, 'events', (
+    SELECT json_agg(json_build_object(
+        'seq', e.seq, 'turn', e.turn, 'impulse', e.impulse, 'step', e.step,
+        'kind', e.kind, 'actor', e.actor, 'text', e.text, 'data', e.data,
+        'at_us', (extract(epoch FROM e.at) * 1000000)::bigint,
+        'rules_version', e.rules_version, 'hash', e.hash) ORDER BY e.seq)
+    FROM events e WHERE e.game_id = $1 AND e.seq > $2))
+FROM games g
+WHERE g.id = $1 AND g.head_seq > $2 AND g.head_seq - $2 <= 64
+  AND EXISTS (SELECT 1 FROM events WHERE game_id = $1 AND seq = $2 AND hash = $3)"""
+
+
 async def _nothing_to_reset(connection: asyncpg.Connection) -> None:
     """The call is one statement, its lock a transaction's: a connection comes back to
     the pool as it went out, with no query to reset it."""
@@ -103,6 +127,34 @@ class OrderCall:
         if self.pool is not None:
             await self.pool.close()
 
+    async def since(self, game: str, head_seq: int, head_hash: str) -> Since | None:
+        """What was appended after the head (`head_seq`, `head_hash`), read before an
+        order is decided on it; None: catching up is not worth it, take the long way."""
+        found = await self._fetchval(_SINCE, game, head_seq, head_hash)
+        if found is None:
+            return None
+        answer: dict[str, Any] = orjson.loads(found)
+        return Since(answer["version"], [_record(e) for e in answer["events"]])
+
+    async def _fetchval(self, query: str, *args: object) -> Any:
+        """One statement on a pooled connection; a connection that broke is replaced and
+        the statement run once more (it changed nothing: one statement, one
+        transaction)."""
+        pool = self.pool
+        if pool is None:
+            raise Unavailable("the order pool is not started")
+
+        async def once() -> Any:
+            async with pool.acquire() as connection:
+                return await connection.fetchval(query, *args)
+
+        with contextlib.suppress(*_RETRIED):
+            return await once()
+        try:
+            return await once()
+        except _RETRIED:
+            raise Unavailable("the database is not reachable") from None
+
     async def take(self, write: Write) -> Answer:
         """Call the function; a connection that broke is replaced and the call made once
         more (nothing was written: the call is one statement, one transaction)."""
@@ -114,16 +166,7 @@ class OrderCall:
                 write.next_deadline, write.step_started_at, write.now, _json(write.moves),
                 None if write.events_message is None else _json(write.events_message),
                 GM_OWNER)
-        if self.pool is None:
-            raise Unavailable("the order pool is not started")
-        for attempt in (1, 2):
-            try:
-                async with self.pool.acquire() as connection:
-                    found = await connection.fetchval(_CALL, *args)
-                break
-            except _RETRIED:
-                if attempt == 2:
-                    raise Unavailable("the database is not reachable") from None
+        found = await self._fetchval(_CALL, *args)
         answer: dict[str, Any] = orjson.loads(found)  # keeps the events' keys in order
         events = answer.get("events")
         return Answer(cast(Status, answer["status"]), answer.get("version"),

@@ -5,6 +5,7 @@ refuses and the order takes the long way, with the same answer it would have had
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
@@ -57,16 +58,86 @@ async def test_a_seat_and_a_game_at_hand_make_an_order_one_call(
     assert report.ok, report.text()
 
 
-async def test_a_head_moved_by_another_way_is_caught_up_from_the_calls_answer(
-        client: httpx.AsyncClient, statements: list[str]) -> None:
-    """A GM act moves the head without the one call (as another process would): the
-    order's call finds the head moved and answers the events since; the referee folds
-    them, decides again and calls once more. The answer is the long way's, and the
-    game still verifies."""
-    game = await full_game(client, dice=AXIS_FIRST)
+async def _moved_by_the_gm(game: Game, client: httpx.AsyncClient,
+                           statements: list[str], acts: int = 1) -> httpx.Response:
+    """An order after `acts` GM acts moved the head without the one call (as another
+    process would); the order is checked against the state it finds."""
     axis = await to_action(game)
     await _rolls(axis, 1)  # the process now has the game at hand
-    assert (await game.admin("deadlines", {"deadlines": {"action": 3600}})).status_code == 200
+    for n in range(acts):
+        r = await game.admin("deadlines", {"deadlines": {"action": 3600 + n}})
+        assert r.status_code == 200, r.text
+    return axis
+
+
+async def _verified(game: Game, client: httpx.AsyncClient) -> None:
+    assert (await game.admin("end", {"reason": "verify"})).status_code == 200
+    export = (await client.get(f"/v1/games/{game.id}/export", headers=game.gm)).json()
+    report = verify_export(export)
+    assert report.ok, report.text()
+
+
+async def test_a_head_heard_to_move_is_caught_up_before_the_order_is_decided(
+        client: httpx.AsyncClient, statements: list[str]) -> None:
+    """The GM's act is hinted (service/store/notify.py, as another process's commit is
+    heard): the next order reads the events since the head at hand, folds them and is
+    decided once, on the game as it is; no call is wasted on the old head."""
+    game = await full_game(client, dice=AXIS_FIRST)
+    axis = await _moved_by_the_gm(game, client, statements)
+    position = await axis.position()
+    before = dict(one_call.TAKEN)
+    statements.clear()
+    envelope = axis.envelope("roll", {"dice": "2d6", "purpose": "after"}, position)
+    r = await client.post(f"/v1/games/{game.id}/orders", json=envelope, headers=axis.headers)
+    assert r.status_code == 201, r.text
+    assert statements == []
+    assert one_call.TAKEN.get("caught_up", 0) == before.get("caught_up", 0) + 1
+    assert one_call.TAKEN.get("moved", 0) == before.get("moved", 0)
+    assert one_call.TAKEN.get("taken", 0) == before.get("taken", 0) + 1
+    state = await game.state()
+    assert state["deadlines"] == {"action": 3600}
+    assert r.json()["head"] == state["head"]
+    await _verified(game, client)
+
+
+async def test_a_head_too_far_ahead_sends_the_order_the_long_way(
+        client: httpx.AsyncClient, statements: list[str]) -> None:
+    """More than 64 events since the head at hand: not worth folding one by one; the
+    order takes the long way, which reads the game, and answers as always."""
+    game = await full_game(client, dice=AXIS_FIRST)
+    axis = await _moved_by_the_gm(game, client, statements, acts=65)
+    position = await axis.position()
+    before = dict(one_call.TAKEN)
+    envelope = axis.envelope("roll", {"dice": "2d6", "purpose": "after"}, position)
+    r = await client.post(f"/v1/games/{game.id}/orders", json=envelope, headers=axis.headers)
+    assert r.status_code == 201, r.text
+    assert one_call.TAKEN.get("behind", 0) == before.get("behind", 0) + 1
+    assert one_call.TAKEN.get("taken", 0) == before.get("taken", 0)
+    assert r.json()["head"] == (await game.state())["head"]
+    assert (await _rolls(axis, 1))[0].status_code == 201  # and the next is one call again
+    assert one_call.TAKEN.get("taken", 0) == before.get("taken", 0) + 1
+    await _verified(game, client)
+
+
+class _Unheard(OrderedDict[str, int]):
+    """Every hint lost on the way: nothing is kept."""
+
+    def __setitem__(self, key: str, value: int) -> None:
+        pass
+
+    def move_to_end(self, key: str, last: bool = True) -> None:
+        pass
+
+
+async def test_a_head_moved_unheard_is_caught_up_from_the_calls_answer(
+        client: httpx.AsyncClient, statements: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hint has not come (every hint is lost here): the order's call finds the head
+    moved and answers the events since; the referee folds them, decides again and
+    calls once more. The answer is the long way's, and the game still verifies."""
+    monkeypatch.setattr(one_call, "_NEWER", _Unheard())
+    game = await full_game(client, dice=AXIS_FIRST)
+    axis = await _moved_by_the_gm(game, client, statements)
     position = await axis.position()
     before = dict(one_call.TAKEN)
     statements.clear()
@@ -79,10 +150,7 @@ async def test_a_head_moved_by_another_way_is_caught_up_from_the_calls_answer(
     state = await game.state()
     assert state["deadlines"] == {"action": 3600}
     assert r.json()["head"] == state["head"]
-    assert (await game.admin("end", {"reason": "verify"})).status_code == 200
-    export = (await client.get(f"/v1/games/{game.id}/export", headers=game.gm)).json()
-    report = verify_export(export)
-    assert report.ok, report.text()
+    await _verified(game, client)
 
 
 async def test_an_order_sent_again_gets_its_first_answer(client: httpx.AsyncClient) -> None:
