@@ -21,7 +21,7 @@ from sqlalchemy.engine import Engine
 from support import AXIS_FIRST, SIDES, create_game, join, to_action
 
 from service.store.models import Base
-from service.store.order_call import Write
+from service.store.order_call import _SINCE, Write
 
 # wif_take_order as the newest migration that writes it leaves it (0012: channels).
 FUNCTION = importlib.import_module("migrations.versions.2026_11_24_0012_channels").function()
@@ -140,31 +140,44 @@ def _function_statements() -> list[str]:
     return [" ".join(s.split()) for s in body.split(";") if s.strip()]
 
 
+def _tables_by_game(statement: str, game: str) -> int:
+    """How many game-scoped tables `statement` touches, each only through the game
+    parameter `game` (a row it inserts carries it, a row it reads or changes is
+    constrained by it, or joined to a table that is); asserts there are no others."""
+    touched = 0
+    for table in re.findall(r"\bINSERT INTO (\w+)", statement):
+        key = "id" if table == "games" else "game_id"
+        assert table in GAME_SCOPED, statement
+        assert re.search(rf"INSERT INTO {table} \({key}\b", statement) and (
+            f"SELECT {game}" in statement or f"VALUES ({game}" in statement), statement
+        touched += 1
+    for found in re.finditer(r"\b(?:FROM|JOIN|UPDATE) (\w+)( \w+)?", statement):
+        table, alias = found.group(1), (found.group(2) or "").strip()
+        if table not in TABLES:
+            continue  # json_to_recordset(...), a record
+        assert table in GAME_SCOPED, statement
+        key = "id" if table == "games" else "game_id"
+        clause = re.split(r"\b(?:FROM|JOIN|SELECT|UNION)\b",
+                          statement[found.end():], maxsplit=1)[0]
+        owner = rf"{alias}\." if alias not in ("", "WHERE", "SET", "ON") else ""
+        assert re.search(rf"(?<![.\w]){owner}{key} = {re.escape(game)}(?!\w)", clause), \
+            (table, statement)
+        touched += 1
+    return touched
+
+
 def test_the_order_function_names_one_game_in_every_statement() -> None:
     """wif_take_order (migrations 0009 and 0012) touches game-scoped tables only through its
     game argument `p_game`: a row it inserts carries it, a row it reads or changes is
     constrained by it (or joined to a table that is)."""
-    touched = 0
-    for statement in _function_statements():
-        for table in re.findall(r"\bINSERT INTO (\w+)", statement):
-            key = "id" if table == "games" else "game_id"
-            assert table in GAME_SCOPED, statement
-            assert re.search(rf"INSERT INTO {table} \({key}\b", statement) and (
-                "SELECT p_game" in statement or "VALUES (p_game" in statement), statement
-            touched += 1
-        for found in re.finditer(r"\b(?:FROM|JOIN|UPDATE) (\w+)( \w+)?", statement):
-            table, alias = found.group(1), (found.group(2) or "").strip()
-            if table not in TABLES:
-                continue  # json_to_recordset(...), a record
-            assert table in GAME_SCOPED, statement
-            key = "id" if table == "games" else "game_id"
-            clause = re.split(r"\b(?:FROM|JOIN|SELECT|UNION)\b",
-                              statement[found.end():], maxsplit=1)[0]
-            owner = rf"{alias}\." if alias not in ("", "WHERE", "SET", "ON") else ""
-            assert re.search(rf"(?<![.\w]){owner}{key} = p_game\b", clause), \
-                (table, statement)
-            touched += 1
+    touched = sum(_tables_by_game(statement, "p_game") for statement in _function_statements())
     assert touched >= 8  # games (read, update), events, snapshots, commands, orders, ...
+
+
+def test_the_catch_up_before_an_order_names_one_game() -> None:
+    """What a process reads when it heard another moved the game on (the events since
+    its head, service/store/order_call.py): every table through the game id, $1."""
+    assert _tables_by_game(" ".join(_SINCE.split()), "$1") == 3  # games, events twice
 
 
 def test_the_check_catches_a_statement_that_spans_games() -> None:
