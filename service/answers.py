@@ -194,12 +194,18 @@ QuietHoursShown = TypedDict("QuietHoursShown", {"from": str, "to": str, "timezon
 
 
 class Channel(TypedDict):
-    """A notification channel of mine (issue 20): e-mail, Discord or Slack."""
+    """A notification channel of mine (issue 20): e-mail, Discord or Slack, and its
+    state: disabled (`disabled_at`, `reason`) once every delivery failed for five days
+    (since `failing_since`), until it is set again."""
 
     kind: Literal["email", "discord", "slack"]
     target: str
     quiet_hours: QuietHoursShown | None
     digest_minutes: int
+    state: Literal["active", "disabled"]
+    disabled_at: str | None
+    reason: str | None
+    failing_since: str | None
 
 
 class Channels(TypedDict):

@@ -27,6 +27,7 @@ import aiosmtplib
 import httpx
 
 from service.answers import Channel, Channels, QuietHoursShown
+from service.clock import rfc3339
 from service.referee import egress, members
 from service.referee.errors import Conflict, Denied, NotFound
 from service.referee.webhooks import owner_of
@@ -220,7 +221,12 @@ def shown(channel: ChannelRow) -> Channel:
                  "to": f"{channel.quiet_to // 60:02d}:{channel.quiet_to % 60:02d}",
                  "timezone": channel.timezone}
     return {"kind": cast(Kind, channel.kind), "target": channel.target, "quiet_hours": quiet,
-            "digest_minutes": channel.digest_minutes}
+            "digest_minutes": channel.digest_minutes,
+            "state": "disabled" if channel.disabled_at else "active",
+            "disabled_at": rfc3339(channel.disabled_at) if channel.disabled_at else None,
+            "reason": channel.disabled_reason,
+            "failing_since": rfc3339(channel.failing_since) if channel.failing_since
+            else None}
 
 
 async def put(uow: UnitOfWork, game_id: str, token: str, kind: Kind, *, target: str,

@@ -242,13 +242,16 @@ async def record(uow: UnitOfWork, due: Due, status: int | None, error: str | Non
                  now: datetime | None = None, rand: Random = _system_random) -> None:
     """Log an attempt made at `now`; the message is delivered, failed for good (after
     `MAX_ATTEMPTS` since it was queued or resent), or due again after a jittered wait.
-    A failure may disable the webhook (`DISABLE_AFTER`)."""
+    A failure may disable the webhook or the channel (`DISABLE_AFTER`)."""
     now = now or utc_now()
     for other, _ in due.bundle:  # a digest's other messages went (or failed) with it
         await _record_one(uow, due.game_id, other, due.player_id, status, error, now, rand)
     recorded = await _record_one(uow, due.game_id, due.id, due.player_id, status, error,
                                  now, rand)
-    if not recorded or due.channel is not None:  # a channel has no webhook to keep
+    if not recorded:
+        return
+    if due.channel is not None:
+        await _keep_channel(uow, due, error, now)
         return
     if error is None:
         await uow.webhooks.delivered(due.game_id, due.player_id, due.url)
@@ -260,6 +263,23 @@ async def record(uow: UnitOfWork, due: Due, status: int | None, error: str | Non
             reason=f"every delivery attempt since {rfc3339(since)} failed (the last: "
                    f"{error}); register the webhook again (PUT) to enable it")
         log.info("notifications: webhook of %s in %s disabled", due.player_id, due.game_id)
+
+
+async def _keep_channel(uow: UnitOfWork, due: Due, error: str | None, now: datetime) -> None:
+    """A channel's streak of failures, as a webhook's: a delivery ends it, and a channel
+    whose every attempt failed for `DISABLE_AFTER` is disabled until it is set again."""
+    assert due.channel is not None
+    if error is None:
+        await uow.channels.delivered(due.game_id, due.player_id, due.channel, due.url)
+        return
+    since = await uow.channels.failing(due.game_id, due.player_id, due.channel, due.url, now)
+    if since is not None and now - since >= DISABLE_AFTER:
+        await uow.channels.disable(
+            due.game_id, due.player_id, due.channel, at=now,
+            reason=f"every delivery attempt since {rfc3339(since)} failed (the last: "
+                   f"{error}); set the channel again (PUT) to enable it")
+        log.info("notifications: %s channel of %s in %s disabled", due.channel,
+                 due.player_id, due.game_id)
 
 
 async def _record_one(uow: UnitOfWork, game_id: str, outbox_id: str, player_id: str,

@@ -94,8 +94,8 @@ async def resend(uow: UnitOfWork, game_id: str, token: str, message_id: str,
                  now: datetime | None = None) -> Message:
     """Send one of the caller's messages again (failed, delivered or still pending):
     pending, due now, its retry schedule started anew, under the same `webhook-id`.
-    404 for a message that is not the caller's; 409 while its webhook is missing or
-    disabled."""
+    404 for a message that is not the caller's; 409 while its webhook (or channel) is
+    missing or disabled."""
     now = now or utc_now()
     owner = owner_of(await members.member(uow, game_id, token))
     message = await uow.outbox.of_owner(game_id, owner, message_id)
@@ -103,11 +103,24 @@ async def resend(uow: UnitOfWork, game_id: str, token: str, message_id: str,
         raise NotFound("webhook/message_not_found", f"you have no message {message_id}")
     if message.channel is None:
         await _webhook_ready(uow, game_id, owner)
-    # else a channel's message (issue 20): no webhook needed
+    else:  # a channel's message (issue 20): its channel, no webhook
+        await _channel_ready(uow, game_id, owner, message.channel)
     await uow.outbox.requeue(game_id, message_id, now)
     message = await uow.outbox.of_owner(game_id, owner, message_id)
     assert message is not None  # locked since it was first read
     return _message(message, await uow.outbox.attempts_of(game_id, message_id))
+
+
+async def _channel_ready(uow: UnitOfWork, game_id: str, owner: str, kind: str) -> None:
+    """409 unless the owner's channel of `kind` is set and enabled."""
+    found = [c for c in await uow.channels.of_player(game_id, owner) if c.kind == kind]
+    if not found:
+        raise Conflict("channel/not_found", f"you have no {kind} channel: set one (PUT "
+                       f"/channels/{kind}), then resend")
+    if found[0].disabled_at is not None:
+        raise Conflict("channel/disabled", f"the {kind} channel is disabled "
+                       f"({found[0].disabled_reason}): set it again (PUT /channels/{kind}) "
+                       "to enable it, then resend")
 
 
 async def _webhook_ready(uow: UnitOfWork, game_id: str, owner: str) -> None:

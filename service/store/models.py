@@ -258,7 +258,9 @@ class ChannelRow(Base):
     """A player's notification channel (issue 20): e-mail (`target` an address), a
     Discord or a Slack incoming webhook (`target` its URL); "your move" is held through
     the quiet hours (`quiet_from`-`quiet_to`, minutes of the day in `timezone`) and, with
-    a digest, sent `digest_minutes` after it is due, with every other one due by then."""
+    a digest, sent `digest_minutes` after it is due, with every other one due by then.
+    A channel whose every delivery fails for `DISABLE_AFTER` is disabled until it is
+    set again (PUT)."""
 
     __tablename__ = "channels"
 
@@ -271,6 +273,11 @@ class ChannelRow(Base):
     timezone: Mapped[str] = mapped_column(Text, server_default="UTC")
     digest_minutes: Mapped[int] = mapped_column(Integer, server_default="0")
     created_at: Mapped[datetime] = _now()
+    # As a webhook's: when the deliveries began to fail (None: the last one went), and
+    # when and why the channel was disabled after `DISABLE_AFTER` of failures.
+    failing_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    disabled_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    disabled_reason: Mapped[str | None] = mapped_column(Text)
 
 
 class DeliveryRow(Base):

@@ -20,6 +20,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.sql.elements import ColumnElement
 
 from service.store.models import (
     GM_OWNER,
@@ -104,11 +105,47 @@ class Channels:
         self.session = session
 
     async def put(self, game_id: str, player_id: str, kind: str, **values: object) -> None:
+        """Set or replace; either way the channel is active with a clean record."""
+        fresh = {**values, "failing_since": None, "disabled_at": None,
+                 "disabled_reason": None}
         await self.session.execute(
             pg_insert(ChannelRow).values(game_id=game_id, player_id=player_id, kind=kind,
-                                         **values)
+                                         **fresh)
             .on_conflict_do_update(index_elements=["game_id", "player_id", "kind"],
-                                   set_=values))
+                                   set_=fresh))
+
+    def _this(self, game_id: str, player_id: str, kind: str, target: str
+              ) -> tuple[ColumnElement[bool], ...]:
+        return (ChannelRow.game_id == game_id, ChannelRow.player_id == player_id,
+                ChannelRow.kind == kind, ChannelRow.target == target)
+
+    async def delivered(self, game_id: str, player_id: str, kind: str, target: str) -> None:
+        """A message to `target` went: the failing streak, if any, ends."""
+        await self.session.execute(update(ChannelRow).where(
+            *self._this(game_id, player_id, kind, target),
+            ChannelRow.failing_since.is_not(None)).values(failing_since=None))
+
+    async def failing(self, game_id: str, player_id: str, kind: str, target: str,
+                      now: datetime) -> datetime | None:
+        """A message to `target` failed at `now`: when the channel's failing streak
+        began. None if the channel is gone, disabled, or set again to another target."""
+        since: datetime | None = await self.session.scalar(
+            update(ChannelRow).where(*self._this(game_id, player_id, kind, target),
+                                     ChannelRow.disabled_at.is_(None))
+            .values(failing_since=func.coalesce(ChannelRow.failing_since, now))
+            .returning(ChannelRow.failing_since))
+        return since
+
+    async def disable(self, game_id: str, player_id: str, kind: str, *, at: datetime,
+                      reason: str) -> None:
+        """Disable the channel; its pending messages fail."""
+        await self.session.execute(update(ChannelRow).where(
+            ChannelRow.game_id == game_id, ChannelRow.player_id == player_id,
+            ChannelRow.kind == kind).values(disabled_at=at, disabled_reason=reason))
+        await self.session.execute(update(OutboxRow).where(
+            OutboxRow.game_id == game_id, OutboxRow.player_id == player_id,
+            OutboxRow.channel == kind, OutboxRow.delivered_at.is_(None),
+            OutboxRow.failed.is_(False)).values(failed=True))
 
     async def of_player(self, game_id: str, player_id: str) -> list[ChannelRow]:
         return list((await self.session.execute(
@@ -117,8 +154,10 @@ class Channels:
             .order_by(ChannelRow.kind))).scalars().all())
 
     async def of_game(self, game_id: str) -> list[ChannelRow]:
+        """The game's channels that are not disabled."""
         return list((await self.session.execute(
-            select(ChannelRow).where(ChannelRow.game_id == game_id))).scalars().all())
+            select(ChannelRow).where(ChannelRow.game_id == game_id,
+                                     ChannelRow.disabled_at.is_(None)))).scalars().all())
 
     async def delete(self, game_id: str, player_id: str, kind: str) -> bool:
         gone = await self.session.execute(delete(ChannelRow).where(
@@ -160,6 +199,7 @@ class Outbox:
             " FROM games g JOIN channels c ON c.game_id = g.id"
             " JOIN players p ON p.game_id = c.game_id AND p.id = c.player_id"
             " WHERE g.status = 'active' AND g.next_deadline IS NOT NULL"
+            " AND c.disabled_at IS NULL"
             " AND g.step_started_at IS NOT NULL AND g.next_deadline > :now"
             " AND :now >= g.step_started_at + (g.next_deadline - g.step_started_at) * 0.5"
         ), {"now": now, "gm": GM_OWNER})
@@ -197,7 +237,8 @@ class Outbox:
                   & (ChannelRow.player_id == OutboxRow.player_id)
                   & (ChannelRow.kind == OutboxRow.channel))
             .where(OutboxRow.delivered_at.is_(None), OutboxRow.failed.is_(False),
-                   OutboxRow.channel.is_not(None), OutboxRow.next_attempt_at <= now)
+                   OutboxRow.channel.is_not(None), OutboxRow.next_attempt_at <= now,
+                   ChannelRow.disabled_at.is_(None))
             .order_by(OutboxRow.next_attempt_at).limit(limit)
             .with_for_update(of=OutboxRow, skip_locked=True))).all()
         return [(message, channel) for message, channel in rows]

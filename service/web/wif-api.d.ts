@@ -1611,7 +1611,9 @@ export interface components {
         };
         /**
          * Channel
-         * @description A notification channel of mine (issue 20): e-mail, Discord or Slack.
+         * @description A notification channel of mine (issue 20): e-mail, Discord or Slack, and its
+         *     state: disabled (`disabled_at`, `reason`) once every delivery failed for five days
+         *     (since `failing_since`), until it is set again.
          */
         Channel: {
             /**
@@ -1624,6 +1626,17 @@ export interface components {
             quiet_hours: components["schemas"]["QuietHoursShown"] | null;
             /** Digest Minutes */
             digest_minutes: number;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "active" | "disabled";
+            /** Disabled At */
+            disabled_at: string | null;
+            /** Reason */
+            reason: string | null;
+            /** Failing Since */
+            failing_since: string | null;
         };
         /**
          * ChannelSettings

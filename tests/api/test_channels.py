@@ -27,7 +27,7 @@ from support import AXIS_FIRST, Game, full_game, to_action
 
 from service.app import channel_setup, create_app
 from service.clock import utc_now
-from service.referee import egress, one_call, receipts
+from service.referee import egress, notifications, one_call, receipts
 from service.referee.notifications import Courier
 
 PUBLIC_URL = "https://wif.example.org"
@@ -422,7 +422,8 @@ async def test_without_an_smtp_server_email_is_refused_and_the_rest_runs_as_toda
     listed = (await client.get(f"/v1/games/{game.id}/channels", headers=who)).json()
     assert listed == {"email_available": False, "channels": [{
         "kind": "slack", "target": "http://127.0.0.1:9/slack", "digest_minutes": 15,
-        "quiet_hours": {"from": "23:00", "to": "06:30", "timezone": "UTC"}}]}
+        "quiet_hours": {"from": "23:00", "to": "06:30", "timezone": "UTC"},
+        "state": "active", "disabled_at": None, "reason": None, "failing_since": None}]}
     assert (await client.delete(f"/v1/games/{game.id}/channels/slack",
                                 headers=who)).status_code == 204
     r = await client.put(f"/v1/games/{game.id}/channels/slack", headers=game.gm,
@@ -508,3 +509,94 @@ async def test_a_refused_email_is_logged_and_retried_until_it_goes(
     [message] = await rig.messages(who, game)
     assert message["state"] == "delivered" and len(message["attempts"]) == 2
     assert [rcpt for rcpt, _ in mailbox.received] == [[address]]
+
+
+async def _channel_shown(rig: Rig, game: Game, who: dict[str, str], kind: str
+                         ) -> dict[str, Any]:
+    r = await rig.client.get(f"/v1/games/{game.id}/channels", headers=who)
+    assert r.status_code == 200, r.text
+    [shown] = [c for c in r.json()["channels"] if c["kind"] == kind]
+    return dict(shown)
+
+
+# long: a 14-day step, its two reminders refused 5.6 days apart, the channel disabled,
+# what that changes, and setting it again.
+async def test_a_channel_failing_for_five_days_is_disabled_and_put_enables_it(
+        rig: Rig, smtp: tuple[Mailbox, int]) -> None:
+    """Every e-mail to a player refused for 5 days (the 50% and 90% deadline reminders
+    of a 14-day step come 5.6 days apart): the channel is disabled as a webhook is,
+    `GET /channels` says when and why, its pending messages fail, no reminder is
+    queued for it and a resend is refused (409); `PUT` sets it again, active with a
+    clean record, and the resent message goes."""
+    mailbox, _ = smtp
+    game = await full_game(rig.client)
+    r = await game.admin("deadlines", {"deadlines": {"initiative.reroll": 14 * 86400},
+                                       "reason": "a slow game"})
+    assert r.status_code == 200, r.text
+    await game.players["axis"].ok("initiative.reroll", {"demand": False})
+    started = utc_now()
+    side = sorted(a["side"] for a in (await game.state())["awaiting"])[0]
+    who = game.players[side].headers
+    address = f"{side}@players.example.org"
+    await _channel(rig.client, game, who, "email", target=address)
+    assert await _channel_shown(rig, game, who, "email") == {
+        "kind": "email", "target": address, "quiet_hours": None, "digest_minutes": 0,
+        "state": "active", "disabled_at": None, "reason": None, "failing_since": None}
+    mailbox.refuse.add(address)
+
+    rig.clock.to(started + timedelta(days=7, minutes=1))  # half of the deadline gone
+    await rig.courier.deliver_due(rig.http)
+    [first] = await rig.messages(who, game)
+    assert first["state"] == "pending" and first["attempts"][0]["error"].startswith("SMTP")
+    shown = await _channel_shown(rig, game, who, "email")
+    assert shown["state"] == "active" and shown["failing_since"] == first["attempts"][0]["at"]
+
+    rig.clock.to(started + timedelta(days=12, hours=15))  # 90%: 5.6 days of failures
+    await rig.courier.deliver_due(rig.http)
+    shown = await _channel_shown(rig, game, who, "email")
+    assert shown["state"] == "disabled" and shown["failing_since"] == first["attempts"][0]["at"]
+    assert datetime.fromisoformat(shown["disabled_at"]) - started >= timedelta(days=12)
+    assert "failed" in shown["reason"] and "SMTP" in shown["reason"] and "PUT" in shown["reason"]
+    messages = await rig.messages(who, game)
+    assert len(messages) == 2 and {m["state"] for m in messages} == {"failed"}
+    async with rig.courier.transactions() as uow:  # the reminders skip it now
+        assert await notifications.enqueue_reminders(
+            uow, started + timedelta(days=13)) == 0
+    resend = f"/v1/games/{game.id}/webhook/deliveries/{first['id']}/resend"
+    r = await rig.client.post(resend, headers=who)
+    assert r.status_code == 409 and r.json()["type"] == "/problems/channel/disabled", r.text
+
+    mailbox.refuse.clear()
+    await _channel(rig.client, game, who, "email", target=address)
+    assert await _channel_shown(rig, game, who, "email") == {
+        "kind": "email", "target": address, "quiet_hours": None, "digest_minutes": 0,
+        "state": "active", "disabled_at": None, "reason": None, "failing_since": None}
+    r = await rig.client.post(resend, headers=who)
+    assert r.status_code == 202, r.text
+    await rig.courier.deliver_due(rig.http)
+    assert [rcpt for rcpt, _ in mailbox.received] == [[address]]
+
+
+@pytest.mark.parametrize("rig", [True, False], ids=["one_call", "long_way"], indirect=True)
+async def test_a_disabled_channel_is_told_no_move(rig: Rig) -> None:
+    """Both order paths (wif_take_order, migration 0013, and the long way) write "your
+    move" only to channels that are not disabled; a channel set again is told again."""
+    game = await _at_action(rig)
+    async with Receiver(slack_problems) as slack:
+        for player in game.players.values():
+            await _channel(rig.client, game, player.headers, "slack", target=slack.url)
+        await game.players["axis"].ok("roll", {"dice": "2d6", "purpose": "warm the one call"})
+        async with rig.courier.transactions() as uow:
+            for player in game.players.values():
+                await uow.channels.disable(game.id, player.id, "slack", at=utc_now(),
+                                           reason="a test")
+        r = await _hand_over(game)
+        awaited = {a["side"] for a in r.json()["awaiting"]}
+        assert awaited
+        for player in game.players.values():
+            assert await rig.messages(player.headers, game) == []
+        assert await rig.deliver() == 0 and slack.accepted == []
+        side = sorted(awaited)[0]
+        await _channel(rig.client, game, game.players[side].headers, "slack", target=slack.url)
+        shown = await _channel_shown(rig, game, game.players[side].headers, "slack")
+        assert shown["state"] == "active"

@@ -23,8 +23,10 @@ from support import AXIS_FIRST, SIDES, create_game, join, to_action
 from service.store.models import Base
 from service.store.order_call import _SINCE, Write
 
-# wif_take_order as the newest migration that writes it leaves it (0012: channels).
-FUNCTION = importlib.import_module("migrations.versions.2026_11_24_0012_channels").function()
+# wif_take_order as the newest migration that writes it leaves it (0013: channels that
+# are not disabled).
+FUNCTION = importlib.import_module(
+    "migrations.versions.2026_11_24_0013_channel_failures").function()
 
 TABLES = Base.metadata.tables
 GAME_SCOPED = {name for name, t in TABLES.items() if "game_id" in t.c} | {"games"}
@@ -167,7 +169,7 @@ def _tables_by_game(statement: str, game: str) -> int:
 
 
 def test_the_order_function_names_one_game_in_every_statement() -> None:
-    """wif_take_order (migrations 0009 and 0012) touches game-scoped tables only through its
+    """wif_take_order (migrations 0009, 0012 and 0013) touches game-scoped tables only through its
     game argument `p_game`: a row it inserts carries it, a row it reads or changes is
     constrained by it (or joined to a table that is)."""
     touched = sum(_tables_by_game(statement, "p_game") for statement in _function_statements())
