@@ -10,6 +10,7 @@ h42; h30 (ger-inf-1, in cw-inf-1's ZOC) touches h40, h20, h21, h31.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -147,9 +148,11 @@ def refused(fn: Callable[[], object], rule: str, unit: str | None = None,
 
 
 def effective(t: Table, uid: str) -> Any:
+    """The unit's effective values (the view's `effective`), read as attributes."""
     from service.rules.modes import effective as eff
 
-    return eff(t.state, uid)
+    found = eff(t.state, uid)
+    return None if found is None else SimpleNamespace(**found)
 
 
 def last(t: Table, kind: str) -> Any:

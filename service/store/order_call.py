@@ -136,7 +136,7 @@ class OrderCall:
         answer: dict[str, Any] = orjson.loads(found)
         return Since(answer["version"], [_record(e) for e in answer["events"]])
 
-    async def _fetchval(self, query: str, *args: object) -> Any:
+    async def _fetchval(self, query: str, *args: object) -> str | None:
         """One statement on a pooled connection; a connection that broke is replaced and
         the statement run once more (it changed nothing: one statement, one
         transaction)."""
@@ -144,9 +144,10 @@ class OrderCall:
         if pool is None:
             raise Unavailable("the order pool is not started")
 
-        async def once() -> Any:
+        async def once() -> str | None:  # the statements here answer json (text)
             async with pool.acquire() as connection:
-                return await connection.fetchval(query, *args)
+                found: str | None = await connection.fetchval(query, *args)
+                return found
 
         with contextlib.suppress(*_RETRIED):
             return await once()
@@ -167,6 +168,7 @@ class OrderCall:
                 None if write.events_message is None else _json(write.events_message),
                 GM_OWNER)
         found = await self._fetchval(_CALL, *args)
+        assert found is not None  # the function always answers
         answer: dict[str, Any] = orjson.loads(found)  # keeps the events' keys in order
         events = answer.get("events")
         return Answer(cast(Status, answer["status"]), answer.get("version"),

@@ -19,8 +19,6 @@ attack (RULES-NOTES 27: it cannot move; WiF's disorganized units do not attack).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from typing_extensions import TypedDict
 
 from service.rules import state as st
@@ -30,29 +28,9 @@ from service.rules.scenario import OcsValues, UnitSpec
 from service.rules.state import State, UnitState
 
 __all__ = [
-    "Effective", "base_values", "effective", "mode_view", "movement_ma", "power_passed",
+    "EffectiveView", "base_values", "effective", "mode_view", "movement_ma", "power_passed",
     "step_ma", "transports_allowed",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class Effective:
-    """A unit's effective values now; `ma` is its allowance in the current step and
-    `movement_ma` what its mode gives it in its side's movement (action) step."""
-
-    attack: float
-    defence: float
-    ma: float
-    mp_left: float
-    movement_ma: float
-    action_rating: int
-    attrition_action_rating: int
-    barrage: float
-    zoc: bool
-    can_attack: bool
-    can_overrun: bool
-    can_barrage: bool
-    can_use_transport: bool
 
 
 def _num(x: float) -> float:
@@ -144,8 +122,10 @@ def _can_fight_now(state: State, uid: str) -> tuple[bool, bool, bool]:
     return False, False, False
 
 
-def effective(state: State, uid: str) -> Effective | None:
-    """The unit's effective values now; None for units that use no modes (OCS 5.1)."""
+def effective(state: State, uid: str) -> EffectiveView | None:
+    """The unit's effective values now, as a unit's view shows them: `ma` is its
+    allowance in the current step and `movement_ma` what its mode gives it in its
+    side's movement (action) step; None for units that use no modes (OCS 5.1)."""
     unit = state.units[uid]
     spec = state.setup.scenario.unit(uid)
     if spec.ocs is None or not m.uses_modes(spec):
@@ -164,21 +144,21 @@ def effective(state: State, uid: str) -> Effective | None:
     transport = (
         state.turn.step == st.ACTION and ma > 0 and bool(transports_allowed(spec, unit))
     )
-    return Effective(
-        attack=_num(attack),
-        defence=_num(defence),
-        ma=ma,
-        mp_left=_num(max(0.0, ma - used)),
-        movement_ma=movement_ma(spec, unit),
-        action_rating=rating,
-        attrition_action_rating=printed,
-        barrage=_num(barrage),
-        zoc=exerts_zoc(spec, mode, unit.orientation),
-        can_attack=can_attack and attack > 0,
-        can_overrun=can_overrun and attack > 0 and ma > used,
-        can_barrage=can_barrage and barrage > 0,
-        can_use_transport=transport,
-    )
+    return {
+        "attack": _num(attack),
+        "defence": _num(defence),
+        "ma": ma,
+        "mp_left": _num(max(0.0, ma - used)),
+        "movement_ma": movement_ma(spec, unit),
+        "action_rating": rating,
+        "attrition_action_rating": printed,
+        "barrage": _num(barrage),
+        "zoc": exerts_zoc(spec, mode, unit.orientation),
+        "can_attack": can_attack and attack > 0,
+        "can_overrun": can_overrun and attack > 0 and ma > used,
+        "can_barrage": can_barrage and barrage > 0,
+        "can_use_transport": transport,
+    }
 
 
 class ThisImpulse(TypedDict):
@@ -222,7 +202,6 @@ def mode_view(state: State, uid: str) -> ModeView:
     """The mode fields of a unit's view: steps lost, what it did this impulse, and its
     effective values (None for units that use no modes)."""
     unit = state.units[uid]
-    eff = effective(state, uid)
     return {
         "steps_lost": unit.steps_lost,
         "this_impulse": {
@@ -231,19 +210,5 @@ def mode_view(state: State, uid: str) -> ModeView:
             "attacked": unit.attacked,
             "released": unit.released,
         },
-        "effective": None if eff is None else {
-            "attack": eff.attack,
-            "defence": eff.defence,
-            "ma": eff.ma,
-            "mp_left": eff.mp_left,
-            "movement_ma": eff.movement_ma,
-            "action_rating": eff.action_rating,
-            "attrition_action_rating": eff.attrition_action_rating,
-            "barrage": eff.barrage,
-            "zoc": eff.zoc,
-            "can_attack": eff.can_attack,
-            "can_overrun": eff.can_overrun,
-            "can_barrage": eff.can_barrage,
-            "can_use_transport": eff.can_use_transport,
-        },
+        "effective": effective(state, uid),
     }

@@ -282,7 +282,7 @@ def _exploit(state: State, uid: str, side: str) -> ExploitChoice:
                          "released Reserves act in the Exploitation step"}
     out: ExploitChoice = {"may": why is None, "why": why}
     if state.step == st.COMBAT and phasing and eff is not None:
-        earn = unit.mode in (m.COMBAT, m.MOVE) and eff.action_rating >= 2 and eff.can_attack
+        earn = unit.mode in (m.COMBAT, m.MOVE) and eff["action_rating"] >= 2 and eff["can_attack"]
         out["earn"] = earn
     return out
 

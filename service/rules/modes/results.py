@@ -191,10 +191,10 @@ def check_attacker(s: State, uid: str, by: str, path: str) -> None:
                               "at a time)", rule="OCS 5.7b", path=path)
     eff = effective(s, uid)
     assert eff is not None
-    if by == "barrage" and eff.barrage <= 0:
+    if by == "barrage" and eff["barrage"] <= 0:
         raise refuse_unit("report/no_barrage", uid, "has no barrage rating to barrage with",
                           rule="OCS 5.10b", path=path)
-    if by != "barrage" and eff.attack <= 0:
+    if by != "barrage" and eff["attack"] <= 0:
         raise refuse_unit("report/no_strength", uid, "has no attack strength", rule="OCS 5.2",
                           path=path)
 
@@ -524,9 +524,9 @@ class _Fight:
                                   rule="OCS 5.9a", path=upath)
             eff = effective(state, name)
             assert eff is not None
-            if eff.action_rating < rating:
+            if eff["action_rating"] < rating:
                 raise refuse_unit("report/action_rating", name, f"has Action Rating "
-                                  f"{eff.action_rating}, below the Exploit marker's "
+                                  f"{eff['action_rating']}, below the Exploit marker's "
                                   f"{rating}", rule="OCS 5.9b", path=upath)
         self.f.emit("units.exploit_awarded",
                     f"{', '.join(names)} gain Exploitation Mode (marker {rating}).",
