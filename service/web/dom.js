@@ -66,6 +66,19 @@ export function words(name) {
   return String(name ?? "").replaceAll("_", " ").replaceAll(".", " ");
 }
 
+// A standing order's stop condition (docs/api.md, "Standing orders") in words.
+const STOPS = {
+  unit_attacked: () => "a unit is attacked",
+  enemy_adjacent_reserve: () => "an enemy comes next to a Reserve unit",
+  hq_out_of_supply: () => "an HQ is out of supply",
+  initiative_close: (stop) => `the initiative totals are within ${stop.within ?? 0}`,
+};
+
+/** "a unit is attacked or an HQ is out of supply" for [{kind}, ...]. */
+export function stopWords(stops) {
+  return (stops || []).map((s) => (STOPS[s.kind] || (() => words(s.kind)))(s)).join(" or ");
+}
+
 export function formatTime(iso) {
   if (!iso) return "";
   const d = new Date(iso);

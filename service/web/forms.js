@@ -19,7 +19,7 @@
 // To add an order kind, add an entry; the generic form at the end sends any kind with a
 // JSON body meanwhile.
 
-import { h, words } from "./dom.js";
+import { h, stopWords, words } from "./dom.js";
 import { playForm } from "./play.js";
 import { reorgForm } from "./reorg.js";
 
@@ -402,8 +402,7 @@ export const ORDER_FORMS = [
     render(ctx) {
       const armed = new Map(ctx.state.standing.orders
         .filter((o) => o.side === ctx.me.side).map((o) => [o.step, o]));
-      const stopsText = (o) => (o.stops.length ? ` unless ${o.stops.map((s) => words(s.kind)
-        + (s.within !== undefined ? ` ${s.within}` : "")).join(", ")}` : "");
+      const stopsText = (o) => (o.stops.length ? ` unless ${stopWords(o.stops)}` : "");
       const rows = STANDING_STEPS.map(([step, answer]) => {
         const order = armed.get(step);
         return h("li", { dataset: { standing: step, armed: order ? "yes" : "no" } },

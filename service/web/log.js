@@ -2,7 +2,7 @@
 // and impulse (collapsible) and then by step, newest first; filtered to my side, the
 // dice or the game master; dice drawn as dice; the technical kind and seq only on hover.
 
-import { h, words } from "./dom.js";
+import { h, stopWords, words } from "./dom.js";
 
 const DICE_KINDS = new Set(["dice.rolled", "combat.rolled", "turn_end.rolled", "initiative.rolled",
   "weather.set"]);
@@ -24,7 +24,11 @@ export function sentence(event, names) {
     const from = d.from?.mode ? `${MODE[d.from.mode] || d.from.mode} Mode` : "no mode";
     return `${d.unit} in ${d.hex}: ${from} → ${MODE[d.mode] || d.mode} Mode${side(d.mode, d.orientation)}.`;
   }
-  return String(event.text || "")
+  let text = String(event.text || "");
+  if (event.kind === "standing.armed" && d.stops?.length) {  // the stops in words
+    text = text.replace(/, unless [a-z_, ]+\.$/, `, unless ${stopWords(d.stops)}.`);
+  }
+  return text
     .replace(/\b[0-9a-f]{32}\b/g, (id) => names[id] || "a player")
     .replace(/\b([A-Za-z_]+s)'s\b/g, "$1'")
     .replace(/ -> /g, " → ");

@@ -38,6 +38,12 @@ def test_the_log_reads_as_sentences_with_names() -> None:
             "unit": "ger-arm-1", "hex": "0606", "mode": "reserve", "orientation": "move",
             "from": {"mode": "combat", "orientation": "combat"}}},
         {"kind": "seat.taken", "text": f"{'f' * 32} joins axis.", "data": {}},
+        {"kind": "standing.armed", "text": "axis arms a standing order: done in each "
+         "reaction step, unless enemy_adjacent_reserve, unit_attacked.",
+         "data": {"stops": [{"kind": "enemy_adjacent_reserve"}, {"kind": "unit_attacked"}]}},
+        {"kind": "standing.armed", "text": "allies holds done for its steps after action "
+         "through exploitation this impulse, unless unit_attacked.",
+         "data": {"stops": [{"kind": "unit_attacked"}]}},
     ]
     assert sentences(events, {PLAYER: "Dave"}) == [
         "Dave rolls 2d10 for attrition: 3, 9.",
@@ -46,4 +52,9 @@ def test_the_log_reads_as_sentences_with_names() -> None:
         "ger-hq-1 in h30: Combat Mode → Move Mode.",
         "ger-arm-1 in 0606: Combat Mode → Reserve Mode (move side up).",
         "a player joins axis.",
+        # A standing order's stops in words, not their identifiers (issue 20).
+        "axis arms a standing order: done in each reaction step, unless an enemy comes "
+        "next to a Reserve unit or a unit is attacked.",
+        "allies holds done for its steps after action through exploitation this impulse, "
+        "unless a unit is attacked.",
     ]

@@ -267,7 +267,8 @@ async def _standing_orders_and_done_through(allies: Page, communists: Page,
     await communists.click("[name=standing-arm-reaction]")
     row = form.locator("[data-standing=reaction]")
     await expect(row).to_have_attribute("data-armed", "yes")
-    await expect(row).to_contain_text("release nothing unless enemy adjacent reserve")
+    await expect(row).to_contain_text(
+        "release nothing unless an enemy comes next to a Reserve unit or a unit is attacked")
     await _shot(communists, "communists-standing")
     await communists.click("[name=standing-disarm-reaction]")
     await expect(row).to_have_attribute("data-armed", "no")
