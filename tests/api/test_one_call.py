@@ -58,16 +58,25 @@ async def test_a_seat_and_a_game_at_hand_make_an_order_one_call(
     assert report.ok, report.text()
 
 
-async def _moved_by_the_gm(game: Game, client: httpx.AsyncClient,
-                           statements: list[str], acts: int = 1) -> httpx.Response:
-    """An order after `acts` GM acts moved the head without the one call (as another
-    process would); the order is checked against the state it finds."""
+async def _order_after_the_gm(game: Game, client: httpx.AsyncClient,
+                              statements: list[str], acts: int = 1
+                              ) -> tuple[httpx.Response, dict[str, int], Player]:
+    """A roll after `acts` GM acts moved the head without the one call (as another
+    process would): its answer, what the one call counted meanwhile (by answer), and
+    the player."""
     axis = await to_action(game)
     await _rolls(axis, 1)  # the process now has the game at hand
     for n in range(acts):
         r = await game.admin("deadlines", {"deadlines": {"action": 3600 + n}})
         assert r.status_code == 200, r.text
-    return axis
+    position = await axis.position()
+    before = dict(one_call.TAKEN)
+    statements.clear()
+    envelope = axis.envelope("roll", {"dice": "2d6", "purpose": "after"}, position)
+    r = await client.post(f"/v1/games/{game.id}/orders", json=envelope, headers=axis.headers)
+    assert r.status_code == 201, r.text
+    counted = {k: n - before.get(k, 0) for k, n in one_call.TAKEN.items()}
+    return r, {k: n for k, n in counted.items() if n}, axis
 
 
 async def _verified(game: Game, client: httpx.AsyncClient) -> None:
@@ -83,17 +92,9 @@ async def test_a_head_heard_to_move_is_caught_up_before_the_order_is_decided(
     heard): the next order reads the events since the head at hand, folds them and is
     decided once, on the game as it is; no call is wasted on the old head."""
     game = await full_game(client, dice=AXIS_FIRST)
-    axis = await _moved_by_the_gm(game, client, statements)
-    position = await axis.position()
-    before = dict(one_call.TAKEN)
-    statements.clear()
-    envelope = axis.envelope("roll", {"dice": "2d6", "purpose": "after"}, position)
-    r = await client.post(f"/v1/games/{game.id}/orders", json=envelope, headers=axis.headers)
-    assert r.status_code == 201, r.text
+    r, counted, _ = await _order_after_the_gm(game, client, statements)
     assert statements == []
-    assert one_call.TAKEN.get("caught_up", 0) == before.get("caught_up", 0) + 1
-    assert one_call.TAKEN.get("moved", 0) == before.get("moved", 0)
-    assert one_call.TAKEN.get("taken", 0) == before.get("taken", 0) + 1
+    assert counted == {"caught_up": 1, "taken": 1}
     state = await game.state()
     assert state["deadlines"] == {"action": 3600}
     assert r.json()["head"] == state["head"]
@@ -105,17 +106,12 @@ async def test_a_head_too_far_ahead_sends_the_order_the_long_way(
     """More than 64 events since the head at hand: not worth folding one by one; the
     order takes the long way, which reads the game, and answers as always."""
     game = await full_game(client, dice=AXIS_FIRST)
-    axis = await _moved_by_the_gm(game, client, statements, acts=65)
-    position = await axis.position()
-    before = dict(one_call.TAKEN)
-    envelope = axis.envelope("roll", {"dice": "2d6", "purpose": "after"}, position)
-    r = await client.post(f"/v1/games/{game.id}/orders", json=envelope, headers=axis.headers)
-    assert r.status_code == 201, r.text
-    assert one_call.TAKEN.get("behind", 0) == before.get("behind", 0) + 1
-    assert one_call.TAKEN.get("taken", 0) == before.get("taken", 0)
+    r, counted, axis = await _order_after_the_gm(game, client, statements, acts=65)
+    assert counted == {"behind": 1}
     assert r.json()["head"] == (await game.state())["head"]
+    before = one_call.TAKEN.get("taken", 0)
     assert (await _rolls(axis, 1))[0].status_code == 201  # and the next is one call again
-    assert one_call.TAKEN.get("taken", 0) == before.get("taken", 0) + 1
+    assert one_call.TAKEN.get("taken", 0) == before + 1
     await _verified(game, client)
 
 
@@ -137,16 +133,9 @@ async def test_a_head_moved_unheard_is_caught_up_from_the_calls_answer(
     calls once more. The answer is the long way's, and the game still verifies."""
     monkeypatch.setattr(one_call, "_NEWER", _Unheard())
     game = await full_game(client, dice=AXIS_FIRST)
-    axis = await _moved_by_the_gm(game, client, statements)
-    position = await axis.position()
-    before = dict(one_call.TAKEN)
-    statements.clear()
-    envelope = axis.envelope("roll", {"dice": "2d6", "purpose": "after"}, position)
-    r = await client.post(f"/v1/games/{game.id}/orders", json=envelope, headers=axis.headers)
-    assert r.status_code == 201, r.text
+    r, counted, _ = await _order_after_the_gm(game, client, statements)
     assert statements == []
-    assert one_call.TAKEN.get("moved", 0) == before.get("moved", 0) + 1
-    assert one_call.TAKEN.get("taken", 0) == before.get("taken", 0) + 1
+    assert counted == {"moved": 1, "taken": 1}
     state = await game.state()
     assert state["deadlines"] == {"action": 3600}
     assert r.json()["head"] == state["head"]
