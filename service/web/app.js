@@ -153,7 +153,7 @@ async function onJoin(event) {
     const { data } = await api(`/v1/games/${encodeURIComponent(game)}/seats/${values.side}`,
       { method: "POST", body });
     const seat = { game, role: "player", side: values.side, name: body.name,
-      player: data.player_id, token: data.token, keyId: key.keyId, seq: 0 };
+      player: data.player_id, token: data.token, keyId: key.keyId, publicKey: key.publicKey, seq: 0 };
     saveSeat(seat);
     location.assign(playUrl({ game, seat: seatName(seat) }));
   } catch (error) {
@@ -331,7 +331,10 @@ async function warnIfKeyMissing(seat) {
     showError(new Error(`You can watch but not send orders: ${why}.`));
     return;
   }
-  if (await hasKey(seat.keyId).catch(() => false)) return;
+  if (await hasKey(seat.keyId).catch(() => false)) {
+    checkKey();
+    return;
+  }
   // A lost key (browser data cleared) or a second device: make a new key here and ask
   // the GM to bind it (POST /players/me/key-request); the GM approves it on its page.
   const status = h("p.hint", { role: "status" });
@@ -342,36 +345,136 @@ async function warnIfKeyMissing(seat) {
       const { data } = await api(gamePath("/players/me/key-request"), { method: "POST",
         token: seat.token, body: { public_key: key.publicKey } });
       seat.keyId = key.keyId;
+      seat.publicKey = key.publicKey;
       saveSeat(seat);
       status.textContent = `Asked at ${formatTime(data.created_at)}: once the game master approves `
         + "the new key, this browser signs your orders.";
       ask.hidden = true;
-      page.keyHelp = { status, publicKey: key.publicKey };
-      keyApproved();
+      missing.hidden = true;
+      title.textContent = "A new signing key for this browser";
+      checkKey();
     } catch (error) {
       showError(error);
     } finally {
       setBusy(box, false);
     }
   } }, "Make a new key and ask the GM to approve it");
-  const box = h("section.card.key-help", { "aria-labelledby": "key-help-title" },
-    h("h2#key-help-title", {}, "No signing key in this browser"),
-    h("p", {}, "This seat's key is not in this browser (another device, or browser data cleared), "
-      + "so orders cannot be signed here. Make a new key; the game master approves it."),
-    ask, status);
+  const title = h("h2#key-help-title", {}, "No signing key in this browser");
+  const missing = h("p", {}, "This seat's key is not in this browser (another device, or browser data "
+    + "cleared), so orders cannot be signed here. Make a new key; the game master approves it.");
+  const box = h("section.card.key-help", { "aria-labelledby": "key-help-title" }, title, missing, ask, status);
+  keyWait.card = box;
+  keyWait.status = status;
   $("#orders").prepend(box);
 }
 
-/** The GM approved the key this page asked for: say from when it signs. */
-function keyApproved() {
-  const help = page.keyHelp;
-  if (!help) return;
-  const done = [...page.log.values()].find((e) => e.kind === "player.key_replaced"
-    && e.data?.public_key === help.publicKey);
-  if (!done) return;
-  help.status.textContent = `The game master approved your new key: it signs your orders from `
-    + `${formatTime(done.data.effective_at)}.`;
-  page.keyHelp = null;
+// ------------------------------------------------------------------ a new key's wait
+
+// A key the GM binds without the player's consent signs orders only from its
+// `effective_at` (options.game.key_wait_hours, 24 h by default; docs/game-master.md);
+// the referee refuses what it signs before (409 order/key_not_yet_effective). Until
+// then the page counts down, its order buttons are off and it sends nothing.
+const keyWait = {
+  seq: null, // the player.key_replaced event shown
+  effectiveAt: null, // ms since the epoch, while the key waits
+  card: null, // the key's card in the orders panel
+  status: null, // its role=status line: changes when the key is approved and in force
+  timer: null, // the countdown in it (aria-live off: read when asked, never announced)
+  tick: null,
+  watch: null, // re-locks order buttons the forms draw anew while the key waits
+};
+
+/** "23 h 59 min", "5 min", "less than a minute" for a wait of `ms`. */
+function waitWords(ms) {
+  const minutes = Math.floor(ms / 60_000);
+  if (minutes < 1) return "less than a minute";
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  return hours ? `${hours} h${rest ? ` ${rest} min` : ""}` : `${rest} min`;
+}
+
+/** The GM bound this browser's new key (the newest `player.key_replaced` of my seat names
+ *  it): count down to when it signs, if it does not yet. */
+function checkKey() {
+  const seat = page.seat;
+  if (!isPlayer() || !seat?.publicKey) return;
+  const newest = [...page.log.values()].filter((e) => e.kind === "player.key_replaced"
+    && e.data?.player_id === seat.player && !e.rolled_back).sort((a, b) => b.seq - a.seq)[0];
+  if (!newest || newest.seq === keyWait.seq || newest.data.public_key !== seat.publicKey) return;
+  keyWait.seq = newest.seq;
+  waitForKey(newest.data.effective_at);
+}
+
+function waitForKey(effectiveAt) {
+  const at = Date.parse(effectiveAt);
+  if (Number.isNaN(at)) return;
+  // Long in force when the page opens: nothing to say.
+  if (at <= Date.now() && !keyWait.card && !keyWait.effectiveAt) return;
+  if (!keyWait.card) {
+    keyWait.card = h("section.card.key-help", { "aria-labelledby": "key-help-title" },
+      h("h2#key-help-title", {}, "Your new signing key"));
+    $("#orders").prepend(keyWait.card);
+  }
+  if (!keyWait.status) {
+    keyWait.status = h("p.key-wait", { role: "status" });
+    keyWait.card.append(keyWait.status);
+  }
+  keyWait.status.setAttribute("aria-atomic", "true");
+  keyWait.status.className = "key-wait";
+  keyWait.timer ||= h("span.key-countdown", { role: "timer", "aria-live": "off" });
+  keyWait.effectiveAt = at;
+  fill(keyWait.status, h("strong", {}, keyWait.timer), ` (from ${formatTime(effectiveAt)}): the game `
+    + "master approved it without your old key's consent, so it waits. Until then this page "
+    + "sends no orders; the referee would refuse them.");
+  if (!keyWait.watch) {
+    keyWait.watch = new MutationObserver(() => { if (keyWait.effectiveAt) lockOrders(true); });
+    for (const root of ORDER_ROOTS) keyWait.watch.observe($(root), { childList: true, subtree: true });
+  }
+  tickKey();
+}
+
+/** The countdown, written only when its words change (once a minute); when the time
+ *  comes, the status says the key is in force and the order buttons are on again. */
+function tickKey() {
+  clearTimeout(keyWait.tick);
+  if (!keyWait.effectiveAt) return;
+  const left = keyWait.effectiveAt - Date.now();
+  if (left <= 0) {
+    keyWait.effectiveAt = null;
+    lockOrders(false);
+    fill(keyWait.status, h("strong", {}, "Your new key is in force"), ": this browser signs your orders.");
+    return;
+  }
+  const text = `Your new key signs orders in ${waitWords(left)}`;
+  if (keyWait.timer.textContent !== text) keyWait.timer.textContent = text;
+  lockOrders(true);
+  keyWait.tick = setTimeout(tickKey, (left % 60_000) + 50);
+}
+
+/** Why no order may be signed now (the new key waits), or null. */
+function keyRefusal() {
+  const left = keyWait.effectiveAt ? keyWait.effectiveAt - Date.now() : 0;
+  if (left <= 0) return null;
+  return new Error(`Not sent: your new key signs orders from ${formatTime(new Date(keyWait.effectiveAt)
+    .toISOString())} (in ${waitWords(left)}); the referee refuses orders it signs before.`);
+}
+
+const ORDER_ROOTS = ["#orders", "#wide-forms", "#done-holder"];
+
+/** The order buttons off (on again) while the new key waits; the key's own card stays. */
+function lockOrders(locked) {
+  for (const root of ORDER_ROOTS) {
+    for (const button of $(root).querySelectorAll("button")) {
+      if (button.closest(".key-help")) continue;
+      if (locked) {
+        if (!("keyLocked" in button.dataset)) button.dataset.keyLocked = button.disabled ? "1" : "";
+        button.disabled = true;
+      } else if (!locked && "keyLocked" in button.dataset) {
+        button.disabled = button.dataset.keyLocked === "1";
+        delete button.dataset.keyLocked;
+      }
+    }
+  }
 }
 
 // ------------------------------------------------------------------ "your move"
@@ -503,7 +606,7 @@ function addEvents(events) {
     const keep = [...page.log.keys()].sort((a, b) => b - a).slice(LOG_SHOWN);
     for (const seq of keep) page.log.delete(seq);
     renderLog();
-    keyApproved();
+    checkKey();
   }
   return added;
 }
@@ -876,6 +979,7 @@ function setOrdersBusy(busy) {
   setBusy($("#orders"), busy);
   setBusy($("#wide-forms"), busy);
   setBusy($("#done-holder"), busy);
+  if (!busy && keyWait.effectiveAt) lockOrders(true);
 }
 
 let sending = false;
@@ -924,6 +1028,8 @@ async function seatClient(seat) {
 }
 
 async function previewOrder(kind, body) {
+  const waiting = keyRefusal();
+  if (waiting) throw waiting;
   const seat = page.seat;
   // A dry run stores nothing, so it takes no seq: sign it with the next one, unused.
   const stored = loadSeats()[seatKey(seat)] || seat;
@@ -938,6 +1044,8 @@ async function previewOrder(kind, body) {
 }
 
 async function sendOrder(kind, body) {
+  const waiting = keyRefusal();
+  if (waiting) throw waiting;
   const seat = page.seat;
   const client = await seatClient(seat);
   for (let attempt = 0; ; attempt += 1) {
@@ -951,6 +1059,8 @@ async function sendOrder(kind, body) {
       return data;
     } catch (error) {
       keepReceipt(seat, error.problem?.receipt);
+      // The key waits (the page did not know, or this device's clock is early): count down.
+      if (error.problem?.code === "order/key_not_yet_effective") waitForKey(error.problem.effective_at);
       // Another tab of this seat used the seq: take the next one.
       if (error.problem?.code === "order/seq_reused" && attempt < 5) continue;
       if (error.status === 409) refresh().catch(() => {});

@@ -7,6 +7,7 @@
 // why is shown instead.
 
 import { fill, h, words } from "./dom.js";
+import { afterResults, enter, Ground, nextHexes, unitsOf } from "./retreat.js";
 
 export const PLAY_STEPS = ["action", "reaction", "combat", "exploitation"];
 const MOVE_STEPS = ["action", "reaction", "exploitation"];
@@ -16,7 +17,6 @@ const RESULTS = [
   ["eliminated", "eliminated"], ["exploit", "exploitation marker"], ["advance", "advance"],
   ["shattered", "shattered"], ["ignored", "ignored (declined)"],
 ];
-const AXIAL = [[1, 0], [1, -1], [0, -1], [-1, 0], [-1, 1], [0, 1]];
 
 const awaitedIn = (ctx, steps) => ctx.mine.find((a) => steps.includes(a.step));
 const reason = (why) => (why ? `${why.reason}${why.rule ? ` (${why.rule})` : ""}` : "");
@@ -417,12 +417,90 @@ export class PlayPanel {
         } }, "Clear")));
   }
 
-  neighbours(hexId) {
-    const hexes = this.ctx.scenario?.map?.hexes || [];
-    const here = hexes.find((x) => x.id === hexId);
-    if (!here) return [];
-    const at = new Map(hexes.map((x) => [`${x.q},${x.r}`, x.id]));
-    return AXIAL.map(([dq, dr]) => at.get(`${here.q + dq},${here.r + dr}`)).filter(Boolean);
+  /** A results form row's retreat (OCS 5.10a): the units, then hex by hex only where the
+   *  referee lets them go (retreat.js: next to the last hex, never twice into one, no
+   *  enemy units, no neutral territory), each hex in an enemy ZOC named so, and the step
+   *  loss the referee asks for when units already DG enter one (`losses`, OCS 5.10a C);
+   *  Strat units entering one are eliminated (OCS 5.8a). `before()`: the results the
+   *  rows above report first, which the referee applies first. */
+  retreatFields(combat, row, fields, before) {
+    const boxes = combat.defenders.map((u) => ({ u, box: h("input", { type: "checkbox", name: `retreat-${u}`, checked: true }) }));
+    const hexes = ["Retreat into", "Then into"].map((label, i) => h("select", { name: `retreat-${i + 1}`, "aria-label": label }));
+    const losses = [1, 2].map((n) => h("select", { name: `retreat-loss-${n}` }));
+    const lossFields = losses.map((select) => h("label.field.retreat-loss", { hidden: true }, h("span", {}), select));
+    const note = h("p.retreat-note.hint", { hidden: true });
+    let movers = [];
+    const fillHexes = (select, offered, stop) => {
+      const was = select.value;
+      fill(select, stop ? h("option", { value: "" }, "stop there") : null,
+        offered.map((o) => h("option", { value: o.hex }, o.zoc ? `${o.hex} (enemy ZOC)` : o.hex)));
+      if ([...select.options].some((o) => o.value === was)) select.value = was;
+      select.disabled = !offered.length;
+    };
+    const owe = (i, step) => {
+      const owed = step?.owed || [];
+      lossFields[i].hidden = !owed.length;
+      if (!owed.length) return;
+      const was = losses[i].value;
+      lossFields[i].firstChild.textContent = `Step loss in ${step.hex} (already DG, enemy ZOC; OCS 5.10a):`;
+      fill(losses[i], owed.map((u) => h("option", { value: u }, u)));
+      if (owed.includes(was)) losses[i].value = was;
+    };
+    row.refresh = () => {
+      const { scenario, state } = this.ctx;
+      const ground = new Ground(scenario, state);
+      const units = afterResults(ground, unitsOf(state), combat, before());
+      for (const { u, box } of boxes) {
+        box.disabled = !units[u];
+        if (!units[u]) box.checked = false;
+      }
+      movers = boxes.filter((b) => b.box.checked).map((b) => b.u);
+      const starts = new Set(movers.map((u) => units[u].at));
+      const says = [];
+      let first = { offered: [], refused: [] };
+      if (!scenario) says.push("Loading the map…");
+      else if (!movers.length) says.push("Tick the units that retreat.");
+      else if (starts.size > 1) says.push(`Units retreating together start in one hex, not ${[...starts].sort().join(", ")}.`);
+      else first = nextHexes(ground, units, movers, [...starts][0], new Set(starts));
+      fillHexes(hexes[0], first.offered, false);
+      const into = (select, who, k) => (select.value
+        ? { hex: select.value, ...enter(ground, units, who, select.value, k) } : null);
+      const step1 = into(hexes[0], movers, 1);
+      owe(0, step1);
+      // `losses` names a unit once at most: the second hex's loss is another unit's.
+      const named = new Set(lossFields[0].hidden ? [] : [losses[0].value]);
+      const left = movers.filter((u) => units[u]);
+      const second = step1 && left.length
+        ? nextHexes(ground, units, left, hexes[0].value, new Set([...starts, hexes[0].value]), named)
+        : { offered: [], refused: [] };
+      fillHexes(hexes[1], second.offered, true);
+      const step2 = into(hexes[1], left, 2);
+      owe(1, step2 && { ...step2, owed: step2.owed.filter((u) => !named.has(u)) });
+      if (scenario && movers.length && starts.size === 1 && !first.offered.length) says.push("No hex to retreat into.");
+      const told = new Set();
+      for (const [which, found] of [["Not offered", first], ["Then not offered", step1 ? second : null]]) {
+        const refused = (found?.refused || []).filter((r) => r.why !== "retreated from" && !told.has(r.hex));
+        for (const r of refused) told.add(r.hex);
+        if (refused.length) says.push(`${which}: ${refused.map((r) => `${r.hex} (${r.why})`).join(", ")}.`);
+      }
+      for (const step of [step1, step2]) {
+        if (step?.eliminated.length) {
+          says.push(`${step.eliminated.join(", ")} (Strat Mode) ${step.eliminated.length > 1 ? "are" : "is"} eliminated `
+            + `entering ${step.hex}, in an enemy ZOC (OCS 5.8a).`);
+        }
+      }
+      note.textContent = says.join(" ");
+      note.hidden = !says.length;
+    };
+    fields.append(h("fieldset.checks-inline", {}, h("legend", {}, "units"),
+      boxes.map(({ u, box }) => h("label", {}, box, ` ${u}`))),
+    h("span", {}, "to "), hexes[0], lossFields[0], h("span", {}, " then "), hexes[1], lossFields[1], note);
+    row.read = () => {
+      const owed = losses.filter((_, i) => !lossFields[i].hidden).map((select) => select.value);
+      return { kind: "retreat", units: movers, path: hexes.map((x) => x.value).filter(Boolean),
+        ...(owed.length ? { losses: owed } : {}) };
+    };
+    row.refresh();
   }
 
   // long: one small form per kind of result, each with only the units it may name.
@@ -445,6 +523,7 @@ export class PlayPanel {
       };
       const sync = () => {
         const k = select.value;
+        row.refresh = null;
         fields.replaceChildren();
         if (k === "dg") {
           const hex = h("select", { name: "dg-hex", "aria-label": "Hex turned DG" },
@@ -473,16 +552,9 @@ export class PlayPanel {
           row.read = () => (k === "exploit" ? { kind: k, units: c.value(), rating: Number(rating.value) }
             : { kind: k, units: c.value() });
         } else if (k === "retreat") {
-          const c = checks("retreat", combat.defenders, combat.defenders);
-          const first = h("select", { name: "retreat-1", "aria-label": "Retreat into" },
-            this.neighbours(combat.hex).map((x) => h("option", { value: x }, x)));
-          const second = h("select", { name: "retreat-2", "aria-label": "Then into" });
-          const refill = () => fill(second, h("option", { value: "" }, "stop there"),
-            this.neighbours(first.value).filter((x) => x !== combat.hex).map((x) => h("option", { value: x }, x)));
-          first.addEventListener("change", refill);
-          refill();
-          fields.append(c.node, h("span", {}, "to "), first, h("span", {}, " then "), second);
-          row.read = () => ({ kind: "retreat", units: c.value(), path: [first.value, second.value].filter(Boolean) });
+          // The rows above this one (all of them while it is being added).
+          const above = () => rows.slice(0, rows.includes(row) ? rows.indexOf(row) : rows.length);
+          this.retreatFields(combat, row, fields, () => above().map((r) => r.read()));
         } else {
           const text = h("input", { name: "ignored-text", maxlength: 500, "aria-label": "What was declined", placeholder: "e.g. Do1" });
           fields.append(text);
@@ -496,6 +568,11 @@ export class PlayPanel {
     };
     if (!rows.length) addRow();
     else for (const r of rows) list.append(h("div.result-row", {}, r.select, r.fields));
+    // A result changes what the ones after it may do (a DG hex loses its ZOC, a unit
+    // eliminated does not retreat): every row's choices follow the rows above it.
+    const refresh = () => { for (const r of rows) r.refresh?.(); };
+    list.addEventListener("change", refresh);
+    refresh();
     return h("div.results-form", { dataset: { hex: combat.hex } },
       h("h3", {}, `Result of the ${BY_NAMES[combat.by]?.toLowerCase() || combat.by} on ${combat.hex}`),
       h("p", {}, `${combat.attackers.join(", ")} against ${combat.defenders.join(", ") || "nobody"}: `,
@@ -503,7 +580,7 @@ export class PlayPanel {
         ". Read the result on your combat table and report it."),
       list,
       h("div.buttons", {},
-        h("button", { type: "button", name: "result-add", onclick: () => { addRow(); } }, "Another result"),
+        h("button", { type: "button", name: "result-add", onclick: () => { addRow(); refresh(); } }, "Another result"),
         h("button.primary", { type: "button", name: "result-report", onclick: async () => {
           const results = rows.map((r) => r.read());
           const ok = await this.app.send("report", { combats: [{ by: combat.by, hex: combat.hex, results }] },

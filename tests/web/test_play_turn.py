@@ -70,11 +70,15 @@ class Pages:
         self.problems = Problems()
         self.checked = 0
 
-    async def open(self, name: str, path: str, phone: bool = False) -> Page:
+    async def open(self, name: str, path: str, phone: bool = False, clock: bool = False) -> Page:
+        """A page in a browser of its own; `clock`: its time is Playwright's, which runs
+        as the real one until the test moves it on."""
         context = await self.browser.new_context(
             viewport=PHONE if phone else DESK, has_touch=phone, is_mobile=phone,
             device_scale_factor=2 if phone else 1)
         context.set_default_timeout(WAIT_MS)
+        if clock:
+            await context.clock.install()
         # Headless chromium shows no notifications: the page's are recorded instead, as
         # if the player had allowed them.
         await context.add_init_script(NOTIFICATIONS)
@@ -538,12 +542,18 @@ async def turn_end(pages: Pages, players: dict[str, Page], everyone: dict[str, P
     await shot(players["communists"], "phone-communists-turn-2")
 
 
+# long: the whole story of a second device, from the link to the key in force.
 async def test_a_second_device_asks_for_a_key_and_the_gm_approves_it(
     play_url: str, browser: Browser, axe_source: str,  # noqa: F811
 ) -> None:
     """A player's seat on another device (the link carries the seat's token, never its
     key): the page there has no signing key, makes one and asks the GM, whose page lists
-    the request and approves it; the log says the key was replaced."""
+    the request and approves it; the log says the key was replaced. Without the old key's
+    consent the new key signs orders only a day later (options.game.key_wait_hours,
+    docs/game-master.md): the page counts down in its status line (the countdown itself
+    is a timer never read out unasked), its order buttons are off and an order it is
+    made to send is not sent; a day later (the page's clock moved on) the key is in
+    force and the buttons are on."""
     async with httpx.AsyncClient(base_url=play_url) as http:
         r = await http.post("/v1/games", json={"name": "Keys", "scenario": "dno-demo"})
         assert r.status_code == 201, r.text
@@ -564,7 +574,10 @@ async def test_a_second_device_asks_for_a_key_and_the_gm_approves_it(
     link = await desk.locator("#seat-list [name=device-link]").input_value()
     assert "#seat=" in link and "token" in link
 
-    phone = await pages.open("phone", link.removeprefix(play_url), phone=True)
+    phone = await pages.open("phone", link.removeprefix(play_url), phone=True, clock=True)
+    posted: list[str] = []
+    phone.on("request", lambda request: posted.append(request.url)
+             if request.method == "POST" and request.url.endswith("/orders") else None)
     await expect(phone.locator("#seat-badge")).to_contain_text("axis")
     assert "#" not in phone.url  # the fragment is kept in the browser, off the address
     help_box = phone.locator(".key-help")
@@ -583,8 +596,41 @@ async def test_a_second_device_asks_for_a_key_and_the_gm_approves_it(
     for page in (gm, phone):
         await expect(page.locator("#log-list li[data-kind='player.key_replaced']")).to_have_count(1)
     # Without the old key's consent the new key signs after the game's wait (24 h).
-    await expect(help_box).to_contain_text("The game master approved your new key: it signs "
-                                           "your orders from")
+    status = help_box.locator("[role=status]")
+    await expect(status).to_have_text(re.compile(
+        r"^Your new key signs orders in 23 h 5[89] min \(from .+\): the game master approved "
+        r"it without your old key's consent, so it waits\. Until then this page sends no "
+        r"orders; the referee would refuse them\.$"))
+    timer = status.locator("[role=timer]")
+    await expect(timer).to_have_attribute("aria-live", "off")
+    send = phone.locator("[data-form=generic] [name=send-generic]")
+    await expect(send).to_be_disabled()
+    await pages.check(phone, "a new key waiting on a phone")
+    await help_box.scroll_into_view_if_needed()
+    await shot(phone, "phone-key-wait")
+    # Made to send anyway (the form submitted by script): nothing goes to the server.
+    await phone.click("[data-form=generic] summary")
+    await phone.fill("[data-form=generic] [name=kind]", "roll")
+    await phone.fill("[data-form=generic] [name=body]", '{"dice": "1d6", "purpose": "test"}')
+    await phone.locator("[data-form=generic] form").evaluate("(form) => form.requestSubmit()")
+    await expect(phone.locator("#error-banner")).to_contain_text(
+        "Not sent: your new key signs orders from")
+    assert posted == []
+    await phone.click("#error-close")
+    # A minute later the countdown says so, a day later the key is in force.
+    before = await timer.text_content()
+    await phone.clock.fast_forward("01:00")
+    await expect(timer).not_to_have_text(before or "")
+    await expect(timer).to_have_text(re.compile(r"^Your new key signs orders in 23 h 5[6-8] min$"))
+    await phone.set_viewport_size(DESK)
+    await help_box.scroll_into_view_if_needed()
+    await shot(phone, "desk-key-wait")
+    await phone.clock.fast_forward("24:00:00")
+    await expect(status).to_have_text("Your new key is in force: this browser signs your orders.")
+    await expect(send).to_be_enabled()
+    await pages.check(phone, "a new key in force")
+    await shot(phone, "desk-key-in-force")
+    assert posted == []
     assert pages.problems.seen == []
 
 
