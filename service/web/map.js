@@ -597,7 +597,7 @@ export class HexMap {
     const zocOf = new Map(); // hex -> set of sides exerting ZOC into it
     for (const [, unit] of Object.entries(d.units || {})) {
       const hex = this.hexes.get(unit.at);
-      if (!hex || !unit.effective?.zoc || !unit.face_up) continue;
+      if (!hex || !unit.effective?.zoc) continue; // face down too: the referee counts it
       const side = d.sideOf(unit.power);
       for (const [dq, dr] of NEIGHBOURS) {
         const n = this.byAxial.get(`${hex.q + dq},${hex.r + dr}`);

@@ -467,15 +467,13 @@ export class PlayPanel {
         ? { hex: select.value, ...enter(ground, units, who, select.value, k) } : null);
       const step1 = into(hexes[0], movers, 1);
       owe(0, step1);
-      // `losses` names a unit once at most: the second hex's loss is another unit's.
-      const named = new Set(lossFields[0].hidden ? [] : [losses[0].value]);
       const left = movers.filter((u) => units[u]);
       const second = step1 && left.length
-        ? nextHexes(ground, units, left, hexes[0].value, new Set([...starts, hexes[0].value]), named)
+        ? nextHexes(ground, units, left, hexes[0].value, new Set([...starts, hexes[0].value]))
         : { offered: [], refused: [] };
       fillHexes(hexes[1], second.offered, true);
       const step2 = into(hexes[1], left, 2);
-      owe(1, step2 && { ...step2, owed: step2.owed.filter((u) => !named.has(u)) });
+      owe(1, step2);
       if (scenario && movers.length && starts.size === 1 && !first.offered.length) says.push("No hex to retreat into.");
       const told = new Set();
       for (const [which, found] of [["Not offered", first], ["Then not offered", step1 ? second : null]]) {

@@ -5,9 +5,8 @@
 // neutral territory (OCS 5.10a). A hex in an enemy ZOC turns the hex DG (OCS 5.10a C);
 // units that were DG already as they enter it lose a step, one unit per such hex, named
 // by the player in `losses` (OCS 5.10a); Strat Mode units entering it are eliminated
-// (OCS 5.8a). The second hex turns the hex DG too (OCS 5.10a B). `losses` names each
-// unit once at most (the referee refuses a unit named twice), so a hex where only units
-// already named could lose the step is refused too.
+// (OCS 5.8a). The second hex turns the hex DG too (OCS 5.10a B). A unit may be named
+// for each such hex it enters (one step a hex: a lone DG unit entering two loses two).
 //
 // Everything comes from what the page already has: the scenario (from the export: the
 // map's hexes and who controls them, the powers' wars, the units' counters) and the state
@@ -128,9 +127,8 @@ export class Ground {
 /** Where units leaving `from` may retreat next, having entered `visited` (the start
  *  included): {offered: [{hex, zoc}], refused: [{hex, why}]}, in the map's order.
  *  `movers`: the retreating units still on the map; the first one's power decides who
- *  is an enemy and what is neutral, as for the referee. `named`: the units named in
- *  `losses` for the hexes before (each unit is named once at most). */
-export function nextHexes(ground, units, movers, from, visited, named = new Set()) {
+ *  is an enemy and what is neutral, as for the referee. */
+export function nextHexes(ground, units, movers, from, visited) {
   const offered = [];
   const refused = [];
   if (!movers.length) return { offered, refused };
@@ -139,20 +137,9 @@ export function nextHexes(ground, units, movers, from, visited, named = new Set(
     if (visited.has(hex)) refused.push({ hex, why: "retreated from" });
     else if (stance.enemyLand.has(hex)) refused.push({ hex, why: "enemy units" });
     else if (stance.territory(hex) === NEUTRAL) refused.push({ hex, why: "neutral territory" });
-    else if (stance.zoc.has(hex) && lossless(ground, units, movers, hex, visited.size, named)) {
-      refused.push({ hex, why: "enemy ZOC, and no DG unit not named already to lose the step" });
-    } else offered.push({ hex, zoc: stance.zoc.has(hex) });
+    else offered.push({ hex, zoc: stance.zoc.has(hex) });
   }
   return { offered, refused };
-}
-
-/** Whether entering `hex` as the `k`-th hex would cost a step that no unit not in
- *  `named` may lose. */
-function lossless(ground, units, movers, hex, k, named) {
-  if (!named.size) return false;
-  const copy = Object.fromEntries(Object.entries(units).map(([id, u]) => [id, { ...u }]));
-  const { owed } = enter(ground, copy, movers, hex, k);
-  return owed.length > 0 && owed.every((id) => named.has(id));
 }
 
 /** The retreating units enter `hex`, the `k`-th hex of the retreat (1 or more), as the
@@ -179,27 +166,22 @@ export function enter(ground, units, movers, hex, k) {
 
 /** A whole retreat, hex by hex: {steps: [{hex, zoc, owed, eliminated}], refusal} where
  *  the refusal (or null) says which hex the referee refuses and why, and a step's `owed`
- *  the units that may lose its step (its first one is named: none named twice).
- *  Changes `units`. */
+ *  the units that may lose its step (one of them does). Changes `units`. */
 export function retreat(ground, units, movers, path) {
   const present = movers.filter((id) => units[id]);
   const starts = new Set(present.map((id) => units[id].at));
   if (starts.size !== 1) return { steps: [], refusal: { hex: null, why: "the units start in different hexes" } };
   let from = [...starts][0];
   const visited = new Set([from]);
-  const named = new Set();
   const steps = [];
   for (const [i, hex] of path.entries()) {
     const left = present.filter((id) => units[id]);
     if (!left.length) return { steps, refusal: { hex, why: "no unit is left to retreat" } };
-    const { refused } = nextHexes(ground, units, left, from, visited, named);
+    const { refused } = nextHexes(ground, units, left, from, visited);
     const bad = refused.find((r) => r.hex === hex);
     if (bad) return { steps, refusal: bad };
     if (!ground.neighbours(from).includes(hex)) return { steps, refusal: { hex, why: `not next to ${from}` } };
-    const step = enter(ground, units, left, hex, i + 1);
-    step.owed = step.owed.filter((id) => !named.has(id));
-    if (step.owed.length) named.add(step.owed[0]);
-    steps.push({ hex, ...step });
+    steps.push({ hex, ...enter(ground, units, left, hex, i + 1) });
     visited.add(hex);
     from = hex;
   }

@@ -89,15 +89,15 @@ def unknown_keys(item: Mapping[str, object], allowed: Sequence[str], path: str) 
 
 
 def strings(value: object, path: str, *, what: str = "unit ids",
-            empty: bool = False) -> list[str]:
-    """A list of distinct strings (non-empty unless `empty`)."""
+            empty: bool = False, distinct: bool = True) -> list[str]:
+    """A list of strings (non-empty unless `empty`; each once unless not `distinct`)."""
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise malformed(f"expected a list of {what}", path=path)
     if not value and not empty:
         raise malformed(f"expected at least one of the {what}", path=path)
     seen: set[str] = set()
     for i, v in enumerate(value):
-        if v in seen:
+        if v in seen and distinct:
             raise malformed(f"{v} is named twice", path=f"{path}/{i}")
         seen.add(v)
     return list(value)

@@ -544,7 +544,9 @@ class _Fight:
                          f"hex, not {', '.join(sorted(starts))}", rule=CONSISTENCY,
                          path=f"{path}/units")
         hexes = strings(r.get("path"), f"{path}/path", what="hex ids")
-        losses = strings(r.get("losses", []), f"{path}/losses", empty=True)
+        # One step per enemy-ZOC hex entered by units already DG (OCS 5.10a C), in the
+        # order entered: a lone DG unit entering two owes two, so a unit may be named again.
+        losses = strings(r.get("losses", []), f"{path}/losses", empty=True, distinct=False)
         if any(u in self.defenders for u in names):
             self._contact()
         sc = f.state.setup.scenario
