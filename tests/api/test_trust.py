@@ -78,11 +78,13 @@ async def _reroll_no(game: Game) -> None:
 
 
 def _forge_initiative(export: dict[str, Any]) -> None:
+    """The lowest total made the highest (with fair dice the totals may tie: a swap of
+    two equal totals would change nothing)."""
     rolled = next(e for e in export["events"] if e["kind"] == "initiative.rolled")
     totals = rolled["data"]["totals"]
     winner = max(totals, key=totals.get)
     loser = min(totals, key=totals.get)
-    totals[winner], totals[loser] = totals[loser], totals[winner]
+    totals[loser] = totals[winner] + 1
 
 
 def _forge_scripted(export: dict[str, Any]) -> None:
