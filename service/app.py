@@ -29,6 +29,7 @@ from service.api import (
     watchers,
     webhooks,
 )
+from service.api.headers import SecurityHeaders
 from service.api.limits import BodyLimit, RateLimit
 from service.referee import channels, egress, one_call, receipts
 from service.referee.notifications import Courier
@@ -174,8 +175,11 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         )
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes,
                        max_depth=settings.max_json_depth)
-    # Added last, so outermost: a refused request costs no body read and no query.
+    # Added after the body limit, so outside it: a refused request costs no body read
+    # and no query.
     app.add_middleware(RateLimit, rate=settings.rate_limit, burst=settings.rate_burst)
+    # Outermost: every answer carries them, a refusal by the limits too.
+    app.add_middleware(SecurityHeaders)
     problems.install(app, schemas.ORDER_KINDS | {"fair", "seeded", "scripted"})
     app.include_router(health.router)
     app.include_router(games.router)
