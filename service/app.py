@@ -122,8 +122,12 @@ def lifespan_of(settings: Settings, database_url: str | None
         rate_engine = None
         if settings.rate_limit > 0 and settings.rate_limit_shared:
             rate_engine = make_engine(url, pool_size=2)
-            app.state.rate_budget = SharedBudget(RateBuckets(rate_engine),
-                                                 settings.rate_limit, settings.rate_burst)
+            buckets = RateBuckets(rate_engine)
+            app.state.rate_budget = SharedBudget(buckets, settings.rate_limit,
+                                                 settings.rate_burst)
+            if settings.rate_limit_address > 0:
+                app.state.address_budget = SharedBudget(
+                    buckets, settings.rate_limit_address, settings.rate_burst_address)
         await hub.start()
         if order_call is not None:
             await order_call.start()
@@ -177,7 +181,9 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
                        max_depth=settings.max_json_depth)
     # Added after the body limit, so outside it: a refused request costs no body read
     # and no query.
-    app.add_middleware(RateLimit, rate=settings.rate_limit, burst=settings.rate_burst)
+    app.add_middleware(RateLimit, rate=settings.rate_limit, burst=settings.rate_burst,
+                       address_rate=settings.rate_limit_address,
+                       address_burst=settings.rate_burst_address)
     # Outermost: every answer carries them, a refusal by the limits too.
     app.add_middleware(SecurityHeaders)
     problems.install(app, schemas.ORDER_KINDS | {"fair", "seeded", "scripted"})

@@ -45,8 +45,14 @@ class Settings(BaseSettings):
     max_json_depth: int = Field(
         default=64, ge=1, description="422 for a body whose JSON nests deeper (checked "
         "before parsing; the deepest legitimate body, an export, nests 8 deep)")
-    rate_limit: float = Field(default=50.0, description="requests per second per token (0: off)")
+    rate_limit: float = Field(default=50.0, description="requests per second per token "
+                              "(0: every rate limit off, the address's too)")
     rate_burst: int = Field(default=200, description="requests a token may burst")
+    rate_limit_address: float = Field(
+        default=100.0, ge=0, description="requests per second per client address, whatever "
+        "tokens it sends (0: off), on top of each token's own limit")
+    rate_burst_address: int = Field(default=400, ge=1,
+                                    description="requests a client address may burst")
     one_call: bool = Field(default=True, description=(
         "take a player's order in one call to the database when this process has the "
         "game's head at hand (off: every order takes the long way; for measuring)"))

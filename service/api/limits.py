@@ -1,5 +1,5 @@
-"""Request limits: body size (413), JSON nesting depth (422) and per-token request rate
-(429 with Retry-After and RateLimit headers).
+"""Request limits: body size (413), JSON nesting depth (422) and request rates per client
+address and per token (429 with Retry-After and RateLimit headers).
 
 Rates are token buckets shared by every process through PostgreSQL (or, with
 RATE_LIMIT_SHARED=false, kept per process: with N processes behind a balancer a client
@@ -20,7 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.api.problems import MEDIA_TYPE, Problem, printable
 from service.referee import members
-from service.referee.rates import Budget, LocalBudget
+from service.referee.rates import Budget, LocalBudget, Verdict
 
 
 async def _send_problem(send: Send, problem: Problem, path: str) -> None:
@@ -193,23 +193,32 @@ class BodyLimit:
 
 
 class RateLimit:
-    """A token bucket per bearer token this process has seen valid, and one per client
-    address for every other request (no token, or a token not known to be valid): a
-    made-up token spends its address's budget, and past it is refused before any query.
+    """Two token buckets a request spends from: its client address's (every request,
+    whatever token it sends: many tokens from one address share it) and, when it sends a
+    bearer token this process has seen valid (a player's, the GM's or a spectator's),
+    that token's own. A made-up token spends only its address's budget; past either
+    budget the request is refused before any query.
 
     The buckets are shared by every process through PostgreSQL (`RATE_LIMIT_SHARED`,
-    the default: the app's `rate_budget`, service.referee.rates, leased a few tokens at
-    a time) or kept per process. Every answer under /v1/ says where the caller stands:
-    `RateLimit-Limit` (the burst), `RateLimit-Remaining`, `RateLimit-Reset` (seconds
-    until the bucket is full again), and `Retry-After` on a 429."""
+    the default: the app's `rate_budget` and `address_budget`, service.referee.rates,
+    leased a few tokens at a time) or kept per process. Every answer under /v1/ says
+    where the caller stands in the tighter of its buckets: `RateLimit-Limit` (the
+    burst), `RateLimit-Remaining`, `RateLimit-Reset` (seconds until the bucket is full
+    again), and `Retry-After` on a 429."""
 
-    def __init__(self, app: ASGIApp, rate: float, burst: int, max_keys: int = 100_000) -> None:
+    def __init__(self, app: ASGIApp, rate: float, burst: int, max_keys: int = 100_000,
+                 address_rate: float = 0.0, address_burst: int = 1) -> None:
         self.app = app
         self.rate = rate
         self.burst = burst
+        self.address_rate = address_rate if rate > 0 else 0.0
+        self.address_burst = address_burst
         self.local = LocalBudget(rate, burst, max_keys)
+        self.local_address = LocalBudget(address_rate, address_burst, max_keys) \
+            if self.address_rate > 0 else None
 
-    def _key(self, scope: Scope) -> str:
+    @staticmethod
+    def _token_key(scope: Scope) -> str | None:
         for key, value in scope.get("headers", []):
             if key == b"authorization":
                 scheme, _, token = value.decode("latin-1").partition(" ")
@@ -217,30 +226,46 @@ class RateLimit:
                 if scheme.lower() == "bearer" and token and members.known_token(token):
                     return "t:" + hashlib.sha256(value).hexdigest()
                 break
+        return None
+
+    @staticmethod
+    def _address_key(scope: Scope) -> str:
         client: Any = scope.get("client")
         return "a:" + (client[0] if client else "?")
 
-    def _budget(self, scope: Scope) -> Budget:
+    def _budgets(self, scope: Scope) -> tuple[Budget, Budget | None]:
+        """The token budget, and the address budget (None: no address limit)."""
         app: Any = scope.get("app")
-        shared: Budget | None = getattr(app.state, "rate_budget", None) if app else None
-        return shared or self.local
+        state = app.state if app else None
+        token: Budget = getattr(state, "rate_budget", None) or self.local
+        address: Budget | None = getattr(state, "address_budget", None) or self.local_address
+        return token, address if self.address_rate > 0 else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or self.rate <= 0 or not scope["path"].startswith("/v1/"):
             await self.app(scope, receive, send)
             return
-        key = self._key(scope)
-        verdict = await self._budget(scope).take(key, time.monotonic())
-        headers = {"RateLimit-Limit": str(self.burst),
+        token_budget, address_budget = self._budgets(scope)
+        now = time.monotonic()
+        token_key = self._token_key(scope)
+        taken: list[tuple[str, Budget, Verdict]] = []
+        if address_budget is not None or token_key is None:
+            budget = address_budget or token_budget  # no address limit: the old keying
+            taken.append(("this address", budget,
+                          await budget.take(self._address_key(scope), now)))
+        refused = bool(taken) and not taken[-1][2].allowed  # the token's then stays unspent
+        if token_key is not None and not refused:
+            taken.append(("this token", token_budget, await token_budget.take(token_key, now)))
+        whose, budget, verdict = min(taken, key=lambda t: (t[2].allowed, t[2].remaining))
+        headers = {"RateLimit-Limit": str(budget.burst),
                    "RateLimit-Remaining": str(verdict.remaining),
                    "RateLimit-Reset": str(verdict.reset)}
         if not verdict.allowed:
             retry = str(verdict.retry_after)
-            whose = "this token" if key.startswith("t:") else "this address"
             await _send_problem(send, Problem(
                 429, "request/rate_limited",
-                f"too many requests for {whose}: at most {self.rate:g}/s "
-                f"(bursts of {self.burst}); retry after {retry} s",
+                f"too many requests for {whose}: at most {budget.rate:g}/s "
+                f"(bursts of {budget.burst}); retry after {retry} s",
                 headers={**headers, "Retry-After": retry}), scope["path"])
             return
         extra = [(k.lower().encode(), v.encode()) for k, v in headers.items()]

@@ -41,6 +41,7 @@ async def test_every_api_answer_carries_the_headers(client: httpx.AsyncClient) -
 
 async def test_a_refusal_by_the_limits_carries_them_too(migrated_url: str) -> None:
     app = create_app(local_settings(migrated_url, rate_limit=1, rate_burst=1,
+                                    rate_limit_address=1, rate_burst_address=1,
                                     rate_limit_shared=False, max_body_bytes=10),
                      database_url=migrated_url)
     transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
