@@ -16,7 +16,7 @@ from service.settings import get_settings
 
 MIGRATION_LOCK = 7_230_001
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-_embedded: list[Any] = []
+_embedded: list[Any] = []  # the embedded server this process uses (service.store.embedded)
 
 
 def resolve_database_url() -> str:
@@ -24,12 +24,29 @@ def resolve_database_url() -> str:
     settings = get_settings()
     if settings.database_url:
         return settings.database_url
+    if _embedded:
+        return str(_embedded[0].url)
     from service.store import embedded
 
-    server, url = embedded.start(settings.data_dir)
-    _embedded.append(server)
-    os.environ["DATABASE_URL"] = url
-    return url
+    found = embedded.start_owned(settings.data_dir)
+    _embedded.append(found)
+    os.environ["DATABASE_URL"] = found.url
+    return found.url
+
+
+def stop_embedded() -> str | None:
+    """Stop the embedded PostgreSQL this process started (one it found running is left
+    alone); what was done, to tell whoever ran the server, or None without one."""
+    from service.store import embedded
+
+    if not _embedded:
+        return None
+    found = _embedded.pop()
+    where = found.server.pgdata
+    if embedded.stop(found):
+        return f"stopped the embedded PostgreSQL this server started ({where})"
+    return f"left the PostgreSQL in {where} running: this server did not start it, or " \
+           "another process still uses it"
 
 
 def make_engine(url: str, *, pool_size: int = 10, read_only: bool = False) -> AsyncEngine:
