@@ -33,6 +33,7 @@ from service.api.headers import SecurityHeaders
 from service.api.limits import BodyLimit, RateLimit
 from service.referee import channels, egress, one_call, receipts
 from service.referee.notifications import Courier
+from service.referee.offload import Limits, Offload, Where
 from service.referee.rates import SharedBudget
 from service.referee.work import Reads
 from service.settings import Settings, get_settings
@@ -119,6 +120,11 @@ def lifespan_of(settings: Settings, database_url: str | None
         replicas = Replicas(settings.database_replica_url, pool_size=settings.pool_size) \
             if settings.database_replica_url else None
         app.state.reads = Reads(app.state.transactions, replicas)
+        app.state.offload = offload = Offload(
+            Where(url, tuple(settings.database_replica_url)),
+            Limits(workers=settings.heavy_workers, budget=settings.heavy_budget,
+                   queue=settings.heavy_queue, per_caller=settings.heavy_per_caller),
+            app.state.reads)
         rate_engine = None
         if settings.rate_limit > 0 and settings.rate_limit_shared:
             rate_engine = make_engine(url, pool_size=2)
@@ -143,6 +149,7 @@ def lifespan_of(settings: Settings, database_url: str | None
             for task in tasks:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            await offload.stop()
             await hub.stop()
             if order_call is not None:
                 await order_call.stop()

@@ -81,6 +81,27 @@ class Settings(BaseSettings):
         "may go to although they are not public, e.g. 10.1.2.0/24 for an internal "
         "receiver; none by default")
 
+    # Issue 33: heavy requests in worker processes, and the largest game accepted.
+    heavy_workers: int = Field(
+        default=1, ge=0, description="worker processes per serving process for heavy "
+        "requests (legal choices, plans, exports, dice records, big creations and imports); "
+        "0: on the serving loop, for measuring only")
+    heavy_budget: float = Field(
+        default=10.0, gt=0, description="seconds a heavy request may wait for its answer: "
+        "then 503 service/too_slow with Retry-After (the answer is kept for the retry)")
+    heavy_queue: int = Field(
+        default=16, ge=1, description="heavy requests waiting or running per serving "
+        "process: past it 503 service/busy with Retry-After")
+    heavy_per_caller: int = Field(
+        default=1, ge=1, description="heavy requests in flight per token (else per address): "
+        "past it 429 request/heavy_in_flight with Retry-After")
+    max_map_hexes: int = Field(
+        default=20_000, ge=1, description="the most hexes a created or imported game's map "
+        "may have; larger only with the operator key (413 scenario/too_large)")
+    max_units: int = Field(
+        default=2_000, ge=1, description="the most units a created or imported game may "
+        "have; more only with the operator key (413 scenario/too_large)")
+
     # Issue 20: e-mail notifications (none unless `smtp_host` and `smtp_sender` are set)
     # and links to the page in every notification channel.
     smtp_host: str | None = Field(default=None, description="SMTP server for e-mail "

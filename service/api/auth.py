@@ -9,9 +9,10 @@ from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from typing import TypeVar
 
-from fastapi import Request
+from fastapi import Request, Response
 
 from service.api.problems import Problem
+from service.referee.offload import Case, Offload, caller_of
 from service.referee.work import Reads, Transactions, UnitOfWork
 
 T = TypeVar("T")
@@ -40,19 +41,40 @@ async def read(request: Request, case: Callable[[UnitOfWork], Awaitable[T]], *,
     return await reads(case, min_version=min_version, min_seq=min_seq)
 
 
+async def heavy(request: Request, case: Case, *args: object, game: str = "",
+                read: bool = True, min_version: int = 0, status: int = 200) -> Response:
+    """A heavy use case (`case(uow, *args)`, answering JSON) in a worker process of this
+    server (service.referee.offload): counted against the caller's token, else its
+    address; `game` keeps a game's requests on one worker."""
+    offload: Offload = request.app.state.offload
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    given = token.strip() if scheme.lower() == "bearer" else ""
+    address = request.client.host if request.client else "?"
+    body = await offload.run(case, *args, caller=caller_of(given or None, address),
+                             affinity=game, read=read, min_version=min_version)
+    return Response(body, status_code=status, media_type="application/json")
+
+
 def _digest(text: str) -> bytes:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
 
-def require_operator(request: Request, what: str) -> None:
-    """When OPERATOR_KEY is set, creating and importing games needs it. Compared in
-    constant time, on digests so that the guess's length does not show either."""
+def is_operator(request: Request) -> bool:
+    """Whether the request carries the operator key (a server without one has no
+    operator). Compared in constant time, on digests so that the guess's length does
+    not show either."""
     key = request.app.state.settings.operator_key
     if not key:
-        return
+        return False
     header = request.headers.get("authorization", "")
     scheme, _, given = header.partition(" ")
     matches = hmac.compare_digest(_digest(given.strip()), _digest(key))
-    if scheme.lower() != "bearer" or not matches:
+    return scheme.lower() == "bearer" and matches
+
+
+def require_operator(request: Request, what: str) -> None:
+    """When OPERATOR_KEY is set, creating and importing games needs it."""
+    if request.app.state.settings.operator_key and not is_operator(request):
         raise Problem(401, "auth/operator_only", f"{what} needs the operator key",
                       headers={"WWW-Authenticate": "Bearer"})

@@ -25,7 +25,8 @@ from service.answers import (
     StateAnswer,
     Summary,
 )
-from service.api.auth import bearer, read, require_operator, work
+from service.api.auth import bearer, heavy, is_operator, read, require_operator, work
+from service.api.bodies import INLINE_BYTES, validated
 from service.api.contract import (
     BEARER,
     BODY,
@@ -35,6 +36,7 @@ from service.api.contract import (
     OPTIONAL_BEARER,
     READ,
     answers,
+    body_of,
     link,
     schema_of,
 )
@@ -43,6 +45,7 @@ from service.api.schemas import ORDER_EXAMPLES, CreateGame, ImportGame, JoinSeat
 from service.referee import envelopes, orders, reads, receipts
 from service.referee import games as referee
 from service.referee import gm as gm_cases
+from service.referee.work import UnitOfWork
 from service.rules import (
     ActBody,
     DeadlinesBody,
@@ -98,14 +101,35 @@ def json_response(body: object, status_code: int = 200,
 
 
 @router.post("/games", status_code=201, summary="Create a game",
-             response_model=None, openapi_extra=OPTIONAL_BEARER,
+             response_model=None, openapi_extra={**OPTIONAL_BEARER, **body_of(CreateGame)},
              responses=answers(201, Created, 401, *BODY, *LIMITS, links={
                  name: link(name, game_id="$response.body#/id")
                  for name in ("game_summary", "game_state", "game_log", "dice", "export")}))
-async def create_game(body: CreateGame, request: Request) -> Created:
+async def create_game(request: Request) -> Response:
     require_operator(request, "creating games")
-    async with work(request) as uow:
-        return await referee.create_game(uow, body.model_dump(exclude_unset=True))
+    body = await request.body()
+    sizes = _sizes(request)
+    if len(body) <= INLINE_BYTES:
+        async with work(request) as uow:
+            created = await created_json(uow, body, sizes)
+    else:  # a whole scenario: parsed, checked and created by a worker (issue 33)
+        return await heavy(request, created_json, body, sizes, read=False, status=201)
+    return Response(created, status_code=201, media_type="application/json")
+
+
+def _sizes(request: Request) -> referee.Sizes:
+    """The largest game this server accepts, and whether the operator asks (only the
+    operator may exceed it: a server without an operator key takes no larger game)."""
+    settings = request.app.state.settings
+    return referee.Sizes(settings.max_map_hexes, settings.max_units,
+                         operator=is_operator(request))
+
+
+async def created_json(uow: UnitOfWork, body: bytes, sizes: referee.Sizes) -> bytes:
+    """Create the game `body` asks for (a `CreateGame`), within `sizes`, as JSON."""
+    parsed = validated(CreateGame, body)
+    return orjson.dumps(await referee.create_game(uow, parsed.model_dump(exclude_unset=True),
+                                                  sizes))
 
 
 @router.get("/server-key", summary="The keys this server signs receipts with",
@@ -200,19 +224,19 @@ async def post_order(
 @router.get("/games/{game_id}/dice", summary="Commitments, revealed seeds, every roll",
              response_model=None, openapi_extra=BEARER,
              responses=answers(200, DiceRecord, *READ))
-async def dice(game_id: GameId, request: Request, known: KnownVersion) -> DiceRecord:
+async def dice(game_id: GameId, request: Request, known: KnownVersion) -> Response:
     token = bearer(request)
-    return await read(request, lambda uow: reads.dice(uow, game_id, token),
-                      min_version=known)
+    return await heavy(request, reads.dice_json, game_id, token, game=game_id,
+                       min_version=known)
 
 
 @router.get("/games/{game_id}/export", summary="The whole verifiable record",
              response_model=None, openapi_extra=BEARER,
              responses=answers(200, Export, *READ))
-async def export(game_id: GameId, request: Request, known: KnownVersion) -> Export:
+async def export(game_id: GameId, request: Request, known: KnownVersion) -> Response:
     token = bearer(request)
-    return await read(request, lambda uow: reads.export(uow, game_id, token),
-                      min_version=known)
+    return await heavy(request, reads.export_json, game_id, token, game=game_id,
+                       min_version=known)
 
 
 async def _admin(request: Request, game_id: str, kind: str, body: Mapping[str, object] | None
@@ -358,9 +382,17 @@ async def admin_act(game_id: GameId, request: Request,
 
 @router.post("/games/import", status_code=201,
              summary="Import an export from another server (verified first); play goes on",
-             response_model=None, openapi_extra=OPTIONAL_BEARER,
+             response_model=None, openapi_extra={**OPTIONAL_BEARER, **body_of(ImportGame)},
              responses=answers(201, Imported, 401, *BODY, *LIMITS))
-async def import_game(body: ImportGame, request: Request) -> Imported:
+async def import_game(request: Request) -> Response:
     require_operator(request, "importing games")
-    async with work(request) as uow:
-        return await gm_cases.import_game(uow, body.model_dump())
+    return await heavy(request, imported_json, await request.body(), _sizes(request),
+                       read=False, status=201)
+
+
+async def imported_json(uow: UnitOfWork, body: bytes, sizes: referee.Sizes) -> bytes:
+    """Verify and import the export `body` holds (an `ImportGame`), as JSON: the whole
+    replay runs in a worker (issue 33)."""
+    parsed = validated(ImportGame, body)
+    referee.check_size(parsed.scenario, sizes)
+    return orjson.dumps(await gm_cases.import_game(uow, parsed.model_dump()))

@@ -10,7 +10,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, Request, Response
 
 from service.answers import SideOptions, UnitOptions
-from service.api.auth import bearer, work
+from service.api.auth import bearer, heavy
 from service.api.contract import BEARER, LIMITS, answers
 from service.api.games import GameId
 from service.api.numbers import JsonRoute
@@ -27,9 +27,8 @@ UnitId = Annotated[str, Path(min_length=1, max_length=64, description="a unit's 
             responses=answers(200, UnitOptions, 401, 403, 404, 422, *LIMITS))
 async def unit_options(game_id: GameId, unit: UnitId, request: Request) -> Response:
     token = bearer(request)
-    async with work(request) as uow:
-        body = await choices.unit_choices(uow, game_id, token, unit)
-    return Response(body, media_type="application/json")
+    return await heavy(request, choices.unit_choices, game_id, token, unit, game=game_id,
+                       read=False)
 
 
 @router.get("/games/{game_id}/options",
@@ -45,6 +44,5 @@ async def side_options(
         "the side (a player's own by default; the GM's: the side awaited first)"))] = None,
 ) -> Response:
     token = bearer(request)
-    async with work(request) as uow:
-        body = await choices.side_choices(uow, game_id, token, side)
-    return Response(body, media_type="application/json")
+    return await heavy(request, choices.side_choices, game_id, token, side, game=game_id,
+                       read=False)

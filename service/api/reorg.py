@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query, Request, Response
 
 from service.answers import ReorgPlan
-from service.api.auth import bearer, work
+from service.api.auth import bearer, heavy
 from service.api.contract import BEARER, LIMITS, answers
 from service.api.games import GameId
 from service.api.numbers import JsonRoute
@@ -26,7 +26,7 @@ async def options(
     game_id: GameId,
     request: Request,
     unit: Annotated[str, Query(min_length=1, max_length=64, description="a unit's id")],
-) -> ReorgPlan:
+) -> Response:
     token = bearer(request)
-    async with work(request) as uow:
-        return await planning.reorg_options(uow, game_id, token, unit)
+    return await heavy(request, planning.plan_json, game_id, token, unit, game=game_id,
+                       read=False)

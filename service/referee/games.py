@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from service.answers import Created, GameList, Joined, Summary
@@ -14,7 +15,7 @@ from service.crypto.canonical import canonical_bytes, sha256_hex
 from service.referee import members
 from service.referee.awaited import awaited
 from service.referee.dice import new_dice
-from service.referee.errors import NotFound, Unauthorized
+from service.referee.errors import NotFound, RefereeError, Unauthorized
 from service.referee.ledger import Applied, append, apply, record_of
 from service.rules import (
     RULES_VERSION,
@@ -42,6 +43,42 @@ from service.store.uow import UnitOfWork
 D10_PURPOSES = ("initiative", "weather", "turn_end")
 # The scenarios a game may be created from by id (docs/scenario.md).
 BUILTIN_SCENARIOS: tuple[str, ...] = tuple(builtin_scenario_ids())
+
+
+@dataclass(frozen=True, slots=True)
+class Sizes:
+    """The largest game this server accepts (`MAX_MAP_HEXES`, `MAX_UNITS`), and whether
+    the request came with the operator key (which may exceed them)."""
+
+    hexes: int
+    units: int
+    operator: bool = False
+
+
+class TooLarge(RefereeError):
+    """A game larger than the server accepts (413)."""
+
+    status = 413
+
+
+def check_size(scenario: object, sizes: Sizes, path: str = "/scenario") -> None:
+    """A scenario's map and units against the server's limits, counted before anything
+    parses it: 413 `scenario/too_large` naming the setting unless the operator asks."""
+    if sizes.operator or not isinstance(scenario, Mapping):
+        return
+    board = scenario.get("map")
+    hexes = board.get("hexes") if isinstance(board, Mapping) else None
+    units = scenario.get("units")
+    for count, most, setting, where, what in (
+            (len(hexes) if isinstance(hexes, list) else 0, sizes.hexes, "MAX_MAP_HEXES",
+             f"{path}/map/hexes", "hexes"),
+            (len(units) if isinstance(units, list) else 0, sizes.units, "MAX_UNITS",
+             f"{path}/units", "units")):
+        if count > most:
+            raise TooLarge("scenario/too_large", f"the scenario has {count:,} {what}; this "
+                           f"server accepts at most {most:,} ({setting}); a larger game "
+                           "needs the operator key", errors=[(where, f"more than {most:,}")],
+                           extra={"setting": setting, "limit": most, "found": count})
 
 
 def _scenario(given: str | Mapping[str, Any]) -> Scenario:
@@ -103,7 +140,10 @@ def _dice_config(given: Mapping[str, Any] | None) -> dict[str, Any]:
                     errors=[("/dice/mode", "expected fair, seeded or scripted")])
 
 
-async def create_game(uow: UnitOfWork, request: Mapping[str, Any]) -> Created:
+async def create_game(uow: UnitOfWork, request: Mapping[str, Any],
+                      sizes: Sizes | None = None) -> Created:
+    if sizes is not None:
+        check_size(request["scenario"], sizes)
     scenario = _scenario(request["scenario"])
     sides = [s.id for s in scenario.sides]
     options = resolve_options(request.get("options"), len(sides), tuple(sides))

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+import orjson
+
 from service.answers import ReorgPlan
 from service.referee import members
 from service.referee.errors import Denied, NotFound
@@ -42,3 +44,8 @@ async def reorg_options(uow: UnitOfWork, game_id: str, token: str, unit: str
         _PLANNERS.move_to_end(key)
     return {"position": position(game.state), "version": game.version,
             **planner.plan(unit).as_data()}
+
+
+async def plan_json(uow: UnitOfWork, game_id: str, token: str, unit: str) -> bytes:
+    """`reorg_options` as JSON (what a worker process answers, service.referee.offload)."""
+    return orjson.dumps(await reorg_options(uow, game_id, token, unit))

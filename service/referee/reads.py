@@ -188,6 +188,16 @@ async def export(uow: UnitOfWork, game_id: str, token: str) -> Export:
     }
 
 
+async def export_json(uow: UnitOfWork, game_id: str, token: str) -> bytes:
+    """`export` as JSON (what a worker process answers, service.referee.offload)."""
+    return orjson.dumps(await export(uow, game_id, token), option=orjson.OPT_NON_STR_KEYS)
+
+
+async def dice_json(uow: UnitOfWork, game_id: str, token: str) -> bytes:
+    """`dice` as JSON (what a worker process answers)."""
+    return orjson.dumps(await dice(uow, game_id, token), option=orjson.OPT_NON_STR_KEYS)
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class _Rendered:
     """The newest version of a game this process rendered: its supply (the rules' memo
