@@ -95,6 +95,9 @@ class Settings(BaseSettings):
     heavy_per_caller: int = Field(
         default=1, ge=1, description="heavy requests in flight per token (else per address): "
         "past it 429 request/heavy_in_flight with Retry-After")
+    options_page_bytes: int = Field(
+        default=1024 * 1024, ge=1024, description="the most JSON a page of a side's legal "
+        "choices holds (GET /options; at least one unit a page)")
     max_map_hexes: int = Field(
         default=20_000, ge=1, description="the most hexes a created or imported game's map "
         "may have; larger only with the operator key (413 scenario/too_large)")

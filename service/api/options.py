@@ -1,7 +1,9 @@
 """Legal choices (issue 16): for the current step, every mode a unit may take and why not
 the others, the hexes its moves may end in with their MP cost and path, transport,
-whether it may attack, be released or exploit. One unit, or every unit of a side;
-players see their own side's units, the GM any side's (`?side=`)."""
+whether it may attack, be released or exploit. One unit, or a side's units a page at a
+time (issue 33: `limit`, `after`), narrowed to some units (`units`) or an area (`near`,
+`within`); players see their own side's units, the GM any side's (`?side=`). Computed
+by a worker process (service/referee/offload.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from service.api.auth import bearer, heavy
 from service.api.contract import BEARER, LIMITS, answers
 from service.api.games import GameId
 from service.api.numbers import JsonRoute
+from service.api.problems import Problem
 from service.referee import choices
 
 router = APIRouter(prefix="/v1", route_class=JsonRoute)
@@ -32,8 +35,8 @@ async def unit_options(game_id: GameId, unit: UnitId, request: Request) -> Respo
 
 
 @router.get("/games/{game_id}/options",
-            summary="Every unit of a side with its legal choices now (a player's own side by "
-                    "default)",
+            summary="A page of a side's units with their legal choices now (a player's own "
+                    "side by default), narrowed to some units or to an area",
             response_model=None, openapi_extra=BEARER,
             responses=answers(200, SideOptions, 401, 403, 404, 422, *LIMITS))
 async def side_options(
@@ -42,7 +45,24 @@ async def side_options(
     side: Annotated[str | None, Query(min_length=1, max_length=64,
                                       description=(
         "the side (a player's own by default; the GM's: the side awaited first)"))] = None,
+    units: Annotated[str | None, Query(min_length=1, max_length=6600, description=(
+        "only these units: comma-separated ids (at most 100)"))] = None,
+    near: Annotated[str | None, Query(min_length=1, max_length=64, description=(
+        "only units within `within` hexes of this hex"))] = None,
+    within: Annotated[int, Query(ge=0, le=100, description=(
+        "how far from `near`, in hexes"))] = 0,
+    after: Annotated[str | None, Query(min_length=1, max_length=64, description=(
+        "the page after this unit id (the previous page's `next_after`)"))] = None,
+    limit: Annotated[int, Query(ge=1, le=choices.PAGE_UNITS_MAX, description=(
+        "the most units in the page (fewer when their JSON passes OPTIONS_PAGE_BYTES)"))
+    ] = choices.PAGE_UNITS,
 ) -> Response:
     token = bearer(request)
-    return await heavy(request, choices.side_choices, game_id, token, side, game=game_id,
-                       read=False)
+    listed = tuple(u.strip() for u in units.split(",") if u.strip()) if units else ()
+    if len(listed) > 100:
+        raise Problem(422, "request/invalid_parameter", "units lists at most 100 ids",
+                      errors=[{"path": "/units", "message": "at most 100 ids"}])
+    page = choices.Page(units=listed, near=near, within=within, after=after, limit=limit,
+                        max_bytes=request.app.state.settings.options_page_bytes)
+    return await heavy(request, choices.side_choices, game_id, token, side, page,
+                       game=game_id, read=False)

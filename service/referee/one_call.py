@@ -42,6 +42,7 @@ from service.rules import Actor, Event, RulesError, State, decide, evolve, next_
 from service.rules.events import EventRecord
 from service.store.games import Game, remember_state, snapshot_due
 from service.store.order_call import OrderCall, Write
+from service.store.threads import in_thread
 from service.store.uow import Publish
 
 _SIZE = 1024
@@ -159,7 +160,8 @@ async def take(call: OrderCall, publish: Publish | None, game_id: str, token: st
         hot = _caught_up(hot, since.events, since.version)
         _keep(_HOT, game_id, hot)
     for attempt in (1, 2):
-        decided = _decide(key, game_id, hot, signer, digest, checked, envelope)
+        decided = await in_thread(_decide, key, game_id, hot, signer, digest, checked,
+                                  envelope)
         if decided is None:
             return None
         answer = await call.take(decided.write)

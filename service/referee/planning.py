@@ -1,11 +1,10 @@
 """Reorganization planning (11.18): one `Planner` per game version and process, so
 planning every face-down unit of a big game builds its board and candidate indexes
-once. (game id, version) names one committed state. Players plan their own side's
-units; the GM any."""
+once, kept for the next versions while the map stays the same (a standing order, a
+roll: `same_map`), in the process's memory budget. (game id, version) names one
+committed state. Players plan their own side's units; the GM any."""
 
 from __future__ import annotations
-
-from collections import OrderedDict
 
 import orjson
 
@@ -14,10 +13,18 @@ from service.referee import members
 from service.referee.errors import Denied, NotFound
 from service.rules import position
 from service.rules.reorg import Planner
+from service.rules.state import same_map
+from service.store.memory import BUDGET, estimate
 from service.store.uow import UnitOfWork
 
-_PLANNERS: OrderedDict[tuple[str, int], Planner] = OrderedDict()
-_PLANNERS_MAX = 8
+_PLANNERS: dict[str, tuple[int, Planner]] = {}  # game id -> the newest version's planner
+
+
+def _forget(game_id: str) -> None:
+    _PLANNERS.pop(game_id, None)
+
+
+BUDGET.register("planner", _forget)
 
 
 async def reorg_options(uow: UnitOfWork, game_id: str, token: str, unit: str
@@ -34,16 +41,17 @@ async def reorg_options(uow: UnitOfWork, game_id: str, token: str, unit: str
         raise Denied("reorg/not_your_unit",
                      f"{unit} is a unit of {side}: players plan their own side's units",
                      errors=[("/unit", "another side's unit")])
-    key = (game.id, game.version)
-    planner = _PLANNERS.get(key)
-    if planner is None:
-        planner = _PLANNERS[key] = Planner(game.state)
-        if len(_PLANNERS) > _PLANNERS_MAX:
-            _PLANNERS.popitem(last=False)
+    kept = _PLANNERS.get(game.id)
+    if kept is not None and (kept[0] == game.version or same_map(kept[1].state, game.state)):
+        planner = kept[1]
     else:
-        _PLANNERS.move_to_end(key)
-    return {"position": position(game.state), "version": game.version,
-            **planner.plan(unit).as_data()}
+        planner = Planner(game.state)
+    _PLANNERS[game.id] = (game.version, planner)
+    plan = planner.plan(unit).as_data()
+    scenario = game.setup.scenario
+    BUDGET.keep(game.id, "planner", estimate("board", len(scenario.map.hexes),
+                                             len(game.state.units)))
+    return {"position": position(game.state), "version": game.version, **plan}
 
 
 async def plan_json(uow: UnitOfWork, game_id: str, token: str, unit: str) -> bytes:

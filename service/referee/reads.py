@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -29,6 +30,8 @@ from service.rules.events import EventRecord
 from service.rules.view import UnitViews, Viewer, is_sealed, unit_views, view
 from service.store.games import Game
 from service.store.log import DICE_KINDS
+from service.store.memory import BUDGET, estimate
+from service.store.threads import in_thread
 from service.store.uow import UnitOfWork
 
 
@@ -210,9 +213,21 @@ class _Rendered:
     units: UnitViews
 
 
-_RENDERED: OrderedDict[str, _Rendered] = OrderedDict()  # game id -> newest rendered
-_RENDERED_GAMES = 32  # a 20,000-hex game's searches take a few MB
-_SUPPLY: OrderedDict[tuple[str, int], dict[str, SupplyShown]] = OrderedDict()
+# Per game, in the process's memory budget (service/store/memory.py): the newest
+# rendering, and the views rendered of the newest versions, by (version, viewer, GM
+# flag, webhook tag).
+_RENDERED: dict[str, _Rendered] = {}
+_VIEWS: dict[str, OrderedDict[tuple[int, Viewer, str, str], bytes]] = {}
+_VIEWS_PER_GAME = 24  # three versions of eight viewers (three sides, the GM, spectators)
+_RENDERING: dict[tuple[str, int], asyncio.Future[_Rendered]] = {}
+
+
+def _forget(game_id: str) -> None:
+    _RENDERED.pop(game_id, None)
+    _VIEWS.pop(game_id, None)
+
+
+BUDGET.register("views", _forget)
 
 
 def _supply_entry(status: SupplyStatus) -> SupplyShown:
@@ -220,12 +235,10 @@ def _supply_entry(status: SupplyStatus) -> SupplyShown:
                               if v not in (None, [], ())})
 
 
-def _rendered(game: Game) -> _Rendered:
-    """The game's supply and unit views at its version: kept, or updated from the newest
-    version this process rendered (any version of the game: a lagging read too)."""
-    base = _RENDERED.get(game.id)
+def _render(game: Game, base: _Rendered | None) -> _Rendered:
+    """The game's supply and unit views at its version: `base` if it is that version,
+    else updated from it (any version of the game: a lagging read too), else whole."""
     if base is not None and base.version == game.version:
-        _RENDERED.move_to_end(game.id)
         return base
     state = game.state
     if base is None:
@@ -236,26 +249,14 @@ def _rendered(game: Game) -> _Rendered:
         before, kept = base.supply.report, base.supply_data
         data = {uid: kept[uid] if before.get(uid) is status else _supply_entry(status)
                 for uid, status in memo.report.items()}
-    found = _Rendered(game.version, memo, data, units)
-    _RENDERED[game.id] = found
-    _RENDERED.move_to_end(game.id)
-    if len(_RENDERED) > _RENDERED_GAMES:
-        _RENDERED.popitem(last=False)
-    return found
+    return _Rendered(game.version, memo, data, units)
 
 
-def supply(game: Game) -> dict[str, SupplyShown]:
-    """Every land unit's supply (map engine), once per game version: updated from the
-    previous version's when this process rendered one (`supply_since`)."""
-    key = (game.id, game.version)
-    cached = _SUPPLY.get(key)
-    if cached is None:
-        cached = _SUPPLY[key] = _rendered(game).supply_data
-        if len(_SUPPLY) > 256:
-            _SUPPLY.popitem(last=False)
-    else:
-        _SUPPLY.move_to_end(key)
-    return cached
+def _views_size(game: Game) -> int:
+    scenario = game.setup.scenario
+    views = _VIEWS.get(game.id)
+    return (estimate("supply", len(scenario.map.hexes), len(game.state.units))
+            + sum(len(body) for body in (views or {}).values()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,11 +266,6 @@ class StateView:
 
     etag: str
     body: bytes | None
-
-
-_VIEWS: OrderedDict[tuple[str, int, Viewer, str, str], bytes] = OrderedDict()
-_VIEWS_MAX_BYTES = 64 * 2**20
-_views_bytes = 0
 
 
 async def state_view(uow: UnitOfWork, game_id: str, token: str,
@@ -285,8 +281,9 @@ async def state_view(uow: UnitOfWork, game_id: str, token: str,
     etag = (f'W/"{m.game.version}-{viewer.role}-{viewer.player_id or ""}{flagged}'
             f'{_webhook_tag(hook)}"')
     if if_none_match == etag:
+        BUDGET.touch(game_id)
         return StateView(etag, None)
-    return StateView(etag, rendered_view(m.game, viewer, hook))
+    return StateView(etag, await rendered_view(m.game, viewer, hook))
 
 
 def _webhook_tag(hook: WebhookStatus | None) -> str:
@@ -297,22 +294,53 @@ def _webhook_tag(hook: WebhookStatus | None) -> str:
                                  ).hexdigest()[:12]
 
 
-def rendered_view(game: Game, viewer: Viewer, hook: WebhookStatus | None = None) -> bytes:
+async def rendered_view(game: Game, viewer: Viewer, hook: WebhookStatus | None = None
+                        ) -> bytes:
     """The member's view of the current state with every land unit's supply, as JSON,
-    rendered once per game version, viewer and webhook state: for a big game the view
-    itself costs tens of milliseconds, and players read far more often than the game
-    changes. (game id, version) names one committed state, as reads only see committed
-    rows."""
-    global _views_bytes
+    rendered once per game version, viewer and webhook state (off the loop: for a big
+    game the supply and the view take tens of milliseconds, and players read far more
+    often than the game changes). (game id, version) names one committed state, as
+    reads only see committed rows."""
     flag = game.row.divergence if viewer.role == "gm" else None
-    key = (game.id, game.version, viewer, str(flag.get("checked_at")) if flag else "",
+    key = (game.version, viewer, str(flag.get("checked_at")) if flag else "",
            _webhook_tag(hook))
-    cached = _VIEWS.get(key)
+    views = _VIEWS.get(game.id)
+    cached = views.get(key) if views is not None else None
     if cached is not None:
-        _VIEWS.move_to_end(key)
+        BUDGET.touch(game.id)
         return cached
-    units = _rendered(game).units
-    body: StateAnswer = {**view(game.state, viewer, units), "supply": supply(game),
+    rendered = await _rendered(game)
+    body = await in_thread(_view_bytes, game, viewer, hook, flag, rendered)
+    views = _VIEWS.setdefault(game.id, OrderedDict())
+    views[key] = body
+    while len(views) > _VIEWS_PER_GAME:
+        views.popitem(last=False)
+    BUDGET.keep(game.id, "views", _views_size(game))
+    return body
+
+
+async def _rendered(game: Game) -> _Rendered:
+    """The game's supply and unit views at its version, computed once however many
+    viewers ask for the new version at once."""
+    base = _RENDERED.get(game.id)
+    if base is not None and base.version == game.version:
+        return base
+    key = (game.id, game.version)
+    pending = _RENDERING.get(key)
+    if pending is None:
+        pending = _RENDERING[key] = asyncio.ensure_future(in_thread(_render, game, base))
+        pending.add_done_callback(lambda _: _RENDERING.pop(key, None))
+    rendered = await asyncio.shield(pending)
+    newest = _RENDERED.get(game.id)
+    if newest is None or newest.version <= rendered.version:
+        _RENDERED[game.id] = rendered
+    return rendered
+
+
+def _view_bytes(game: Game, viewer: Viewer, hook: WebhookStatus | None,
+                flag: dict[str, Any] | None, rendered: _Rendered) -> bytes:
+    body: StateAnswer = {**view(game.state, viewer, rendered.units),
+                         "supply": rendered.supply_data,
                          "head": {"seq": game.head_seq, "hash": game.head_hash},
                          "webhook": hook}  # the caller's webhook (docs/api.md, Webhooks)
     body["awaiting"] = linked(body["awaiting"], game.id)
@@ -321,9 +349,4 @@ def rendered_view(game: Game, viewer: Viewer, hook: WebhookStatus | None = None)
     body["game"]["gm_signs"] = bool(game.row.gm_public_key)
     if viewer.role == "gm":
         body["game"]["divergence"] = flag  # `service replay-check` (docs/game-master.md)
-    rendered = orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)
-    _VIEWS[key] = rendered
-    _views_bytes += len(rendered)
-    while _views_bytes > _VIEWS_MAX_BYTES and len(_VIEWS) > 1:
-        _views_bytes -= len(_VIEWS.popitem(last=False)[1])
-    return rendered
+    return orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)
