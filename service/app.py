@@ -33,11 +33,12 @@ from service.api.headers import SecurityHeaders
 from service.api.limits import BodyLimit, RateLimit
 from service.referee import channels, egress, one_call, receipts
 from service.referee.notifications import Courier
-from service.referee.offload import Limits, Offload, Where
+from service.referee.offload import Limits, LoopWatch, Offload, Where
 from service.referee.rates import SharedBudget
 from service.referee.work import Reads
 from service.settings import Settings, get_settings
 from service.store.database import make_engine, make_sessionmaker, resolve_database_url
+from service.store.memory import BUDGET, MB
 from service.store.notify import Hub
 from service.store.order_call import OrderCall
 from service.store.rates import RateBuckets
@@ -120,8 +121,10 @@ def lifespan_of(settings: Settings, database_url: str | None
         replicas = Replicas(settings.database_replica_url, pool_size=settings.pool_size) \
             if settings.database_replica_url else None
         app.state.reads = Reads(app.state.transactions, replicas)
+        BUDGET.configure(settings.cache_mb * MB, settings.cache_idle_seconds)
         app.state.offload = offload = Offload(
-            Where(url, tuple(settings.database_replica_url)),
+            Where(url, tuple(settings.database_replica_url), settings.cache_mb * MB,
+                  settings.cache_idle_seconds),
             Limits(workers=settings.heavy_workers, budget=settings.heavy_budget,
                    queue=settings.heavy_queue, per_caller=settings.heavy_per_caller),
             app.state.reads)
@@ -141,6 +144,8 @@ def lifespan_of(settings: Settings, database_url: str | None
             await receipts.ensure_key(uow)
         collect_less(settings.gc_threshold)
         tasks = background(app.state.transactions, app.state.egress, settings)
+        app.state.loop_watch = watch = LoopWatch()
+        watch.start()
         try:
             yield
         finally:
@@ -149,6 +154,7 @@ def lifespan_of(settings: Settings, database_url: str | None
             for task in tasks:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            await watch.stop()
             await offload.stop()
             await hub.stop()
             if order_call is not None:

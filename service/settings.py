@@ -95,6 +95,13 @@ class Settings(BaseSettings):
     heavy_per_caller: int = Field(
         default=1, ge=1, description="heavy requests in flight per token (else per address): "
         "past it 429 request/heavy_in_flight with Retry-After")
+    cache_mb: int = Field(
+        default=256, ge=1, description="megabytes (estimated) the per-game caches of one "
+        "process may hold: states, parsed scenarios, views, supply, legal choices, planners; "
+        "past it the games used least recently are forgotten (each worker process too)")
+    cache_idle_seconds: float = Field(
+        default=1800.0, gt=0, description="a game's cached data is forgotten after this "
+        "long without a request")
     options_page_bytes: int = Field(
         default=1024 * 1024, ge=1024, description="the most JSON a page of a side's legal "
         "choices holds (GET /options; at least one unit a page)")

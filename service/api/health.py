@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal, NotRequired
 
 from fastapi import APIRouter, Request
 from typing_extensions import TypedDict
@@ -11,12 +11,22 @@ from service.api.auth import work
 from service.api.contract import answers
 from service.api.numbers import JsonRoute
 from service.api.problems import Problem
+from service.referee.offload import memory
 
 router = APIRouter(route_class=JsonRoute)
 
 
 class Health(TypedDict):
+    """`status`; on /readyz also what this process holds and how its loop fares (issue
+    33, docs/operating.md "Memory"): `memory` its per-game caches (estimated bytes by
+    cache, games, the limit, games forgotten), `heavy` its worker processes (requests
+    waiting, how requests ended, each worker's caches), `loop` the longest holds of its
+    event loop."""
+
     status: Literal["ok", "ready"]
+    memory: NotRequired[dict[str, Any]]
+    heavy: NotRequired[dict[str, Any]]
+    loop: NotRequired[dict[str, Any]]
 
 
 class ProblemType(TypedDict):
@@ -40,7 +50,10 @@ async def readyz(request: Request) -> Health:
     except Exception as error:  # noqa: BLE001 - any failure means not ready
         raise Problem(503, "service/database_unavailable", f"database not reachable: "
                       f"{type(error).__name__}", headers={"Retry-After": "2"}) from None
-    return {"status": "ready"}
+    state = request.app.state
+    memory.sweep()
+    return {"status": "ready", "memory": memory.figures(), "heavy": state.offload.figures(),
+            "loop": state.loop_watch.figures()}
 
 
 @router.get("/problems/{code:path}", summary="What a problem type means", response_model=None,

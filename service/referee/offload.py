@@ -46,11 +46,13 @@ from typing import Any
 
 from service.referee.errors import RefereeError
 from service.referee.work import Reads
+from service.store.memory import BUDGET, MB
 from service.store.uow import Transactions, UnitOfWork
 
 log = logging.getLogger("service.offload")
 
 Case = Callable[..., Awaitable[bytes]]  # (uow, *args) -> the answer's JSON
+STARTING = 30.0  # seconds a worker may take to start, beside the budget of its first job
 
 
 class Overloaded(RefereeError):
@@ -77,10 +79,13 @@ class Limits:
 
 @dataclass(frozen=True, slots=True)
 class Where:
-    """The databases a worker opens: the primary, and the replicas reads may use."""
+    """What a worker opens: the primary, the replicas reads may use; and the memory
+    budget of its caches (`CACHE_MB`, `CACHE_IDLE_SECONDS`)."""
 
     url: str
     replicas: tuple[str, ...] = ()
+    cache_bytes: int = 256 * MB
+    cache_idle: float = 1800.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +116,8 @@ class _Worker:
     connection: Connection | None = None
     current: _Job | None = None
     pending: deque[_Job] = field(default_factory=deque)
+    memory: dict[str, Any] = field(default_factory=dict)  # its caches, as last told
+    ready: bool = False  # it answered once
 
 
 def _portable(error: BaseException) -> tuple[str, str, tuple[Any, ...], dict[str, Any]]:
@@ -150,6 +157,7 @@ def _serve(connection: Connection, where: Where) -> None:
     from service.store.replicas import Replicas
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    BUDGET.configure(where.cache_bytes, where.cache_idle)
 
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
@@ -159,14 +167,17 @@ def _serve(connection: Connection, where: Where) -> None:
     reads = Reads(transactions, replicas)
     while True:
         try:
-            number, task = connection.recv()
+            message = connection.recv()
         except (EOFError, OSError):
             break
+        if message is None:  # the serving process stops
+            break
+        number, task = message
         try:
             reply: tuple[Any, ...] = (number, True, loop.run_until_complete(
-                _perform(task, transactions, reads)))
+                _perform(task, transactions, reads)), BUDGET.figures())
         except Exception as error:  # noqa: BLE001 - handed to the caller to answer
-            reply = (number, False, _portable(error))
+            reply = (number, False, _portable(error), BUDGET.figures())
         try:
             connection.send(reply)
         except (OSError, ValueError):
@@ -214,8 +225,10 @@ class Offload:
         worker = self.workers[zlib.crc32(affinity.encode()) % len(self.workers)]
         worker.pending.append(job)
         self._next(worker)
+        # A worker starting (a new Python, its imports: a second or more) is not slow.
+        budget = self.limits.budget + (0.0 if worker.ready else STARTING)
         try:
-            return await asyncio.wait_for(asyncio.shield(job.future), self.limits.budget)
+            return await asyncio.wait_for(asyncio.shield(job.future), budget)
         except TimeoutError:
             if job in worker.pending:  # never started: nobody needs it any more
                 worker.pending.remove(job)
@@ -284,7 +297,7 @@ class Offload:
         while True:
             try:
                 reply = connection.recv()
-            except (EOFError, OSError):
+            except (EOFError, OSError, TypeError):  # TypeError: closed under the read
                 with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
                     loop.call_soon_threadsafe(self._gone, worker, connection)
                 return
@@ -294,7 +307,8 @@ class Offload:
                 return
 
     def _answered(self, worker: _Worker, reply: tuple[Any, ...]) -> None:
-        number, ok, value = reply
+        number, ok, value, worker.memory = reply
+        worker.ready = True
         job = worker.current
         if job is None or job.number != number:
             return
@@ -318,7 +332,7 @@ class Offload:
         job, worker.current = worker.current, None
         if worker.connection is not None:
             worker.connection.close()
-        worker.process, worker.connection = None, None
+        worker.process, worker.connection, worker.ready = None, None, False
         if job is not None and not job.future.done():
             job.future.set_exception(Overloaded(
                 "service/busy", "a worker stopped while computing the answer; retry",
@@ -329,9 +343,11 @@ class Offload:
         return [w.process.pid for w in self.workers if w.process is not None]
 
     def figures(self) -> dict[str, Any]:
-        """For /readyz: workers running, requests waiting, and how requests ended."""
+        """For /readyz: workers running, requests waiting, how requests ended, and each
+        worker's caches as it last told."""
         return {"workers": len(self.pids()), "waiting": self._waiting(),
-                "callers": len(self.in_flight), "served": dict(self.served)}
+                "callers": len(self.in_flight), "served": dict(self.served),
+                "memory": [w.memory for w in self.workers if w.process is not None]}
 
     async def stop(self) -> None:
         for worker in self.workers:
@@ -340,17 +356,60 @@ class Offload:
                     job.future.cancel()
             worker.pending.clear()
             worker.current = None
-            if worker.connection is not None:
-                worker.connection.close()
-            if worker.process is not None:
-                process = worker.process
+            connection, process = worker.connection, worker.process
+            worker.process, worker.connection, worker.ready = None, None, False
+            if connection is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    await asyncio.to_thread(connection.send, None)  # it ends its loop
+            if process is not None:
                 deadline = time.monotonic() + 5
                 while process.is_alive() and time.monotonic() < deadline:
                     await asyncio.sleep(0.05)
                 if process.is_alive():
                     process.kill()
-                process.join(timeout=5)
-            worker.process, worker.connection = None, None
+                await asyncio.to_thread(process.join, 5)
+            if connection is not None:
+                connection.close()
+
+
+class LoopWatch:
+    """How long the serving loop was held: a task wakes every `every` seconds and
+    measures how late it woke. `/readyz` shows the longest hold since the last look and
+    since the start, and how many passed 50 ms (the ceiling of issue 33)."""
+
+    CEILING = 0.05
+
+    def __init__(self, every: float = 0.02) -> None:
+        self.every = every
+        self.longest = 0.0
+        self.recent = 0.0
+        self.over = 0
+        self.task: asyncio.Task[None] | None = None
+
+    async def _watch(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            started = loop.time()
+            await asyncio.sleep(self.every)
+            late = loop.time() - started - self.every
+            self.recent = max(self.recent, late)
+            self.longest = max(self.longest, late)
+            if late > self.CEILING:
+                self.over += 1
+
+    def start(self) -> None:
+        self.task = asyncio.get_running_loop().create_task(self._watch())
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+
+    def figures(self) -> dict[str, Any]:
+        recent, self.recent = self.recent, 0.0
+        return {"longest_ms": round(self.longest * 1000, 1),
+                "recent_longest_ms": round(recent * 1000, 1), "over_50ms": self.over}
 
 
 def caller_of(token: str | None, address: str) -> str:
@@ -360,5 +419,6 @@ def caller_of(token: str | None, address: str) -> str:
     return f"t:{hash_token(token)}" if token else f"a:{address}"
 
 
-__all__ = ["Case", "Limits", "Offload", "Overloaded", "Throttled", "UnitOfWork", "Where",
-           "caller_of"]
+memory = BUDGET  # this process's per-game caches, for /readyz
+__all__ = ["Case", "Limits", "LoopWatch", "Offload", "Overloaded", "Throttled", "UnitOfWork",
+           "Where", "caller_of", "memory"]

@@ -41,6 +41,7 @@ from service.referee.notifications import candidates
 from service.rules import Actor, Event, RulesError, State, decide, evolve, next_due, position
 from service.rules.events import EventRecord
 from service.store.games import Game, remember_state, snapshot_due
+from service.store.memory import BUDGET
 from service.store.order_call import OrderCall, Write
 from service.store.threads import in_thread
 from service.store.uow import Publish
@@ -114,6 +115,9 @@ def _count(what: str) -> None:
 def forget(game_id: str) -> None:
     _HOT.pop(game_id, None)
     _NEWER.pop(game_id, None)
+
+
+BUDGET.register("hot", forget)  # its state is the state cache's: no bytes of its own
 
 
 def heard(game_id: str, seq: int) -> None:

@@ -613,7 +613,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every unit of a side with its legal choices now (a player's own side by default) */
+        /** A page of a side's units with their legal choices now (a player's own side by default), narrowed to some units or to an area */
         get: operations["side_options"];
         put?: never;
         post?: never;
@@ -2407,13 +2407,32 @@ export interface components {
             /** Hash */
             hash: string;
         };
-        /** Health */
+        /**
+         * Health
+         * @description `status`; on /readyz also what this process holds and how its loop fares (issue
+         *     33, docs/operating.md "Memory"): `memory` its per-game caches (estimated bytes by
+         *     cache, games, the limit, games forgotten), `heavy` its worker processes (requests
+         *     waiting, how requests ended, each worker's caches), `loop` the longest holds of its
+         *     event loop.
+         */
         Health: {
             /**
              * Status
              * @enum {string}
              */
             status: "ok" | "ready";
+            /** Memory */
+            memory?: {
+                [key: string]: unknown;
+            };
+            /** Heavy */
+            heavy?: {
+                [key: string]: unknown;
+            };
+            /** Loop */
+            loop?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * HeldShown
@@ -4017,7 +4036,9 @@ export interface components {
         };
         /**
          * SideOptions
-         * @description `GET /options?side=`: every unit of a side with its legal choices.
+         * @description `GET /options?side=`: a page of a side's units with their legal choices (issue
+         *     33): `total` units match the request, `next_after` is the `after` of the next page
+         *     (null: this is the last).
          */
         SideOptions: {
             position: components["schemas"]["Position"];
@@ -4029,6 +4050,10 @@ export interface components {
             units: {
                 [key: string]: components["schemas"]["UnitChoices"];
             };
+            /** Total */
+            total: number;
+            /** Next After */
+            next_after: string | null;
         };
         /**
          * SideView
@@ -8128,6 +8153,16 @@ export interface operations {
             query?: {
                 /** @description the side (a player's own by default; the GM's: the side awaited first) */
                 side?: string;
+                /** @description only these units: comma-separated ids (at most 100) */
+                units?: string;
+                /** @description only units within `within` hexes of this hex */
+                near?: string;
+                /** @description how far from `near`, in hexes */
+                within?: number;
+                /** @description the page after this unit id (the previous page's `next_after`) */
+                after?: string;
+                /** @description the most units in the page (fewer when their JSON passes OPTIONS_PAGE_BYTES) */
+                limit?: number;
             };
             header?: never;
             path: {

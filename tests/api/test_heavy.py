@@ -1,0 +1,158 @@
+"""Heavy requests in worker processes (issue 33, service/referee/offload.py): answered by
+another process than the serving one, one in flight per caller (429), a bounded queue
+and a time budget (503), each with Retry-After; a worker's refusal is the same problem
+as in-process; a worker that dies is replaced."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+from conftest import local_settings
+from fastapi import Request, Response
+from heavy_cases import crash, refuse, slow
+from support import AXIS_FIRST, full_game, to_action
+
+from service.api.auth import heavy
+from service.app import create_app
+from service.referee import choices
+from service.referee.errors import NotFound
+from service.referee.offload import Limits, Offload, Overloaded, Throttled, Where
+from service.referee.work import Reads
+from service.store.database import make_engine, make_sessionmaker
+from service.store.uow import Transactions
+
+
+@contextlib.asynccontextmanager
+async def _offload(url: str, **limits: Any) -> AsyncIterator[Offload]:
+    engine = make_engine(url, pool_size=1)
+    reads = Reads(Transactions(make_sessionmaker(engine)))
+    offload = Offload(Where(url), Limits(**limits), reads)
+    try:
+        yield offload
+    finally:
+        await offload.stop()
+        await engine.dispose()
+
+
+async def _until(condition: Any, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "not met in time"
+        await asyncio.sleep(0.02)
+
+
+async def test_a_case_runs_in_a_worker_process(migrated_url: str) -> None:
+    async with _offload(migrated_url) as offload:
+        answer = json.loads(await offload.run(slow, 0, "a", caller="t:a"))
+        assert answer["tag"] == "a" and answer["pid"] != os.getpid()
+        assert offload.pids() == [answer["pid"]]
+        assert offload.figures()["served"] == {"done": 1}
+
+
+async def test_one_heavy_request_in_flight_per_caller(migrated_url: str) -> None:
+    async with _offload(migrated_url, per_caller=1) as offload:
+        first = asyncio.create_task(offload.run(slow, 1.0, "first", caller="t:a"))
+        await _until(lambda: offload.in_flight)
+        with pytest.raises(Throttled) as caught:
+            await offload.run(slow, 0, "again", caller="t:a")
+        assert caught.value.status == 429 and caught.value.code == "request/heavy_in_flight"
+        assert caught.value.headers["Retry-After"]
+        other = await offload.run(slow, 0, "other", caller="t:b")  # waits its turn
+        assert json.loads(other)["tag"] == "other"
+        assert json.loads(await first)["tag"] == "first"
+        assert json.loads(await offload.run(slow, 0, "after", caller="t:a"))["tag"] == "after"
+
+
+async def test_past_the_budget_a_503_and_the_caller_stays_counted_until_done(
+        migrated_url: str) -> None:
+    async with _offload(migrated_url, budget=0.5) as offload:
+        await offload.run(slow, 0, "warm", caller="t:w")  # the worker has started
+        with pytest.raises(Overloaded) as caught:
+            await offload.run(slow, 2.0, "long", caller="t:a")
+        assert caught.value.status == 503 and caught.value.code == "service/too_slow"
+        assert caught.value.headers["Retry-After"]
+        with pytest.raises(Throttled):  # its request still runs: the attacker waits
+            await offload.run(slow, 0, "again", caller="t:a")
+        await _until(lambda: not offload.in_flight)
+        assert json.loads(await offload.run(slow, 0, "then", caller="t:a"))["tag"] == "then"
+        assert offload.figures()["served"]["too_slow"] == 1
+
+
+async def test_past_the_queue_a_503(migrated_url: str) -> None:
+    async with _offload(migrated_url, queue=1) as offload:
+        running = asyncio.create_task(offload.run(slow, 1.0, "a", caller="t:a"))
+        await _until(lambda: offload.in_flight)
+        with pytest.raises(Overloaded) as caught:
+            await offload.run(slow, 0, "b", caller="t:b")
+        assert caught.value.code == "service/busy" and caught.value.headers["Retry-After"]
+        await running
+
+
+async def test_a_refusal_in_a_worker_is_the_same_refusal(migrated_url: str) -> None:
+    async with _offload(migrated_url) as offload:
+        with pytest.raises(NotFound) as caught:
+            await offload.run(refuse, "thing", caller="t:a")
+        error = caught.value
+        assert (error.status, error.code, error.detail) == (404, "test/nothing", "no thing")
+        assert error.errors == [("/what", "unknown")] and error.extra == {"what": "thing"}
+
+
+async def test_a_worker_that_dies_is_a_503_and_is_replaced(migrated_url: str) -> None:
+    async with _offload(migrated_url) as offload:
+        first = json.loads(await offload.run(slow, 0, "a", caller="t:a"))["pid"]
+        with pytest.raises(Overloaded):
+            await offload.run(crash, caller="t:a")
+        again = json.loads(await offload.run(slow, 0, "b", caller="t:a"))["pid"]
+        assert again != first
+        assert offload.figures()["served"]["crashed"] == 1
+
+
+async def test_without_workers_the_case_runs_on_the_serving_loop(migrated_url: str) -> None:
+    async with _offload(migrated_url, workers=0) as offload:
+        answer = json.loads(await offload.run(slow, 0, "here", caller="t:a"))
+        assert answer["pid"] == os.getpid() and offload.pids() == []
+
+
+async def test_the_problems_over_http_carry_retry_after(migrated_url: str) -> None:
+    app = create_app(local_settings(migrated_url, rate_limit=0, sweep_interval=0,
+                                    heavy_budget=0.5), database_url=migrated_url)
+
+    async def endpoint(request: Request, seconds: float) -> Response:
+        return await heavy(request, slow, seconds, "http")
+
+    app.add_api_route("/v1/test-heavy", endpoint)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+            first = await c.get("/v1/test-heavy?seconds=0")
+            assert first.json().get("tag") == "http", first.text
+            slow_one = await c.get("/v1/test-heavy?seconds=2")
+            assert slow_one.status_code == 503
+            assert slow_one.headers["content-type"].startswith("application/problem+json")
+            assert slow_one.json()["code"] == "service/too_slow"
+            assert slow_one.headers["retry-after"]
+            again = await c.get("/v1/test-heavy?seconds=0")
+            assert again.status_code == 429 and again.json()["code"] == \
+                "request/heavy_in_flight"
+            assert again.headers["retry-after"]
+            ready = (await c.get("/readyz")).json()
+            assert ready["heavy"]["served"]["too_slow"] == 1
+            assert ready["heavy"]["served"]["throttled"] == 1
+
+
+async def test_a_sides_options_are_computed_by_a_worker(client: httpx.AsyncClient,
+                                                       app: Any) -> None:
+    game = await full_game(client, dice=AXIS_FIRST)
+    axis = await to_action(game)
+    r = await client.get(f"/v1/games/{game.id}/options", headers=axis.headers)
+    assert r.status_code == 200, r.text
+    assert r.json()["units"] and app.state.offload.pids()
+    assert game.id not in choices._GAMES  # nothing of it computed in this process
