@@ -189,13 +189,14 @@ async def side_choices(uow: UnitOfWork, game_id: str, token: str, side: str | No
     head: SideOptions = {"position": version.position, "version": m.game.version,
                          "side": side, "units": {}, "total": len(ids), "next_after": None}
     parts: list[bytes] = []
-    size = len(orjson.dumps(head))
+    # The head as it will be, `next_after` naming the longest id it may name.
+    size = len(orjson.dumps(head)) + max((len(orjson.dumps(u)) for u in ids), default=0)
     for uid in ids[:page.limit]:
-        body = version.unit_json(uid)
-        if parts and size + len(body) + len(uid) + 4 > page.max_bytes:
+        part = orjson.dumps(uid) + b":" + version.unit_json(uid)
+        if parts and size + len(part) + 1 > page.max_bytes:
             break
-        parts.append(orjson.dumps(uid) + b":" + body)
-        size += len(parts[-1]) + 1
+        parts.append(part)
+        size += len(part) + 1
     if len(parts) < len(ids):
         head["next_after"] = ids[len(parts) - 1]
     _kept(m.game)
