@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
@@ -37,6 +38,7 @@ from service.referee.offload import Limits, LoopWatch, Offload, Where
 from service.referee.rates import SharedBudget
 from service.referee.work import Reads
 from service.settings import Settings, get_settings
+from service.store import threads
 from service.store.database import make_engine, make_sessionmaker, resolve_database_url
 from service.store.memory import BUDGET, MB
 from service.store.notify import Hub
@@ -143,6 +145,7 @@ def lifespan_of(settings: Settings, database_url: str | None
         async with app.state.transactions() as uow:
             await receipts.ensure_key(uow)
         collect_less(settings.gc_threshold)
+        sys.setswitchinterval(threads.SWITCH_INTERVAL)
         tasks = background(app.state.transactions, app.state.egress, settings)
         app.state.loop_watch = watch = LoopWatch()
         watch.start()

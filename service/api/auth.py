@@ -46,14 +46,21 @@ async def heavy(request: Request, case: Case, *args: object, game: str = "",
     """A heavy use case (`case(uow, *args)`, answering JSON) in a worker process of this
     server (service.referee.offload): counted against the caller's token, else its
     address; `game` keeps a game's requests on one worker."""
+    body = await heavy_call(request, case, *args, game=game, read=read,
+                            min_version=min_version)
+    return Response(body, status_code=status, media_type="application/json")
+
+
+async def heavy_call(request: Request, case: Callable[..., Awaitable[T]], *args: object,
+                     game: str = "", read: bool = True, min_version: int = 0) -> T:
+    """`heavy`'s work, answering what the use case answers."""
     offload: Offload = request.app.state.offload
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     given = token.strip() if scheme.lower() == "bearer" else ""
     address = request.client.host if request.client else "?"
-    body = await offload.run(case, *args, caller=caller_of(given or None, address),
+    return await offload.run(case, *args, caller=caller_of(given or None, address),
                              affinity=game, read=read, min_version=min_version)
-    return Response(body, status_code=status, media_type="application/json")
 
 
 def _digest(text: str) -> bytes:

@@ -25,7 +25,15 @@ from service.answers import (
     StateAnswer,
     Summary,
 )
-from service.api.auth import bearer, heavy, is_operator, read, require_operator, work
+from service.api.auth import (
+    bearer,
+    heavy,
+    heavy_call,
+    is_operator,
+    read,
+    require_operator,
+    work,
+)
 from service.api.bodies import INLINE_BYTES, validated
 from service.api.contract import (
     BEARER,
@@ -178,11 +186,16 @@ async def join(game_id: GameId, side: Annotated[str, Path(max_length=40)], body:
 async def game_state(game_id: GameId, request: Request, known: KnownVersion) -> Any:
     token = bearer(request)
     tag = request.headers.get("if-none-match")
+    at_least = max(known, _etag_version(tag))
     found = await read(request, lambda uow: reads.state_view(uow, game_id, token, tag),
-                       min_version=max(known, _etag_version(tag)))
-    if found.body is None:
-        return Response(status_code=304, headers={"ETag": found.etag})
-    return Response(found.body, media_type="application/json", headers={"ETag": found.etag})
+                       min_version=at_least)
+    etag, body = found.etag, found.body
+    if found.elsewhere:  # a big game's view: rendered by a worker (issue 33)
+        etag, body = await heavy_call(request, reads.state_elsewhere, game_id, token, tag,
+                                      game=game_id, min_version=at_least)
+    if body is None:
+        return Response(status_code=304, headers={"ETag": etag})
+    return Response(body, media_type="application/json", headers={"ETag": etag})
 
 
 @router.get("/games/{game_id}/log", summary="Every event in order (paginated)",

@@ -42,7 +42,7 @@ from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from service.referee.errors import RefereeError
 from service.referee.work import Reads
@@ -52,6 +52,7 @@ from service.store.uow import Transactions, UnitOfWork
 log = logging.getLogger("service.offload")
 
 Case = Callable[..., Awaitable[bytes]]  # (uow, *args) -> the answer's JSON
+T = TypeVar("T")
 STARTING = 30.0  # seconds a worker may take to start, beside the budget of its first job
 
 
@@ -93,7 +94,7 @@ class _Task:
     """What a worker runs: `case(uow, *args)` as a read (a replica at `min_version` of
     the game, else the primary) or in a unit of work on the primary."""
 
-    case: Case
+    case: Callable[..., Awaitable[Any]]
     args: tuple[Any, ...]
     read: bool
     min_version: int
@@ -103,7 +104,7 @@ class _Task:
 class _Job:
     task: _Task
     caller: str
-    future: asyncio.Future[bytes]
+    future: asyncio.Future[Any]
     number: int = 0
 
 
@@ -142,7 +143,7 @@ def _rebuilt(module: str, name: str, args: tuple[Any, ...], attributes: dict[str
         return RuntimeError(f"{module}.{name}: {args}")
 
 
-async def _perform(task: _Task, transactions: Transactions, reads: Reads) -> bytes:
+async def _perform(task: _Task, transactions: Transactions, reads: Reads) -> Any:
     if task.read:
         return await reads(lambda uow: task.case(uow, *task.args),
                            min_version=task.min_version)
@@ -201,8 +202,8 @@ class Offload:
     def _waiting(self) -> int:
         return sum(len(w.pending) + (w.current is not None) for w in self.workers)
 
-    async def run(self, case: Case, *args: Any, caller: str, affinity: str = "",
-                  read: bool = True, min_version: int = 0) -> bytes:
+    async def run(self, case: Callable[..., Awaitable[T]], *args: Any, caller: str,
+                  affinity: str = "", read: bool = True, min_version: int = 0) -> T:
         """`case(uow, *args)` in a worker (on this loop with no workers), within the
         bounds above; `affinity` (a game id) picks the worker."""
         task = _Task(case, tuple(args), read, min_version)
@@ -216,7 +217,7 @@ class Offload:
             raise Overloaded("service/busy", "the server is busy with heavy requests "
                              "(HEAVY_QUEUE); retry shortly", headers={"Retry-After": "2"})
         if not self.workers:
-            return await self._inline(task, caller)
+            return cast(T, await self._inline(task, caller))
         self._loop = asyncio.get_running_loop()
         self._numbers += 1
         job = _Job(task, caller, self._loop.create_future(), self._numbers)
@@ -228,7 +229,7 @@ class Offload:
         # A worker starting (a new Python, its imports: a second or more) is not slow.
         budget = self.limits.budget + (0.0 if worker.ready else STARTING)
         try:
-            return await asyncio.wait_for(asyncio.shield(job.future), budget)
+            return cast(T, await asyncio.wait_for(asyncio.shield(job.future), budget))
         except TimeoutError:
             if job in worker.pending:  # never started: nobody needs it any more
                 worker.pending.remove(job)
@@ -243,13 +244,13 @@ class Offload:
         if self.in_flight[caller] <= 0:
             del self.in_flight[caller]
 
-    def _finished(self, caller: str, done: asyncio.Future[bytes]) -> None:
+    def _finished(self, caller: str, done: asyncio.Future[Any]) -> None:
         """The job's end, whether its caller still waits or not."""
         self._release(caller)
         if not done.cancelled():
             done.exception()  # retrieved: a caller who gave up leaves no warning behind
 
-    async def _inline(self, task: _Task, caller: str) -> bytes:
+    async def _inline(self, task: _Task, caller: str) -> Any:
         self.in_flight[caller] += 1
         try:
             return await _perform(task, self.reads.primary, self.reads)

@@ -262,17 +262,30 @@ def _views_size(game: Game) -> int:
 @dataclass(frozen=True, slots=True)
 class StateView:
     """A member's view of the state: its ETag, and its JSON unless the caller's copy
-    (`If-None-Match`) is current (`body` None: 304 Not Modified)."""
+    (`If-None-Match`) is current (`body` None: 304 Not Modified) or the view is to be
+    rendered by a worker process (`elsewhere`: a big game's, not rendered here yet)."""
 
     etag: str
     body: bytes | None
+    elsewhere: bool = False
+
+
+# A game this big (hexes, and five per unit) has its views rendered by a worker process
+# (service/referee/offload.py): tens of milliseconds of CPU each, which would slow every
+# other request of the serving process. The built-in games are a few hundred.
+BIG = 10_000
+
+
+def big(game: Game) -> bool:
+    return len(game.setup.scenario.map.hexes) + 5 * len(game.state.units) > BIG
 
 
 async def state_view(uow: UnitOfWork, game_id: str, token: str,
-                     if_none_match: str | None) -> StateView:
+                     if_none_match: str | None, *, here: bool = False) -> StateView:
     """The caller's view, with the state of the caller's webhook (`webhook`: None when
     none is registered). The webhook's state is not part of the game's version, so the
-    ETag names it too: a webhook disabled or registered again changes the ETag."""
+    ETag names it too: a webhook disabled or registered again changes the ETag. A big
+    game's view not rendered yet is left to a worker (`elsewhere`), unless `here`."""
     m = await members.member(uow, game_id, token, watching=True)
     viewer = m.viewer
     hook = None if m.spectator else webhooks.status(
@@ -283,7 +296,18 @@ async def state_view(uow: UnitOfWork, game_id: str, token: str,
     if if_none_match == etag:
         BUDGET.touch(game_id)
         return StateView(etag, None)
+    if not here and big(m.game):
+        cached = _cached_view(m.game, viewer, hook)
+        return StateView(etag, cached, elsewhere=cached is None)
     return StateView(etag, await rendered_view(m.game, viewer, hook))
+
+
+async def state_elsewhere(uow: UnitOfWork, game_id: str, token: str,
+                          if_none_match: str | None) -> tuple[str, bytes | None]:
+    """`state_view` rendered here, as a worker process answers it: (ETag, JSON or None
+    for 304)."""
+    found = await state_view(uow, game_id, token, if_none_match, here=True)
+    return found.etag, found.body
 
 
 def _webhook_tag(hook: WebhookStatus | None) -> str:
@@ -302,13 +326,10 @@ async def rendered_view(game: Game, viewer: Viewer, hook: WebhookStatus | None =
     often than the game changes). (game id, version) names one committed state, as
     reads only see committed rows."""
     flag = game.row.divergence if viewer.role == "gm" else None
-    key = (game.version, viewer, str(flag.get("checked_at")) if flag else "",
-           _webhook_tag(hook))
-    views = _VIEWS.get(game.id)
-    cached = views.get(key) if views is not None else None
+    cached = _cached_view(game, viewer, hook)
     if cached is not None:
-        BUDGET.touch(game.id)
         return cached
+    key = _view_key(game, viewer, hook)
     rendered = await _rendered(game)
     body = await in_thread(_view_bytes, game, viewer, hook, flag, rendered)
     views = _VIEWS.setdefault(game.id, OrderedDict())
@@ -317,6 +338,21 @@ async def rendered_view(game: Game, viewer: Viewer, hook: WebhookStatus | None =
         views.popitem(last=False)
     BUDGET.keep(game.id, "views", _views_size(game))
     return body
+
+
+def _view_key(game: Game, viewer: Viewer, hook: WebhookStatus | None
+              ) -> tuple[int, Viewer, str, str]:
+    flag = game.row.divergence if viewer.role == "gm" else None
+    return (game.version, viewer, str(flag.get("checked_at")) if flag else "",
+            _webhook_tag(hook))
+
+
+def _cached_view(game: Game, viewer: Viewer, hook: WebhookStatus | None) -> bytes | None:
+    views = _VIEWS.get(game.id)
+    cached = views.get(_view_key(game, viewer, hook)) if views is not None else None
+    if cached is not None:
+        BUDGET.touch(game.id)
+    return cached
 
 
 async def _rendered(game: Game) -> _Rendered:

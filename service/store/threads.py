@@ -4,9 +4,12 @@ order on a big map, rendering a view. A thread holds the interpreter while it co
 but gives it up every few milliseconds, so the loop goes on answering other requests
 meanwhile instead of waiting for the whole computation.
 
-Two threads at most: the work is CPU, so more would only take turns. What runs here is
-pure (rules functions, parsing, rendering); the caches it feeds are read and written on
-the loop.
+Eight threads: the work is CPU and takes turns on the interpreter anyway, but a short
+job (an order on a small game) then runs beside a long one (a view of the largest map)
+instead of waiting in line behind it. The serving process hands the interpreter over
+every millisecond (`SWITCH_INTERVAL`, Python's default is 5 ms): the loop waits for it
+once per wake-up, and a request wakes it several times. What runs here is pure (rules
+functions, parsing, rendering); the caches it feeds are read and written on the loop.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from typing import ParamSpec, TypeVar
 
 P = ParamSpec("P")
 T = TypeVar("T")
-THREADS = 2
+THREADS = 8
+SWITCH_INTERVAL = 0.001
 _pool: ThreadPoolExecutor | None = None
 
 

@@ -22,7 +22,7 @@ from support import AXIS_FIRST, full_game, to_action
 
 from service.api.auth import heavy
 from service.app import create_app
-from service.referee import choices
+from service.referee import choices, reads
 from service.referee.errors import NotFound
 from service.referee.offload import Limits, Offload, Overloaded, Throttled, Where
 from service.referee.work import Reads
@@ -156,3 +156,22 @@ async def test_a_sides_options_are_computed_by_a_worker(client: httpx.AsyncClien
     assert r.status_code == 200, r.text
     assert r.json()["units"] and app.state.offload.pids()
     assert game.id not in choices._GAMES  # nothing of it computed in this process
+
+
+async def test_a_big_games_view_is_rendered_by_a_worker(
+        client: httpx.AsyncClient, app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above `reads.BIG` a view is a heavy request: the same bytes and ETag as rendered
+    in the serving process, and 304 for a current copy without a trip to the worker."""
+    game = await full_game(client, dice=AXIS_FIRST)
+    await to_action(game)
+    url = f"/v1/games/{game.id}/state"
+    monkeypatch.setattr(reads, "BIG", 0)
+    done = app.state.offload.served["done"]
+    there = await client.get(url, headers=game.gm)
+    assert there.status_code == 200 and app.state.offload.served["done"] == done + 1
+    again = await client.get(url, headers={**game.gm, "If-None-Match": there.headers["etag"]})
+    assert again.status_code == 304 and app.state.offload.served["done"] == done + 1
+    monkeypatch.setattr(reads, "BIG", 10**9)
+    here = await client.get(url, headers=game.gm)  # rendered in this process
+    assert app.state.offload.served["done"] == done + 1
+    assert there.headers["etag"] == here.headers["etag"] and there.json() == here.json()
