@@ -194,7 +194,8 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
                 "RateLimit-Remaining", "RateLimit-Reset"],
         )
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes,
-                       max_depth=settings.max_json_depth)
+                       max_depth=settings.max_json_depth,
+                       max_other_bytes=settings.max_other_body_bytes)
     # Added after the body limit, so outside it: a refused request costs no body read
     # and no query.
     app.add_middleware(RateLimit, rate=settings.rate_limit, burst=settings.rate_burst,

@@ -41,7 +41,11 @@ class Settings(BaseSettings):
         "(advisory: waiters served in order, p99 several times lower on a hot game) or "
         "SELECT ... FOR UPDATE (row); see bench/hot_game.py",
     )
-    max_body_bytes: int = Field(default=8 * 1024 * 1024, description="413 above this")
+    max_body_bytes: int = Field(default=8 * 1024 * 1024, description="413 above this, for "
+                                "creating and importing a game (a whole scenario, an export)")
+    max_other_body_bytes: int = Field(
+        default=1024 * 1024, ge=1024, description="413 above this, for every other route "
+        "(a body is parsed on the serving loop: an order of 500 moves is about 100 kB)")
     max_json_depth: int = Field(
         default=64, ge=1, description="422 for a body whose JSON nests deeper (checked "
         "before parsing; the deepest legitimate body, an export, nests 8 deep)")
@@ -88,10 +92,10 @@ class Settings(BaseSettings):
         "0: on the serving loop, for measuring only")
     heavy_budget: float = Field(
         default=10.0, gt=0, description="seconds a heavy request may wait for its answer: "
-        "then 503 service/too_slow with Retry-After (the answer is kept for the retry)")
+        "then 503 server/too_slow with Retry-After (the answer is kept for the retry)")
     heavy_queue: int = Field(
         default=16, ge=1, description="heavy requests waiting or running per serving "
-        "process: past it 503 service/busy with Retry-After")
+        "process: past it 503 server/busy with Retry-After")
     heavy_per_caller: int = Field(
         default=1, ge=1, description="heavy requests in flight per token (else per address): "
         "past it 429 request/heavy_in_flight with Retry-After")

@@ -11,15 +11,22 @@ from typing import Any, TypeVar
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
+from service.api.limits import SCANNED_HERE, body_problem
 from service.api.numbers import loads
 
 M = TypeVar("M", bound=BaseModel)
 # Bodies up to this size are parsed on the loop: a built-in scenario's name, a small map.
-INLINE_BYTES = 64 * 1024
+INLINE_BYTES = SCANNED_HERE
 
 
-def validated(model: type[M], body: bytes) -> M:
-    """`body` as `model`, or the RequestValidationError FastAPI would raise for it."""
+def validated(model: type[M], body: bytes, max_depth: int) -> M:
+    """`body` as `model`, or the RequestValidationError FastAPI would raise for it; a
+    big body is first scanned as service/api/limits.py scans the others (too deep, a
+    NUL)."""
+    if len(body) > SCANNED_HERE:
+        problem = body_problem(body, max_depth)
+        if problem is not None:
+            raise problem
     if not body:
         raise RequestValidationError([{"type": "missing", "loc": ("body",),
                                        "msg": "Field required", "input": None}])

@@ -116,12 +116,13 @@ def json_response(body: object, status_code: int = 200,
 async def create_game(request: Request) -> Response:
     require_operator(request, "creating games")
     body = await request.body()
-    sizes = _sizes(request)
+    sizes, depth = _sizes(request), request.app.state.settings.max_json_depth
     if len(body) <= INLINE_BYTES:
         async with work(request) as uow:
-            created = await created_json(uow, body, sizes)
+            created = await created_json(uow, body, sizes, depth)
     else:  # a whole scenario: parsed, checked and created by a worker (issue 33)
-        return await heavy(request, created_json, body, sizes, read=False, status=201)
+        return await heavy(request, created_json, body, sizes, depth, read=False,
+                           status=201)
     return Response(created, status_code=201, media_type="application/json")
 
 
@@ -133,9 +134,10 @@ def _sizes(request: Request) -> referee.Sizes:
                          operator=is_operator(request))
 
 
-async def created_json(uow: UnitOfWork, body: bytes, sizes: referee.Sizes) -> bytes:
+async def created_json(uow: UnitOfWork, body: bytes, sizes: referee.Sizes,
+                       depth: int) -> bytes:
     """Create the game `body` asks for (a `CreateGame`), within `sizes`, as JSON."""
-    parsed = validated(CreateGame, body)
+    parsed = validated(CreateGame, body, depth)
     return orjson.dumps(await referee.create_game(uow, parsed.model_dump(exclude_unset=True),
                                                   sizes))
 
@@ -400,12 +402,13 @@ async def admin_act(game_id: GameId, request: Request,
 async def import_game(request: Request) -> Response:
     require_operator(request, "importing games")
     return await heavy(request, imported_json, await request.body(), _sizes(request),
-                       read=False, status=201)
+                       request.app.state.settings.max_json_depth, read=False, status=201)
 
 
-async def imported_json(uow: UnitOfWork, body: bytes, sizes: referee.Sizes) -> bytes:
+async def imported_json(uow: UnitOfWork, body: bytes, sizes: referee.Sizes,
+                        depth: int) -> bytes:
     """Verify and import the export `body` holds (an `ImportGame`), as JSON: the whole
     replay runs in a worker (issue 33)."""
-    parsed = validated(ImportGame, body)
+    parsed = validated(ImportGame, body, depth)
     referee.check_size(parsed.scenario, sizes)
     return orjson.dumps(await gm_cases.import_game(uow, parsed.model_dump()))

@@ -131,16 +131,36 @@ def nul_in_target(scope: Scope) -> Problem | None:
                                          for w in where])
 
 
-class BodyLimit:
-    """Read a request's whole body before the app sees it: over `max_bytes` (by
-    Content-Length, or as it arrives) is a 413, JSON nesting deeper than `max_depth`
-    a 422 (`request/too_deep`), a NUL character in any text a 422 naming where; each is
-    answered here, in one short response and no log line, before the app sees it."""
+# Routes that take a whole scenario or an export (up to MAX_BODY_BYTES): a big body's
+# depth and NUL checks are the route's, done off the loop with the parsing
+# (service/api/bodies.py). Every other route takes MAX_OTHER_BODY_BYTES.
+BIG_BODIES = frozenset({"/v1/games", "/v1/games/import"})
+SCANNED_HERE = 64 * 1024  # a body up to this size is scanned here whatever its route
 
-    def __init__(self, app: ASGIApp, max_bytes: int, max_depth: int = 64) -> None:
+
+def body_problem(body: bytes, max_depth: int) -> Problem | None:
+    """The 422 for a body nesting deeper than `max_depth` or holding a NUL, or None."""
+    if nests_deeper(body, max_depth):
+        return Problem(422, "request/too_deep",
+                       f"the JSON body nests deeper than {max_depth} levels")
+    return nul_problem(body)
+
+
+class BodyLimit:
+    """Read a request's whole body before the app sees it: over `max_bytes` for the
+    routes that take a scenario or an export (`BIG_BODIES`), over `max_other_bytes` for
+    every other route (by Content-Length, or as it arrives) is a 413, JSON nesting
+    deeper than `max_depth` a 422 (`request/too_deep`), a NUL character in any text a
+    422 naming where; each is answered here, in one short response and no log line,
+    before the app sees it. A big body of `BIG_BODIES` is scanned by its route, off the
+    loop (a scan of megabytes takes a tenth of a second)."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int, max_depth: int = 64,
+                 max_other_bytes: int | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
         self.max_depth = max_depth
+        self.max_other_bytes = min(max_bytes, max_other_bytes or max_bytes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -150,10 +170,12 @@ class BodyLimit:
         if in_target is not None:
             await _send_problem(send, in_target, scope["path"])
             return
+        big_route = scope["path"] in BIG_BODIES
+        most = self.max_bytes if big_route else self.max_other_bytes
         too_big = Problem(413, "request/too_large",
-                          f"the request body is larger than {self.max_bytes} bytes")
+                          f"the request body is larger than {most} bytes")
         for key, value in scope.get("headers", []):
-            if key == b"content-length" and value.isdigit() and int(value) > self.max_bytes:
+            if key == b"content-length" and value.isdigit() and int(value) > most:
                 await _send_problem(send, too_big, scope["path"])
                 return
         chunks: list[bytes] = []
@@ -164,22 +186,18 @@ class BodyLimit:
                 return  # the client went away before sending its body
             chunk = message.get("body", b"")
             seen += len(chunk)
-            if seen > self.max_bytes:
+            if seen > most:
                 await _send_problem(send, too_big, scope["path"])
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):
                 break
         body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
-        if nests_deeper(body, self.max_depth):
-            await _send_problem(send, Problem(
-                422, "request/too_deep",
-                f"the JSON body nests deeper than {self.max_depth} levels"), scope["path"])
-            return
-        nul = nul_problem(body)
-        if nul is not None:
-            await _send_problem(send, nul, scope["path"])
-            return
+        if not big_route or len(body) <= SCANNED_HERE:
+            problem = body_problem(body, self.max_depth)
+            if problem is not None:
+                await _send_problem(send, problem, scope["path"])
+                return
         replayed = False
 
         async def replay() -> Message:

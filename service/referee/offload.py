@@ -14,8 +14,8 @@ Bounds, so that one caller cannot take the workers from everyone (docs/security.
   the next is a 429 `request/heavy_in_flight` until it is done, even if its caller
   stopped waiting;
 - at most `HEAVY_QUEUE` requests waiting or running per serving process: past it a 503
-  `service/busy`;
-- each request waits at most `HEAVY_BUDGET` seconds: then a 503 `service/too_slow`
+  `server/busy`;
+- each request waits at most `HEAVY_BUDGET` seconds: then a 503 `server/too_slow`
   (the work goes on and its result is kept for the retry).
 
 Both answers carry `Retry-After`. Workers (`HEAVY_WORKERS`, spawned at the first heavy
@@ -214,7 +214,7 @@ class Offload:
                             "at a time (HEAVY_PER_CALLER)", headers={"Retry-After": "1"})
         if self._waiting() >= self.limits.queue:
             self.served["busy"] += 1
-            raise Overloaded("service/busy", "the server is busy with heavy requests "
+            raise Overloaded("server/busy", "the server is busy with heavy requests "
                              "(HEAVY_QUEUE); retry shortly", headers={"Retry-After": "2"})
         if not self.workers:
             return cast(T, await self._inline(task, caller))
@@ -235,7 +235,7 @@ class Offload:
                 worker.pending.remove(job)
                 job.future.cancel()
             self.served["too_slow"] += 1
-            raise Overloaded("service/too_slow", f"the answer takes longer than "
+            raise Overloaded("server/too_slow", f"the answer takes longer than "
                              f"{self.limits.budget:g} s (HEAVY_BUDGET); it is being "
                              "computed: retry shortly", headers={"Retry-After": "5"}) from None
 
@@ -336,7 +336,7 @@ class Offload:
         worker.process, worker.connection, worker.ready = None, None, False
         if job is not None and not job.future.done():
             job.future.set_exception(Overloaded(
-                "service/busy", "a worker stopped while computing the answer; retry",
+                "server/busy", "a worker stopped while computing the answer; retry",
                 headers={"Retry-After": "2"}))
         self._next(worker)
 

@@ -77,7 +77,7 @@ async def test_past_the_budget_a_503_and_the_caller_stays_counted_until_done(
         await offload.run(slow, 0, "warm", caller="t:w")  # the worker has started
         with pytest.raises(Overloaded) as caught:
             await offload.run(slow, 2.0, "long", caller="t:a")
-        assert caught.value.status == 503 and caught.value.code == "service/too_slow"
+        assert caught.value.status == 503 and caught.value.code == "server/too_slow"
         assert caught.value.headers["Retry-After"]
         with pytest.raises(Throttled):  # its request still runs: the attacker waits
             await offload.run(slow, 0, "again", caller="t:a")
@@ -92,7 +92,7 @@ async def test_past_the_queue_a_503(migrated_url: str) -> None:
         await _until(lambda: offload.in_flight)
         with pytest.raises(Overloaded) as caught:
             await offload.run(slow, 0, "b", caller="t:b")
-        assert caught.value.code == "service/busy" and caught.value.headers["Retry-After"]
+        assert caught.value.code == "server/busy" and caught.value.headers["Retry-After"]
         await running
 
 
@@ -137,7 +137,7 @@ async def test_the_problems_over_http_carry_retry_after(migrated_url: str) -> No
             slow_one = await c.get("/v1/test-heavy?seconds=2")
             assert slow_one.status_code == 503
             assert slow_one.headers["content-type"].startswith("application/problem+json")
-            assert slow_one.json()["code"] == "service/too_slow"
+            assert slow_one.json()["code"] == "server/too_slow"
             assert slow_one.headers["retry-after"]
             again = await c.get("/v1/test-heavy?seconds=0")
             assert again.status_code == 429 and again.json()["code"] == \

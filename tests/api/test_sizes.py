@@ -79,3 +79,24 @@ async def test_an_import_over_the_limits_is_refused(client: httpx.AsyncClient,
     async with _server(migrated_url, max_map_hexes=2) as c:
         _too_large(await c.post("/v1/games/import", json=export), "MAX_MAP_HEXES",
                    "/scenario/map/hexes")
+
+
+async def test_only_creating_and_importing_take_big_bodies(client: httpx.AsyncClient) -> None:
+    """A body is parsed on the serving loop by every route but these two (whose big
+    bodies a worker parses): over MAX_OTHER_BODY_BYTES (1 MiB) elsewhere is a 413, and
+    a big body's depth and NUL checks are done by the worker, with the same answers."""
+    game = await full_game(client)
+    big = b'{"order": {"x": "' + b"x" * (2 * 1024 * 1024) + b'"}}'
+    r = await client.post(f"/v1/games/{game.id}/orders", content=big,
+                          headers={**game.gm, "content-type": "application/json"})
+    assert r.status_code == 413 and r.json()["code"] == "request/too_large"
+    deep = "[" * 40_000 + "]" * 40_000  # 80 kB: past the scan on the loop
+    r = await client.post("/v1/games", content=(
+        '{"name": "x", "scenario": "dno-demo", "options": {"a": ' + deep + "}}").encode(),
+        headers={"content-type": "application/json"})
+    assert r.status_code == 422 and r.json()["code"] == "request/too_deep", r.text
+    padded = ('{"name": "x\\u0000", "scenario": "dno-demo", "options": {"pad": "'
+              + "p" * 70_000 + '"}}').encode()
+    r = await client.post("/v1/games", content=padded,
+                          headers={"content-type": "application/json"})
+    assert r.status_code == 422 and r.json()["errors"][0]["path"] == "/name", r.text
