@@ -11,6 +11,8 @@ the events it has not seen; a cold one is rebuilt from the newest snapshot.
 
 from __future__ import annotations
 
+import json
+import json.scanner
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -421,14 +423,28 @@ class Games:
                 for row in (await self.session.execute(query)).scalars().all()]
 
 
+# JSON longer than this is decoded a value at a time (strings in C, the rest in Python)
+# rather than in one call: the one call holds the interpreter from its first byte to its
+# last, a tenth of a second or more for a big map's scenario, and the loop waits for it
+# even though the work runs on a thread. About five times slower, and only on a thread.
+_ONE_CALL_JSON = 256 * 1024
+_DECODER = json.JSONDecoder()
+_DECODER.scan_once = json.scanner.py_make_scanner(_DECODER)  # type: ignore[attr-defined]
+
+
+def _loads(text: str) -> Any:
+    """`text` decoded, giving the interpreter to other threads as it goes when long."""
+    return orjson.loads(text) if len(text) <= _ONE_CALL_JSON else _DECODER.decode(text)
+
+
 def _parsed_setup(game_id: str, text: str, options: dict[str, Any], dice_mode: Any) -> Setup:
-    return Setup(game_id=game_id, scenario=parse_scenario(orjson.loads(text)),
+    return Setup(game_id=game_id, scenario=parse_scenario(_loads(text)),
                  options=options, dice_mode=dice_mode)
 
 
 def _rebuilt(row: GameRow, setup: Setup, seq: int, text: str, rows: list[EventRow]) -> _Known:
     """The state at the row's head from a snapshot (its JSON text) and the events since."""
-    return _fold(row, state_from_data(orjson.loads(text), setup), seq, rows)
+    return _fold(row, state_from_data(_loads(text), setup), seq, rows)
 
 
 def _fold(row: GameRow, state: State, snapshot_seq: int, rows: list[EventRow]) -> _Known:
