@@ -246,7 +246,20 @@ const page = {
 };
 
 const gamePath = (suffix = "") => `/v1/games/${encodeURIComponent(page.seat.game)}${suffix}`;
-const get = (suffix) => api(gamePath(suffix), { token: page.seat.token });
+// Legal choices and plans are heavy requests the server answers one at a time per seat
+// (issue 33): while one is computed another is answered 429 `request/heavy_in_flight`,
+// and a full or slow server 503; the page asks again a moment later, a few times.
+const RETRIED = new Set(["request/heavy_in_flight", "server/busy", "server/too_slow"]);
+const get = async (suffix) => {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await api(gamePath(suffix), { token: page.seat.token });
+    } catch (error) {
+      if (!(error instanceof WifProblem) || !RETRIED.has(error.code) || attempt >= 4) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+    }
+  }
+};
 const isGm = () => page.seat.role === "gm";
 const isPlayer = () => page.seat.role === "player";
 
