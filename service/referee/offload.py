@@ -157,7 +157,10 @@ def _serve(connection: Connection, where: Where) -> None:
     from service.store.database import make_engine, make_sessionmaker
     from service.store.replicas import Replicas
 
+    # Ctrl+C (the terminal's whole process group) and SIGTERM (a supervisor's) are the
+    # serving process's to handle: it closes the pipe, and a worker ends at its end.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     BUDGET.configure(where.cache_bytes, where.cache_idle)
 
     loop = asyncio.new_event_loop()
@@ -198,6 +201,7 @@ class Offload:
         self.served: Counter[str] = Counter()  # done, busy, too_slow, throttled, crashed
         self._numbers = 0
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping = False
 
     def _waiting(self) -> int:
         return sum(len(w.pending) + (w.current is not None) for w in self.workers)
@@ -259,7 +263,7 @@ class Offload:
 
     def _next(self, worker: _Worker) -> None:
         """Hand the worker its next job if it is free."""
-        while worker.current is None and worker.pending:
+        while worker.current is None and worker.pending and not self._stopping:
             job = worker.pending.popleft()
             if job.future.done():
                 continue
@@ -351,6 +355,7 @@ class Offload:
                 "memory": [w.memory for w in self.workers if w.process is not None]}
 
     async def stop(self) -> None:
+        self._stopping = True
         for worker in self.workers:
             for job in [*worker.pending, *([worker.current] if worker.current else [])]:
                 if not job.future.done():
