@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from service.rules.scenario.checking import _Checker, _join, _Parsed
+from service.rules.scenario.tables import read_combat
 from service.rules.scenario.types import (
     _ID_RE,
     _KINDS_OF_TYPE,
@@ -247,7 +248,7 @@ class _Fields:
 
 _SCENARIO_FIELDS: Final = (
     "id", "title", "sides", "initiative_last_turn", "powers", "minors", "map", "units",
-    "movement",
+    "movement", "combat",
 )
 _SIDE_FIELDS: Final = ("id", "initiative_box", "reserve_markers")
 _POWER_FIELDS: Final = (
@@ -272,7 +273,7 @@ _UNIT_FIELDS: Final = (
 _ATR_FIELDS: Final = ("range", "large", "base")
 _OCS_FIELDS: Final = (
     "mode", "orientation", "kind", "engineer", "rail_repair", "combat", "move",
-    "action_rating", "barrage",
+    "action_rating", "barrage", "steps",
 )
 _VALUES_FIELDS: Final = ("strength", "ma")
 
@@ -426,6 +427,7 @@ def _parse_ocs(f: _Fields) -> OcsSpec | None:
         move=_parse_values(g, "move", required=kind != "hedgehog"),
         action_rating=g.integer("action_rating", 0, 0, 5),
         barrage=g.integer("barrage", 0),
+        steps=g.integer("steps", 1, 1, 20),
     )
     if g.ok_keys("kind", "mode", "orientation"):
         for key, message in _mode_problems(spec):
@@ -690,6 +692,10 @@ def parse_scenario(data: Mapping[str, object]) -> Scenario:
         if not hexes and "hexes" not in m.bad:
             m.fail("hexes", "a map needs at least one hex")
     movement = _parse_movement(problems, f.raw("movement"))
+    found: list[tuple[str, str]] = []
+    combat = read_combat(None if f.raw("combat") is _ABSENT else f.raw("combat"), "combat",
+                         TERRAINS, HEXSIDE_FEATURES, found)
+    problems += [Problem(p, message) for p, message in found]
 
     c = _Checker(problems, sides, powers, minors, hexes, seas, units)
     c.check_all()
@@ -714,4 +720,5 @@ def parse_scenario(data: Mapping[str, object]) -> Scenario:
         ),
         units=tuple(u.spec for u in units),
         movement=movement,
+        combat=combat,
     )

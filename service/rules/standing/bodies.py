@@ -17,7 +17,10 @@ from service.rules.turn import DeclareBody, DoneBody, RollBody
 # The steps a standing order may answer, and how: `initiative.reroll` with its `demand`
 # (default: no reroll), every other one with `done` (the reaction: nothing released).
 StandingStep = Literal["initiative.reroll", "reaction", "combat", "exploitation",
-                       "final_reorganization"]
+                       "final_reorganization", "combat.losses", "combat.retreat",
+                       "combat.advance"]
+# What a standing order for a combat choice answers (docs/api.md "Combat choices").
+ChoiceAnswer = Literal["default", "retreat", "losses", "advance", "stay"]
 # The steps of an impulse a `steps` order may hold `done` for, up to `through`.
 ThroughStep = Literal["action", "reaction", "combat", "exploitation", "reorganization"]
 StopKind = Literal["enemy_adjacent_reserve", "hq_out_of_supply", "unit_attacked",
@@ -45,12 +48,15 @@ Stops = Annotated[list[StopBody], MaxLen(4)]
 class StandingBody(TypedDict):
     """`standing`: arm the side's standing order for `step` (replacing one armed for it),
     or disarm it with `"armed": false`. `demand` is an `initiative.reroll` order's answer
-    (default false: never demand a reroll); `stops` disarm it when they hold."""
+    (default false: never demand a reroll); `stops` disarm it when they hold. `answer`
+    is a combat choice's: `combat.losses` "default", `combat.retreat` "retreat" or
+    "losses", `combat.advance` "advance" or "stay" (the first is the default)."""
 
     step: StandingStep
     armed: NotRequired[bool]
     demand: NotRequired[bool]
     stops: NotRequired[Stops]
+    answer: NotRequired[ChoiceAnswer]
 
 
 @closed

@@ -18,6 +18,7 @@ from service.rules.awaiting import awaiting, position
 from service.rules.command import Command
 from service.rules.errors import Malformed, Refused, RulesError
 from service.rules.flow import Flow
+from service.rules.modes import CHOICE_STEPS, STANDING_ANSWERS
 from service.rules.standing.bodies import ITEM_KINDS
 from service.rules.standing.stops import hits, parse_stops, stops_data
 from service.rules.state import State
@@ -63,6 +64,12 @@ def arm(f: Flow, c: Command) -> None:
         raise Refused("standing/no_side", "a standing order is a side's: the GM arms one only "
                       "while it plays the side (admin.act)", rule=RULE)
     step = c.body.get("step")
+    if step in CHOICE_STEPS:
+        _arm_choice(f, c, side, str(step))
+        return
+    if c.body.get("answer") is not None:
+        raise Malformed("order/invalid_body", "only a standing order for a combat choice has "
+                        "an answer", errors=[("/body/answer", "only for combat choices")])
     if step not in STANDING_STEPS:
         raise Malformed("order/invalid_body", f"step must be one of {', '.join(STANDING_STEPS)}",
                         errors=[("/body/step", "not a step a standing order answers")])
@@ -106,6 +113,35 @@ def arm(f: Flow, c: Command) -> None:
         text = (f"{side} arms a standing order: done in each {step} step"
                 + (f", unless {', '.join(x.kind for x in stops)}" if stops else "") + ".")
     f.emit("standing.armed", text, data, by=c.actor.id)
+
+
+def _arm_choice(f: Flow, c: Command, side: str, step: str) -> None:
+    """A standing order answering a kind of combat question (docs/api.md "Combat
+    choices"): its `answer`, checked with care as it answers (RULES-NOTES 32)."""
+    answers = STANDING_ANSWERS[step]
+    armed = c.body.get("armed", True)
+    answer = c.body.get("answer", answers[0])
+    if not isinstance(armed, bool) or answer not in answers or c.body.get("demand") is not None \
+            or c.body.get("stops"):
+        raise Malformed("order/invalid_body", f"a standing order for {step} answers one of "
+                        f"{', '.join(answers)}, with no demand or stops",
+                        errors=[("/body/answer", f"expected one of {', '.join(answers)}")])
+    current = f.state.standing.orders.get(side, {}).get(step)
+    named = {"side": side, "step": step, "kind": "standing", "player": c.actor.id,
+             "seq": seq_of(c)}
+    if not armed:
+        if current is None:
+            raise Refused("standing/not_armed", f"{side} has no standing order for {step} "
+                          "to disarm", rule=RULE)
+        f.emit("standing.disarmed", f"{side}'s standing order for {step} is disarmed by "
+               f"{c.actor.id}.", {**named, "player": current.player, "seq": current.seq,
+                                  "reason": f"disarmed by {c.actor.id}", "stop": None},
+               by=c.actor.id)
+        return
+    f.emit("standing.armed", f"{side} arms a standing order: {step} answered "
+           f"\"{answer}\" unless that costs more than it says.",
+           {**named, "stops": [], "hits_seen": hits(f.state, side), "answer": answer},
+           by=c.actor.id)
 
 
 def _in_item(error: RulesError, i: int, kind: str) -> RulesError:

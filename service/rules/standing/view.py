@@ -22,6 +22,7 @@ class StandingShown(TypedDict):
     seq: int | None
     stops: list[dict[str, Any]]
     demand: NotRequired[bool]
+    answer: NotRequired[str]
 
 
 class HeldShown(TypedDict):
@@ -52,6 +53,8 @@ def standing_view(state: State, side: str | None, *, everyone: bool) -> Standing
                                     "seq": o.seq, "stops": stops_data(o.stops)}
             if step == "initiative.reroll":
                 shown["demand"] = o.demand
+            if o.answer is not None:
+                shown["answer"] = o.answer
             orders.append(shown)
     t = state.turn
     held: list[HeldShown] = [
