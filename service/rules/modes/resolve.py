@@ -42,7 +42,7 @@ from service.rules.modes.results import (
     enemies_in,
     lose_steps,
 )
-from service.rules.scenario.tables import OverrunRule
+from service.rules.scenario import OverrunRule
 from service.rules.state import Evolver, Question, Resolution, State, Task
 
 __all__ = ["EVOLVE", "answered", "default_answer", "paths_from", "proceed", "resolve",
@@ -403,14 +403,18 @@ class _Run:
 
 
 def _retreat_text(res: Resolution, task: Task, movers: Sequence[str]) -> str:
-    due, option = task.value, task.extra
+    hexes, option, losses = task.value, task.extra, task.due
     what = []
-    if due:
-        what.append(f"must retreat {due} hex(es)")
+    if losses:
+        what.append(f"lose {losses} step(s)")
+    if hexes:
+        what.append(f"retreat {hexes} hex(es)")
     if option:
-        what.append(f"may take {option} option loss(es) as hexes of retreat")
-    return (f"{res.defender}: {', '.join(movers)} in {res.hex} {' and '.join(what)}: "
-            "choose the path (an empty path takes every option as a step loss)")
+        what.append(f"lose {option} more step(s) or retreat up to {option} more hex(es) "
+                    "instead, one step a hex")
+    empty = " (none: the options are step losses)" if not hexes else ""
+    return (f"{res.defender}: {', '.join(movers)} in {res.hex} {', '.join(what)}: choose "
+            f"the retreat path{empty}")
 
 
 def paths_from(state: State, movers: Sequence[str], least: int, most: int

@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from service.rules.scenario.tables import CombatRules
+
 TERRAINS: Final = ("clear", "forest", "mountain", "swamp", "jungle", "desert", "urban")
 ROUGH_TERRAINS: Final = frozenset({"forest", "mountain", "swamp", "jungle"})
 HEXSIDE_FEATURES: Final = ("river", "major_river")
