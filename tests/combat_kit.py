@@ -1,4 +1,4 @@
-"""Combat tables for the tests, of our own making (docs/scenario.md "Combat tables"):
+"""Combat tables for the tests, of our own making (docs/scenario.md "Combat: the tables"):
 tables whose every cell reads one code (the result under test, whatever the odds and
 the dice), tables whose cells name their column (the odds under test), and helpers to
 drive a combat the referee decides on the `modes` scenario (modes_kit.py)."""

@@ -1,4 +1,4 @@
-"""The table engine (docs/scenario.md "Combat tables"): a table is columns, dice,
+"""The table engine (docs/scenario.md "Combat: the tables"): a table is columns, dice,
 modifiers, cells and a legend, read from the scenario's data and looked up for
 strengths the caller computed. It knows no game: which result kinds a legend may name,
 which inputs a modifier may read and what a result does are the caller's (the land

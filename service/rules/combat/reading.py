@@ -1,4 +1,4 @@
-"""A table from JSON (docs/scenario.md "Combat tables"), checked against the vocabulary
+"""A table from JSON (docs/scenario.md "Combat: the tables"), checked against the vocabulary
 of its use: the result kinds its legend may name (and their numbers), the inputs its
 modifiers may read, the terrains and hexside features it may list. Every problem is
 reported with its path (``combat.land.rows.7``), as the scenario reader does.
@@ -46,6 +46,10 @@ _CODE: Final = re.compile(r"^[A-Za-z0-9/*+.:=!#]{1,16}$")
 _INPUT: Final = re.compile(r"^[a-z][a-z_]{0,39}$")
 _TABLE_FIELDS: Final = ("title", "columns", "dice", "rows", "legend", "modifiers", "terrain",
                         "hexsides", "surprise")
+_COLUMNS_FIELDS: Final = ("by", "labels")
+_MODIFIER_FIELDS: Final = ("input", "to", "factor", "bands")
+_EFFECT_FIELDS: Final = ("defence", "shift", "roll")
+_SURPRISE_FIELDS: Final = ("dice", "modifiers", "attacker", "defender")
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +141,7 @@ _LABEL_HINT: Final[Mapping[str, str]] = {
 
 
 def _columns(r: _Reader, value: object, path: str, most: int) -> Columns | None:
-    m = r.obj(value, path, ("by", "labels"))
+    m = r.obj(value, path, _COLUMNS_FIELDS)
     if m is None:
         return None
     by = m.get("by")
@@ -247,7 +251,7 @@ def _modifiers(r: _Reader, value: object, path: str, inputs: tuple[str, ...],
     out: list[Modifier] = []
     for i, item in enumerate(value):
         where = f"{path}.{i}"
-        m = r.obj(item, where, ("input", "to", "factor", "bands"))
+        m = r.obj(item, where, _MODIFIER_FIELDS)
         if m is None:
             continue
         name = m.get("input")
@@ -296,7 +300,7 @@ def _effects(r: _Reader, value: object, path: str, names: tuple[str, ...], what:
         if name not in names:
             r.fail(where, f"unknown {what}; expected one of {', '.join(names)}")
             continue
-        m = r.obj(effect, where, ("defence", "shift", "roll"))
+        m = r.obj(effect, where, _EFFECT_FIELDS)
         if m is None:
             continue
         out[str(name)] = TerrainEffect(
@@ -323,7 +327,7 @@ def _surprise(r: _Reader, value: object, path: str, inputs: tuple[str, ...]
               ) -> Surprise | None:
     if value is None:
         return None
-    m = r.obj(value, path, ("dice", "modifiers", "attacker", "defender"))
+    m = r.obj(value, path, _SURPRISE_FIELDS)
     if m is None:
         return None
     surprise = Surprise(

@@ -31,6 +31,7 @@ from service.rules.modes.release import release_reserves
 from service.rules.modes.report import EVOLVE as _REPORT_EVOLVE
 from service.rules.modes.report import file_report
 from service.rules.modes.resolve import EVOLVE as _RESOLVE_EVOLVE
+from service.rules.modes.resolve import PreviewShown, preview
 from service.rules.modes.results import EVOLVE as _RESULTS_EVOLVE
 from service.rules.modes.results import open_combats_refusal
 from service.rules.modes.vocabulary import MODES, ORIENTATIONS, impulse_marks_cleared
@@ -40,8 +41,8 @@ EVOLVE = {**_CHANGE_EVOLVE, **_RELEASE_EVOLVE, **_REPORT_EVOLVE, **_RESULTS_EVOL
 
 __all__ = [
     "CHOICE_STEPS", "EVOLVE", "MODES", "ORIENTATIONS", "STANDING_ANSWERS", "CombatChooseBody",
-    "Mode", "ModeBody", "ModeView", "Orientation", "answer_by_default", "answer_by_standing",
-    "choose",
+    "Mode", "ModeBody", "ModeView", "Orientation", "PreviewShown", "answer_by_default",
+    "answer_by_standing", "choose", "preview",
     "ReleaseBody", "ReportBody", "UnitChoices", "change_modes", "effective",
     "face_down_at_clean_up", "file_report", "impulse_marks_cleared", "mode_view",
     "movement_end_refusal", "no_choice", "open_combats_refusal", "release_reserves", "side_options",

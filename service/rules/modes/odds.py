@@ -20,12 +20,12 @@ from fractions import Fraction
 
 from typing_extensions import TypedDict
 
-from service.rules.combat import Odds, Outcome, Table, fmt, odds
+from service.rules.combat import Odds, Table, fmt, odds
 from service.rules.modes import vocabulary as m
 from service.rules.modes.effective import effective
 from service.rules.state import State
 
-__all__ = ["Reckoning", "Strength", "reckon"]
+__all__ = ["OddsShown", "Reckoning", "Strength", "StrengthShown", "reckon"]
 _MODE_NOTES = {
     m.RESERVE: "Reserve, half: OCS 5.7", m.STRAT: "Strat, zero: OCS 5.8",
     m.DG: "DG, half: OCS 5.10b",
@@ -185,6 +185,3 @@ def reckon(state: State, by: str, hex_id: str, attackers: Sequence[str],
                  hexsides=() if by == "barrage" else _across(state, hex_id, attackers))
     return Reckoning(by, hex_id, terrain, attacking, defending, inputs, found)
 
-
-def outcome_words(r: Reckoning, outcome: Outcome) -> str:
-    return f"{r.words()}; {outcome.words()}"

@@ -23,6 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Final
 
+from typing_extensions import TypedDict
+
 from service.rules import state as st
 from service.rules.board import NEUTRAL, Board
 from service.rules.combat import Effect, Outcome, read, threshold
@@ -31,8 +33,8 @@ from service.rules.events import Event, EventKind
 from service.rules.flow import Flow
 from service.rules.modes import vocabulary as m
 from service.rules.modes.effective import effective
-from service.rules.modes.items import refuse
-from service.rules.modes.odds import Reckoning, reckon
+from service.rules.modes.items import acting_side, refuse
+from service.rules.modes.odds import OddsShown, Reckoning, reckon
 from service.rules.modes.results import (
     TABLES,
     Fight,
@@ -41,12 +43,13 @@ from service.rules.modes.results import (
     eliminate,
     enemies_in,
     lose_steps,
+    report_combat,
 )
 from service.rules.scenario import OverrunRule
 from service.rules.state import Evolver, Question, Resolution, State, Task
 
-__all__ = ["EVOLVE", "answered", "default_answer", "paths_from", "proceed", "resolve",
-           "steps_left", "task_data"]
+__all__ = ["EVOLVE", "PreviewShown", "answered", "default_answer", "paths_from", "preview",
+           "proceed", "resolve", "steps_left", "task_data"]
 CHOICE: Final = "combat.choice"
 RULE: Final = "RULES-NOTES 32"
 
@@ -184,6 +187,59 @@ def resolve(f: Flow, c: Command, side: str, fought: Fought, path: str) -> None:
     proceed(f, actor)
 
 
+class CellShown(TypedDict):
+    """A row of the odds' column: its dice totals, the cell's codes and their results."""
+
+    roll: str
+    code: str
+    results: list[str]
+
+
+class PreviewShown(TypedDict):
+    """What a combat would fight at (docs/api.md "Combats the referee decides"): how the
+    scenario decides it, and where a table does, the odds and the column's cells."""
+
+    by: str
+    hex: str
+    side: str
+    decided_by: str
+    table: str | None
+    odds: OddsShown | None
+    automatic: bool
+    surprise: bool
+    cells: list[CellShown]
+
+
+def preview(f: Flow, c: Command, item: object) -> PreviewShown:
+    """A dry run of a `report` with the one combat `item`: the same checks, then the
+    odds and what the column could give (no die is rolled; nothing is kept)."""
+    side = acting_side(f, c, (st.ACTION, st.REACTION, st.COMBAT, st.EXPLOITATION),
+                       "docs/api.md")
+    fought = report_combat(f, c, side, item, "/body/combats/0")
+    assert isinstance(item, Mapping)
+    if fought is None:  # a naval combat, or players report this kind's results
+        return {"by": str(item.get("by")), "hex": str(item.get("hex")), "side": side,
+                "decided_by": "reported", "table": None, "odds": None, "automatic": False,
+                "surprise": False, "cells": []}
+    sc = f.state.setup.scenario
+    r = reckon(f.state, fought.by, fought.hex, fought.attackers, fought.defenders)
+    automatic = False
+    if fought.by == "overrun":
+        rule = sc.combat.overrun or OverrunRule()
+        automatic = _overrun(f, r, rule, "/body/combats/0")
+        if rule.shift and not automatic:
+            r = r.with_odds(r.odds.shifted("overrun", rule.shift))
+    table = r.table
+    cells: list[CellShown] = [
+        {"roll": row.label, "code": row.cells[r.odds.column],
+         "results": [e.kind + (f" {e.value}" if e.value is not None else "")
+                     for e in table.effects(row.cells[r.odds.column])]}
+        for row in table.rows]
+    return {"by": fought.by, "hex": fought.hex, "side": side, "decided_by": "table",
+            "table": table.title, "odds": r.shown(), "automatic": automatic,
+            "surprise": table.surprise is not None and not automatic, "cells": cells}
+
+
 def _meaning(outcome: Outcome) -> str:
     if not outcome.effects:
         return " (no result)"
@@ -272,7 +328,7 @@ class _Run:
                              f"{self.res.hex} ({', '.join(takers)})")
         if task.kind == "retreat":
             movers = self.present("defender")
-            if not movers:
+            if not movers or self.doomed(task):
                 return None
             paths = paths_from(self.state, movers, task.value, task.value + task.extra)
             if len(paths) < 2:
@@ -348,11 +404,18 @@ class _Run:
                 eliminate(self.f, uid, f"{self.cause()}: its last step lost", TABLES,
                           self.actor)
 
+    def doomed(self, task: Task) -> bool:
+        """Whether the losses a retreat result demands eliminate the defenders anyway."""
+        takers = self.loss_takers("defender")
+        return task.due >= sum(steps_left(self.state, u) for u in takers)
+
     def _retreat(self, task: Task) -> list[Task]:
         movers = self.present("defender")
         if not movers:
             return []
         hexes_due, option = task.value, task.extra
+        if not task.chosen and self.doomed(task):
+            return [Task("losses", "defender", task.due + option)]
         if task.chosen:
             path = task.path
         else:

@@ -1,4 +1,4 @@
-"""The scenario's `combat` section (docs/scenario.md "Combat tables"): the land combat
+"""The scenario's `combat` section (docs/scenario.md "Combat: the tables"): the land combat
 table, the overrun rule and the barrage table of the game the group owns, read by the
 table engine (`service.rules.combat`) with the result kinds the referee knows how to
 apply; and, for a game without tables, whether players report results instead.
