@@ -50,7 +50,6 @@ from service.rules.state import Evolver, Question, Resolution, State, Task
 
 __all__ = ["EVOLVE", "PreviewShown", "answered", "default_answer", "paths_from", "preview",
            "proceed", "resolve", "steps_left", "task_data"]
-CHOICE: Final = "combat.choice"
 RULE: Final = "RULES-NOTES 32"
 
 
@@ -130,31 +129,10 @@ def resolve(f: Flow, c: Command, side: str, fought: Fought, path: str) -> None:
             r = r.with_odds(r.odds.shifted("overrun", rule.shift))
     actor = c.actor.id
     label = f"{by} on {hex_id}"
-    surprise_text = ""
     table = r.table
-    if table.surprise is not None and not automatic:
-        sp = table.surprise
-        roll = f.roll("combat", sp.dice.count, sp.dice.faces,
-                      text=f"Surprise roll of the {label}: {sp.dice.text}", by=actor,
-                      label=f"surprise, {label}")
-        total = sum(roll.values) + sum(mod.worth(r.inputs.get(mod.input, 0))
-                                       for mod in sp.modifiers)
-        who = sp.side(total)
-        surprise_text = f"surprise {sp.dice.text} = {sum(roll.values)} -> {total}: " + (
-            "nobody surprised" if who is None else f"{who} surprise")
-        if who is not None:
-            won = sp.attacker if who == "attacker" else sp.defender
-            assert won is not None
-            shift = won.shift
-            if won.shift_dice is not None:
-                shift_roll = f.roll("combat", won.shift_dice.count, won.shift_dice.faces,
-                                    text=f"Surprise shift of the {label}: "
-                                         f"{won.shift_dice.text}", by=actor,
-                                    label=f"surprise shift, {label}")
-                shift = sum(shift_roll.values)
-            r = r.with_odds(r.odds.shifted(f"{who} surprise", shift if who == "attacker"
-                                           else -shift))
-            surprise_text += f", {shift} column{'s' if shift > 1 else ''}"
+    surprise_text = ""
+    if not automatic:
+        r, surprise_text = _surprise(f, r, label, actor)
     defender = _side_of(state, fought.defenders[0])
     data: dict[str, Any] = {
         "side": side, "defender": defender, "step": state.step, "by": by, "hex": hex_id,
@@ -238,6 +216,35 @@ def preview(f: Flow, c: Command, item: object) -> PreviewShown:
     return {"by": fought.by, "hex": fought.hex, "side": side, "decided_by": "table",
             "table": table.title, "odds": r.shown(), "automatic": automatic,
             "surprise": table.surprise is not None and not automatic, "cells": cells}
+
+
+def _surprise(f: Flow, r: Reckoning, label: str, actor: str) -> tuple[Reckoning, str]:
+    """The table's surprise roll, if it has one: the odds shifted for whoever it
+    surprises, and the roll in words."""
+    sp = r.table.surprise
+    if sp is None:
+        return r, ""
+    roll = f.roll("combat", sp.dice.count, sp.dice.faces,
+                  text=f"Surprise roll of the {label}: {sp.dice.text}", by=actor,
+                  label=f"surprise, {label}")
+    total = sum(roll.values) + sum(mod.worth(r.inputs.get(mod.input, 0))
+                                   for mod in sp.modifiers)
+    who = sp.side(total)
+    text = f"surprise {sp.dice.text} = {sum(roll.values)} -> {total}: " + (
+        "nobody surprised" if who is None else f"{who} surprise")
+    if who is None:
+        return r, text
+    won = sp.attacker if who == "attacker" else sp.defender
+    assert won is not None
+    shift = won.shift
+    if won.shift_dice is not None:
+        shift_roll = f.roll("combat", won.shift_dice.count, won.shift_dice.faces,
+                            text=f"Surprise shift of the {label}: {won.shift_dice.text}",
+                            by=actor, label=f"surprise shift, {label}")
+        shift = sum(shift_roll.values)
+    shifted = r.with_odds(r.odds.shifted(f"{who} surprise",
+                                         shift if who == "attacker" else -shift))
+    return shifted, f"{text}, {shift} column{'s' if shift > 1 else ''}"
 
 
 def _meaning(outcome: Outcome) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from service.rules.scenario.checking import _Checker, _join, _Parsed
-from service.rules.scenario.tables import read_combat
+from service.rules.scenario.tables import CombatRules, read_combat
 from service.rules.scenario.types import (
     _ID_RE,
     _KINDS_OF_TYPE,
@@ -659,6 +659,15 @@ def _items(
     return out
 
 
+def _parse_combat(problems: list[Problem], raw: object) -> CombatRules:
+    """The combat tables (`service.rules.scenario.tables`)."""
+    found: list[tuple[str, str]] = []
+    combat = read_combat(None if raw is _ABSENT else raw, "combat", TERRAINS,
+                         HEXSIDE_FEATURES, found)
+    problems += [Problem(p, message) for p, message in found]
+    return combat
+
+
 def parse_scenario(data: Mapping[str, object]) -> Scenario:
     """Validate a JSON scenario (docs/api.md) and build it.
 
@@ -692,10 +701,7 @@ def parse_scenario(data: Mapping[str, object]) -> Scenario:
         if not hexes and "hexes" not in m.bad:
             m.fail("hexes", "a map needs at least one hex")
     movement = _parse_movement(problems, f.raw("movement"))
-    found: list[tuple[str, str]] = []
-    combat = read_combat(None if f.raw("combat") is _ABSENT else f.raw("combat"), "combat",
-                         TERRAINS, HEXSIDE_FEATURES, found)
-    problems += [Problem(p, message) for p, message in found]
+    combat = _parse_combat(problems, f.raw("combat"))
 
     c = _Checker(problems, sides, powers, minors, hexes, seas, units)
     c.check_all()
