@@ -32,7 +32,8 @@ class ChoiceShown(TypedDict):
     """The question a combat's result asks (docs/api.md "Combat choices"): of which
     combat, what kind (`losses`, `retreat`, `advance`), about whose units (`of`:
     attacker or defender), how many step losses or hexes the result demands, the units
-    concerned, the answer given by default and the question in words."""
+    concerned, the answer given by default, the question in words, and the hexes of the
+    retreat paths in an enemy ZOC (OCS 5.10a C, 5.8a)."""
 
     hex: str
     by: str
@@ -44,6 +45,7 @@ class ChoiceShown(TypedDict):
     default: list[str]
     asked_at: str
     text: str
+    zoc: list[str]
 
 
 class AwaitingEntry(TypedDict):
@@ -175,7 +177,7 @@ def awaiting(state: State) -> list[AwaitingEntry]:
         entry["combat"] = {"hex": res.hex, "by": res.by, "code": res.code, "kind": q.kind,
                            "of": q.of, "count": q.count, "units": list(q.units),
                            "default": list(q.default), "asked_at": q.asked_at,
-                           "text": q.text}
+                           "text": q.text, "zoc": list(q.zoc)}
         return [entry]
     if t.step == st.DECLARE:
         phasing = t.phasing_side

@@ -66,7 +66,8 @@ class Question:
     """What a combat's result leaves to a side (docs/api.md "Combat choices"): which of
     `units` take `count` step losses (`losses`), whether and where the `units` retreat
     (`retreat`: one of `paths`, at least `count` hexes), or which of `units` advance
-    (`advance`); the answer given when nobody does (`default`), and when it was asked."""
+    (`advance`); the answer given when nobody does (`default`), when it was asked, and
+    the hexes of the retreat paths in an enemy ZOC (`zoc`)."""
 
     kind: str
     side: str
@@ -77,6 +78,7 @@ class Question:
     default: tuple[str, ...] = ()
     asked_at: str = ""
     text: str = ""
+    zoc: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,10 +15,11 @@
 //         dryRun(kind, body) -> Promise<dry run> (throws the refusal, shows nothing),
 //         get(path) -> Promise<data> (GET /v1/games/{id}{path}), units: my side's units,
 //         scenario (null until loaded), sideOf(power), controllerOf(power), fail(message),
-//         showError(error) }.
+//         showError(error), events() (the log as loaded), redrawMap() }.
 // To add an order kind, add an entry; the generic form at the end sends any kind with a
 // JSON body meanwhile.
 
+import { combatChoiceForm } from "./combat.js";
 import { h, stopWords, words } from "./dom.js";
 import { playForm } from "./play.js";
 import { reorgForm } from "./reorg.js";
@@ -30,7 +31,8 @@ export const DONE_STEPS = ["action", "reaction", "combat", "exploitation", "reor
 // The phasing side's steps of an impulse a `steps` order may be done through.
 const IMPULSE_DONE = ["action", "reaction", "combat", "exploitation", "reorganization"];
 export const ORDER_KINDS = ["declare", "initiative.reroll", "initiative.choose", "done",
-  "production", "roll", "mode", "release", "report", "reorg", "consent", "standing", "steps"];
+  "production", "roll", "mode", "release", "report", "reorg", "consent", "standing", "steps",
+  "combat.choose"];
 
 // Standing orders (issue 20): each step a player may arm, what the server answers, and
 // the default order (with its stops) the page arms.
@@ -294,6 +296,7 @@ export const ORDER_FORMS = [
         }, { primary: true, name: "release" })));
     },
   },
+  combatChoiceForm,
   playForm,
   reorgForm,
   {

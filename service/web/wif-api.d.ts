@@ -623,6 +623,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/combat/odds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a combat, overrun or barrage would fight at now: the referee's odds from the effective values and the cells of its column (a dry run) */
+        get: operations["combat_odds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/players/me/settings": {
         parameters: {
             query?: never;
@@ -741,7 +758,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "initiative.reroll" | "initiative.choose" | "declare" | "done" | "production" | "roll" | "mode" | "release" | "report" | "reorg" | "consent" | "standing" | "steps";
+            kind: "initiative.reroll" | "initiative.choose" | "declare" | "done" | "production" | "roll" | "mode" | "release" | "report" | "reorg" | "consent" | "standing" | "steps" | "combat.choose";
             /** Body */
             body?: {
                 [key: string]: unknown;
@@ -800,7 +817,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -854,7 +871,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -906,7 +923,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -963,7 +980,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1015,7 +1032,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1067,7 +1084,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1120,7 +1137,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1172,7 +1189,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1226,7 +1243,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1278,7 +1295,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1333,7 +1350,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1385,7 +1402,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1500,7 +1517,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1573,7 +1590,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /** Deadline */
             deadline: string | null;
             /** Orders */
@@ -1584,6 +1601,7 @@ export interface components {
             };
             /** Options */
             options?: string;
+            combat?: components["schemas"]["ChoiceShown"];
         };
         /** CapacityShown */
         CapacityShown: {
@@ -1597,6 +1615,18 @@ export interface components {
             limit: number | null;
             /** Left After */
             left_after: number | null;
+        };
+        /**
+         * CellShown
+         * @description A row of the odds' column: its dice totals, the cell's codes and their results.
+         */
+        CellShown: {
+            /** Roll */
+            roll: string;
+            /** Code */
+            code: string;
+            /** Results */
+            results: string[];
         };
         /** ChainView */
         ChainView: {
@@ -1687,6 +1717,38 @@ export interface components {
             hq: string;
         };
         /**
+         * ChoiceShown
+         * @description The question a combat's result asks (docs/api.md "Combat choices"): of which
+         *     combat, what kind (`losses`, `retreat`, `advance`), about whose units (`of`:
+         *     attacker or defender), how many step losses or hexes the result demands, the units
+         *     concerned, the answer given by default, the question in words, and the hexes of the
+         *     retreat paths in an enemy ZOC (OCS 5.10a C, 5.8a).
+         */
+        ChoiceShown: {
+            /** Hex */
+            hex: string;
+            /** By */
+            by: string;
+            /** Code */
+            code: string;
+            /** Kind */
+            kind: string;
+            /** Of */
+            of: string;
+            /** Count */
+            count: number;
+            /** Units */
+            units: string[];
+            /** Default */
+            default: string[];
+            /** Asked At */
+            asked_at: string;
+            /** Text */
+            text: string;
+            /** Zoc */
+            zoc: string[];
+        };
+        /**
          * ChooseBody
          * @description `initiative.choose`: the winner moves first or last, the runner-up before or after
          *     the lowest (seed 002 Initiative Track); `awaiting[].choices` says which.
@@ -1718,6 +1780,109 @@ export interface components {
             results?: components["schemas"]["CombatResult"][];
             /** Dice */
             dice?: string;
+        };
+        /**
+         * CombatChooseBody
+         * @description `combat.choose`: the answer of the side a combat's result asks (docs/api.md
+         *     "Combat choices"): the units that take the step losses (`losses`, one per step),
+         *     the retreat path (`retreat`, empty for none; `losses`: who loses a step in each
+         *     enemy-ZOC hex entered by units already DG, OCS 5.10a C) or the attackers that
+         *     advance (`advance`, empty for none).
+         */
+        CombatChooseBody: {
+            /** Hex */
+            hex: string;
+            /** Losses */
+            losses?: string[];
+            /** Retreat */
+            retreat?: string[];
+            /** Advance */
+            advance?: string[];
+        };
+        /**
+         * CombatChooseOrder
+         * @description A signed order of kind `combat.choose`: `combat.choose`: the answer of the side a combat's result asks (docs/api.md
+         *     "Combat choices"): the units that take the step losses (`losses`, one per step),
+         *     the retreat path (`retreat`, empty for none; `losses`: who loses a step in each
+         *     enemy-ZOC hex entered by units already DG, OCS 5.10a C) or the attackers that
+         *     advance (`advance`, empty for none).
+         * @example {
+         *       "body": {
+         *         "hex": "1106",
+         *         "retreat": [
+         *           "1206"
+         *         ]
+         *       },
+         *       "game": "<game id>",
+         *       "impulse": 1,
+         *       "kind": "combat.choose",
+         *       "player": "<player id>",
+         *       "prev": "<hash of the newest event seen>",
+         *       "seq": 1,
+         *       "step": "combat.choice",
+         *       "turn": 1
+         *     }
+         */
+        CombatChooseOrder: {
+            /** Game */
+            game: string;
+            /**
+             * Player
+             * @description the signer: a player's id, or "gm"
+             */
+            player: string;
+            /**
+             * Seq
+             * @description unique per signer (a nonce): a resent order with the same seq and bytes gets its first answer again
+             */
+            seq: number;
+            /**
+             * Prev
+             * @description the hash of the newest event the signer saw (the game's `head`): an order over a history the server did not show is refused, and `verify` checks every one
+             */
+            prev: string;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.choose";
+            body: components["schemas"]["CombatChooseBody"];
+        };
+        /**
+         * CombatOdds
+         * @description `GET /combat/odds`: what a combat, overrun or barrage would fight at now (issue
+         *     29): the referee's odds and the cells its column could give.
+         */
+        CombatOdds: {
+            /** By */
+            by: string;
+            /** Hex */
+            hex: string;
+            /** Side */
+            side: string;
+            /** Decided By */
+            decided_by: string;
+            /** Table */
+            table: string | null;
+            odds: components["schemas"]["OddsShown"] | null;
+            /** Automatic */
+            automatic: boolean;
+            /** Surprise */
+            surprise: boolean;
+            /** Cells */
+            cells: components["schemas"]["CellShown"][];
+            position: components["schemas"]["Position"];
+            /** Version */
+            version: number;
         };
         /**
          * CombatResult
@@ -1803,7 +1968,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1835,6 +2000,10 @@ export interface components {
          *       "dice": {
          *         "mode": "scripted",
          *         "script": {
+         *           "combat": [
+         *             4,
+         *             4
+         *           ],
          *           "initiative": [
          *             10,
          *             1,
@@ -2003,7 +2172,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2113,7 +2282,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2224,7 +2393,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "game.created" | "seat.taken" | "game.started" | "game.paused" | "game.resumed" | "game.ended" | "deadlines.set" | "deadline.passed" | "default.forced" | "side.dropped_out" | "side.returned" | "side.restored" | "state.edited" | "player.key_replaced" | "seat.reopened" | "seat.substituted" | "gm.played" | "rollback.proposed" | "rollback.consented" | "rollback.refused" | "rollback.withdrawn" | "game.rolled_back" | "game.imported" | "dice.committed" | "dice.rolled" | "dice.revealed" | "dice.recommitted" | "turn.began" | "initiative.rolled" | "initiative.reroll_answered" | "initiative.reroll_closed" | "initiative.ranked" | "initiative.chosen" | "turn.order_set" | "round.began" | "weather.set" | "weather.table_set" | "impulse.began" | "step.began" | "step.skipped" | "side.skipped" | "power.declared" | "side.done" | "impulse.cleaned_up" | "rps.granted" | "turn_end.rolled" | "impulse.ended" | "turn.ended" | "initiative.shifted" | "production.submitted" | "production.applied" | "unit.reorganized" | "port.repaired" | "rps.lapsed" | "unit.mode_changed" | "reserves.released" | "report.filed" | "unit.moved" | "unit.worked" | "combat.reported" | "combat.result_ignored" | "hex.disorganized" | "reserve.removed" | "units.retreated" | "units.advanced" | "unit.step_lost" | "unit.eliminated" | "units.exploit_awarded" | "units.turned_face_down" | "units.shattered" | "unit.flew_mission" | "combat.rolled" | "combat.closed" | "standing.armed" | "standing.answered" | "standing.disarmed";
+            kind: "game.created" | "seat.taken" | "game.started" | "game.paused" | "game.resumed" | "game.ended" | "deadlines.set" | "deadline.passed" | "default.forced" | "side.dropped_out" | "side.returned" | "side.restored" | "state.edited" | "player.key_replaced" | "seat.reopened" | "seat.substituted" | "gm.played" | "rollback.proposed" | "rollback.consented" | "rollback.refused" | "rollback.withdrawn" | "game.rolled_back" | "game.imported" | "dice.committed" | "dice.rolled" | "dice.revealed" | "dice.recommitted" | "turn.began" | "initiative.rolled" | "initiative.reroll_answered" | "initiative.reroll_closed" | "initiative.ranked" | "initiative.chosen" | "turn.order_set" | "round.began" | "weather.set" | "weather.table_set" | "impulse.began" | "step.began" | "step.skipped" | "side.skipped" | "power.declared" | "side.done" | "impulse.cleaned_up" | "rps.granted" | "turn_end.rolled" | "impulse.ended" | "turn.ended" | "initiative.shifted" | "production.submitted" | "production.applied" | "unit.reorganized" | "port.repaired" | "rps.lapsed" | "unit.mode_changed" | "reserves.released" | "report.filed" | "unit.moved" | "unit.worked" | "combat.reported" | "combat.result_ignored" | "hex.disorganized" | "reserve.removed" | "units.retreated" | "units.advanced" | "unit.step_lost" | "unit.eliminated" | "units.exploit_awarded" | "units.turned_face_down" | "units.shattered" | "unit.flew_mission" | "combat.rolled" | "combat.closed" | "combat.resolved" | "combat.asked" | "combat.answered" | "combat.no_retreat" | "standing.armed" | "standing.answered" | "standing.disarmed";
             /** Actor */
             actor: string;
             /** Text */
@@ -2295,6 +2464,10 @@ export interface components {
                 [key: string]: string;
             };
             state: components["schemas"]["StateView"];
+            /** Combat Results */
+            combat_results: {
+                [key: string]: string;
+            };
             /** Complete */
             complete: boolean;
         };
@@ -2356,7 +2529,9 @@ export interface components {
         /**
          * GameView
          * @description The game: its status, dice mode, options (docs/rules-options.md) and weather
-         *     table; the server adds its name, version and whether the GM signs its acts.
+         *     table, what the referee does not model, and how each kind of combat is decided
+         *     (`combat_results`: "table", "reported" by players, or "none" allowed); the server
+         *     adds its name, version and whether the GM signs its acts.
          */
         GameView: {
             /** Id */
@@ -2386,6 +2561,10 @@ export interface components {
             weather_table_from_turn: number | null;
             /** Not Modeled */
             not_modeled: string[];
+            /** Combat Results */
+            combat_results: {
+                [key: string]: string;
+            };
             /** Name */
             name?: string;
             /** Version */
@@ -2604,7 +2783,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2656,7 +2835,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3008,7 +3187,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3061,6 +3240,50 @@ export interface components {
             transport: {
                 [key: string]: components["schemas"]["TransportChoice"][];
             };
+        };
+        /**
+         * OddsShown
+         * @description The odds as the views and the log give them: each side's units and total, the
+         *     terrain and its multiplier, the value the columns read, the column with every
+         *     shift and die-roll modifier, and the whole in words.
+         */
+        OddsShown: {
+            /** By */
+            by: string;
+            /** Hex */
+            hex: string;
+            /** Terrain */
+            terrain: string;
+            /** Attackers */
+            attackers: components["schemas"]["StrengthShown"][];
+            /** Defenders */
+            defenders: components["schemas"]["StrengthShown"][];
+            /** Attack */
+            attack: number;
+            /** Defence */
+            defence: number;
+            /** Multiplier */
+            multiplier: number;
+            /** Defended */
+            defended: number;
+            /** Columns By */
+            columns_by: string;
+            /** Column */
+            column: string;
+            /** Base Column */
+            base_column: string;
+            /** Shifts */
+            shifts: unknown[][];
+            /** Roll Modifiers */
+            roll_modifiers: unknown[][];
+            /** Dice */
+            dice: string;
+            /** Inputs */
+            inputs: {
+                [key: string]: number;
+            };
+            /** Text */
+            text: string;
         };
         /**
          * OptionShown
@@ -3202,7 +3425,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
         };
         /**
          * PowerEdit
@@ -3328,7 +3551,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3537,7 +3760,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3640,7 +3863,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3739,10 +3962,14 @@ export interface components {
          *     exploitation steps, applied in the order moves, works, missions, combats, face down.
          * @example {
          *       "body": {
-         *         "moves": [
+         *         "combats": [
          *           {
-         *             "to": "0408",
-         *             "unit": "ger-inf-1"
+         *             "attackers": [
+         *               "ger-inf-4",
+         *               "hun-inf-2"
+         *             ],
+         *             "by": "combat",
+         *             "hex": "1106"
          *           }
          *         ]
          *       },
@@ -3752,7 +3979,7 @@ export interface components {
          *       "player": "<player id>",
          *       "prev": "<hash of the newest event seen>",
          *       "seq": 1,
-         *       "step": "action",
+         *       "step": "combat",
          *       "turn": 1
          *     }
          */
@@ -3782,7 +4009,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3862,7 +4089,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3914,6 +4141,12 @@ export interface components {
              * @default []
              */
             roll: number[];
+            /**
+             * Combat
+             * @description the referee's combat dice in order: a surprise roll, its shift and the combat roll itself, each die of each
+             * @default []
+             */
+            combat: number[];
         };
         /**
          * ScriptedDice
@@ -4070,7 +4303,7 @@ export interface components {
          */
         SignedOrder: {
             /** Order */
-            order: components["schemas"]["InitiativeRerollOrder"] | components["schemas"]["InitiativeChooseOrder"] | components["schemas"]["DeclareOrder"] | components["schemas"]["DoneOrder"] | components["schemas"]["ProductionOrder"] | components["schemas"]["RollOrder"] | components["schemas"]["ModeOrder"] | components["schemas"]["ReleaseOrder"] | components["schemas"]["ReportOrder"] | components["schemas"]["ReorgOrder"] | components["schemas"]["ConsentOrder"] | components["schemas"]["StandingOrder"] | components["schemas"]["StepsOrder"] | components["schemas"]["AdminPauseOrder"] | components["schemas"]["AdminResumeOrder"] | components["schemas"]["AdminEndOrder"] | components["schemas"]["AdminDeadlinesOrder"] | components["schemas"]["AdminForceOrder"] | components["schemas"]["AdminWeatherOrder"] | components["schemas"]["AdminEditOrder"] | components["schemas"]["AdminDropoutOrder"] | components["schemas"]["AdminActOrder"] | components["schemas"]["AdminRollbackOrder"] | components["schemas"]["AdminRollbackWithdrawOrder"] | components["schemas"]["AdminReplaceKeyOrder"] | components["schemas"]["AdminReopenSeatOrder"];
+            order: components["schemas"]["InitiativeRerollOrder"] | components["schemas"]["InitiativeChooseOrder"] | components["schemas"]["DeclareOrder"] | components["schemas"]["DoneOrder"] | components["schemas"]["ProductionOrder"] | components["schemas"]["RollOrder"] | components["schemas"]["ModeOrder"] | components["schemas"]["ReleaseOrder"] | components["schemas"]["ReportOrder"] | components["schemas"]["ReorgOrder"] | components["schemas"]["ConsentOrder"] | components["schemas"]["StandingOrder"] | components["schemas"]["StepsOrder"] | components["schemas"]["CombatChooseOrder"] | components["schemas"]["AdminPauseOrder"] | components["schemas"]["AdminResumeOrder"] | components["schemas"]["AdminEndOrder"] | components["schemas"]["AdminDeadlinesOrder"] | components["schemas"]["AdminForceOrder"] | components["schemas"]["AdminWeatherOrder"] | components["schemas"]["AdminEditOrder"] | components["schemas"]["AdminDropoutOrder"] | components["schemas"]["AdminActOrder"] | components["schemas"]["AdminRollbackOrder"] | components["schemas"]["AdminRollbackWithdrawOrder"] | components["schemas"]["AdminReplaceKeyOrder"] | components["schemas"]["AdminReopenSeatOrder"];
             /**
              * Signature
              * @description base64url Ed25519 by the signer's key over the RFC 8785 bytes of `order`
@@ -4170,26 +4403,35 @@ export interface components {
          * StandingBody
          * @description `standing`: arm the side's standing order for `step` (replacing one armed for it),
          *     or disarm it with `"armed": false`. `demand` is an `initiative.reroll` order's answer
-         *     (default false: never demand a reroll); `stops` disarm it when they hold.
+         *     (default false: never demand a reroll); `stops` disarm it when they hold. `answer`
+         *     is a combat choice's: `combat.losses` "default", `combat.retreat` "retreat" or
+         *     "losses", `combat.advance` "advance" or "stay" (the first is the default).
          */
         StandingBody: {
             /**
              * Step
              * @enum {string}
              */
-            step: "initiative.reroll" | "reaction" | "combat" | "exploitation" | "final_reorganization";
+            step: "initiative.reroll" | "reaction" | "combat" | "exploitation" | "final_reorganization" | "combat.losses" | "combat.retreat" | "combat.advance";
             /** Armed */
             armed?: boolean;
             /** Demand */
             demand?: boolean;
             /** Stops */
             stops?: components["schemas"]["StopBody"][];
+            /**
+             * Answer
+             * @enum {string}
+             */
+            answer?: "default" | "retreat" | "losses" | "advance" | "stay";
         };
         /**
          * StandingOrder
          * @description A signed order of kind `standing`: `standing`: arm the side's standing order for `step` (replacing one armed for it),
          *     or disarm it with `"armed": false`. `demand` is an `initiative.reroll` order's answer
-         *     (default false: never demand a reroll); `stops` disarm it when they hold.
+         *     (default false: never demand a reroll); `stops` disarm it when they hold. `answer`
+         *     is a combat choice's: `combat.losses` "default", `combat.retreat` "retreat" or
+         *     "losses", `combat.advance` "advance" or "stay" (the first is the default).
          * @example {
          *       "body": {
          *         "step": "reaction",
@@ -4235,7 +4477,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4263,6 +4505,8 @@ export interface components {
             }[];
             /** Demand */
             demand?: boolean;
+            /** Answer */
+            answer?: string;
         };
         /** StandingView */
         StandingView: {
@@ -4441,7 +4685,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4467,6 +4711,17 @@ export interface components {
             kind: "enemy_adjacent_reserve" | "hq_out_of_supply" | "unit_attacked" | "initiative_close";
             /** Within */
             within?: number;
+        };
+        /** StrengthShown */
+        StrengthShown: {
+            /** Unit */
+            unit: string;
+            /** Strength */
+            strength: number;
+            /** Action Rating */
+            action_rating: number;
+            /** Note */
+            note: string;
         };
         /**
          * Summary
@@ -8167,6 +8422,99 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid payload */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    combat_odds: {
+        parameters: {
+            query: {
+                /** @description the kind of fight */
+                by: "overrun" | "combat" | "barrage" | "naval";
+                /** @description the hex attacked (a sea area for naval) */
+                hex: string;
+                /** @description the attacking units, repeated */
+                attackers: string[];
+            };
+            header?: never;
+            path: {
+                /** @description the game's id */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CombatOdds"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

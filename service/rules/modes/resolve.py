@@ -154,7 +154,8 @@ def resolve(f: Flow, c: Command, side: str, fought: Fought, path: str) -> None:
         text = (f"{side}: {by} on {hex_id}: {r.words()}"
                 + (f"; {surprise_text}" if surprise_text else "")
                 + f"; {outcome.words()}{_meaning(outcome)}.")
-        data.update(values=list(roll.values), total=outcome.total, code=code,
+        data.update(dice=table.dice.text, values=list(roll.values), total=outcome.total,
+                    code=code,
                     row=table.rows[outcome.row].label,
                     effects=[{"kind": e.kind, "value": e.value} for e in outcome.effects])
     data["tasks"] = [task_data(t) for t in tasks]
@@ -341,8 +342,11 @@ class _Run:
             if len(paths) < 2:
                 return None
             default = _default_path(self.state, movers, paths, task.value + task.extra)
-            return self._ask("retreat", "defender", task.value, tuple(movers), paths, default,
-                             _retreat_text(self.res, task, movers))
+            board = Board.from_state(self.state)
+            power = self.state.units[movers[0]].power
+            zoc = tuple(sorted({x for p in paths for x in p if board.enemy_zoc(x, power)}))
+            return replace(self._ask("retreat", "defender", task.value, tuple(movers), paths,
+                                     default, _retreat_text(self.res, task, movers)), zoc=zoc)
         if task.kind == "advance":
             movers = self.present("attacker")
             if not movers or enemies_in(self.state, self.res.hex, self.res.side):
@@ -592,14 +596,16 @@ def _answer_words(q: Question, answer: Sequence[str]) -> str:
 def _question_data(q: Question) -> dict[str, Any]:
     return {"kind": q.kind, "side": q.side, "of": q.of, "count": q.count,
             "units": list(q.units), "paths": [list(p) for p in q.paths],
-            "default": list(q.default), "asked_at": q.asked_at, "text": q.text}
+            "default": list(q.default), "asked_at": q.asked_at, "text": q.text,
+            "zoc": list(q.zoc)}
 
 
 def _question_of(d: Mapping[str, Any]) -> Question:
     return Question(kind=str(d["kind"]), side=str(d["side"]), of=str(d["of"]),
                     count=int(d["count"]), units=tuple(d["units"]),
                     paths=tuple(tuple(p) for p in d["paths"]), default=tuple(d["default"]),
-                    asked_at=str(d["asked_at"]), text=str(d["text"]))
+                    asked_at=str(d["asked_at"]), text=str(d["text"]),
+                    zoc=tuple(d.get("zoc", ())))
 
 
 def default_answer(q: Question) -> dict[str, Any]:
