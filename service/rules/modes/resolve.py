@@ -338,11 +338,11 @@ class _Run:
             movers = self.present("defender")
             if not movers or self.doomed(task):
                 return None
-            paths = paths_from(self.state, movers, task.value, task.value + task.extra)
+            board = Board.from_state(self.state)
+            paths = paths_from(self.state, movers, task.value, task.value + task.extra, board)
             if len(paths) < 2:
                 return None
-            default = _default_path(self.state, movers, paths, task.value + task.extra)
-            board = Board.from_state(self.state)
+            default = _default_path(board, self.state, movers, paths, task.value + task.extra)
             power = self.state.units[movers[0]].power
             zoc = tuple(sorted({x for p in paths for x in p if board.enemy_zoc(x, power)}))
             return replace(self._ask("retreat", "defender", task.value, tuple(movers), paths,
@@ -491,8 +491,8 @@ def _retreat_text(res: Resolution, task: Task, movers: Sequence[str]) -> str:
             f"the retreat path{empty}")
 
 
-def paths_from(state: State, movers: Sequence[str], least: int, most: int
-               ) -> tuple[tuple[str, ...], ...]:
+def paths_from(state: State, movers: Sequence[str], least: int, most: int,
+               board: Board | None = None) -> tuple[tuple[str, ...], ...]:
     """Every legal retreat path of `least` to `most` hexes for the stack `movers` (the
     checks of a reported retreat: next to the last hex, never twice into one, never
     into enemy units or neutral territory), each hex one further from the start than
@@ -500,7 +500,7 @@ def paths_from(state: State, movers: Sequence[str], least: int, most: int
     sc = state.setup.scenario
     start = state.units[movers[0]].at
     power = state.units[movers[0]].power
-    board = Board.from_state(state)
+    board = board or Board.from_state(state)
     stance = board.stance(power)
     found: list[tuple[str, ...]] = [()] if least == 0 else []
 
@@ -524,11 +524,10 @@ def paths_from(state: State, movers: Sequence[str], least: int, most: int
     return tuple(found)
 
 
-def _default_path(state: State, movers: Sequence[str], paths: Sequence[tuple[str, ...]],
-                  most: int) -> tuple[str, ...]:
+def _default_path(board: Board, state: State, movers: Sequence[str],
+                  paths: Sequence[tuple[str, ...]], most: int) -> tuple[str, ...]:
     """The longest retreat that enters no enemy ZOC, the first in id order; else the
     shortest path (the empty one: the options as step losses)."""
-    board = Board.from_state(state)
     power = state.units[movers[0]].power
     for length in range(most, 0, -1):
         for p in paths:
