@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from support import scenario
 
 from service.rules.combat import Vocabulary, odds, read, read_table, table_to_json
@@ -175,3 +177,19 @@ def test_without_tables_a_scenario_says_whether_players_report_results() -> None
     assert {none.how(by) for by in ("overrun", "combat", "barrage")} == {"none"}
     reported = parse_scenario(with_combat({"results": "reported"})).combat
     assert {reported.how(by) for by in ("overrun", "combat", "barrage")} == {"reported"}
+
+
+@given(st.fractions(min_value=0, max_value=200), st.fractions(min_value=0, max_value=200),
+       st.fractions(min_value=Fraction(1, 4), max_value=100),
+       st.integers(min_value=-30, max_value=60))
+def test_more_attack_or_less_defence_never_reads_a_worse_column_and_every_roll_a_cell(
+        a: Fraction, extra: Fraction, d: Fraction, total: int) -> None:
+    for name in ("ocs-style", "wif-style", "differential"):
+        t = land(name)
+        weak, strong = odds(t, a, d + extra), odds(t, a + extra, d)
+        assert weak.column <= odds(t, a, d).column <= strong.column
+        assert 0 <= strong.column < len(t.columns.labels)
+        out = read(weak, [total])
+        assert out.code == t.rows[out.row].cells[weak.column]
+        assert t.rows[0].low > total or t.rows[-1].high < total or \
+            t.rows[out.row].low <= total <= t.rows[out.row].high
