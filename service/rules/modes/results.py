@@ -362,7 +362,12 @@ def _rolled_results(f: Flow, c: Command, side: str, item: Mapping[str, object],
 
 def open_combats_refusal(state: State, side: str) -> Refused | None:
     """The refusal of `done` while a combat of `side` rolled in this step waits for its
-    result."""
+    result, or while a combat the table decides waits for a side's choice."""
+    res = state.modes.resolution
+    if res is not None:
+        asked = f": {res.question.side} is asked" if res.question is not None else ""
+        return refuse("combat/choice_pending", f"the {res.by} on {res.hex} is being "
+                      f"resolved{asked}; {side} is done once it is", rule=TABLES, path="/body")
     waiting = sorted(h for h, x in state.modes.combats.items()
                      if x.side == side and x.step == state.step)
     if not waiting:

@@ -155,9 +155,19 @@ def _in_item(error: RulesError, i: int, kind: str) -> RulesError:
     return error
 
 
+def _held_from(s: State, now: str | None, after: str) -> str:
+    """The step after which a `steps` order holds done: the one it acted in, or the one
+    before while a combat of it waits for a choice (its done waits for the answer)."""
+    if now is None and s.modes.resolution is not None and IMPULSE_STEPS.index(after) > 0:
+        return IMPULSE_STEPS[IMPULSE_STEPS.index(after) - 1]
+    return after
+
+
 def _awaited(s: State, side: str) -> str | None:
-    """The step `side` is awaited in now, if it is."""
-    return next((e["step"] for e in awaiting(s) if e["side"] == side), None)
+    """The step `side` is awaited in now, if it is (a combat's question is not a step:
+    the held answers wait for it)."""
+    return next((e["step"] for e in awaiting(s) if e["side"] == side
+                 and e["step"] != "combat.choice"), None)
 
 
 # long: the items in order, then `through`: the done now and the held answers, each checked.
@@ -214,6 +224,7 @@ def play_steps(f: Flow, c: Command, handlers: Mapping[str, Handler], check_keys:
         raise Refused("steps/declare_first", f"{side}'s declaration is not complete: a steps "
                       "order with through needs every power of the side declared first",
                       rule=RULE, errors=[("/body/through", "declare first")])
+    after = _held_from(s, now, after)
     if IMPULSE_STEPS.index(str(through)) > IMPULSE_STEPS.index(after):
         f.emit("standing.armed", f"{side} holds done for its steps after {after} through "
                f"{through} this impulse" + (f", unless {', '.join(x.kind for x in stops)}"

@@ -435,3 +435,32 @@ def test_a_standing_losses_order_asks_before_it_would_eliminate_a_unit() -> None
     assert question(t)["combat"]["kind"] == "losses"
     with pytest.raises(Malformed):
         t.act("standing", {"step": "combat.advance", "answer": "retreat"}, side="axis")
+
+
+def test_a_steps_order_with_an_attack_holds_its_done_until_the_question_is_answered() -> None:
+    t = fight({"cw-inf-1": TWO}, land=cell("DL1o1", *DL1O1), dice=[4])
+    t.act("steps", {"orders": [{"kind": "report", "body": {"combats": [
+        {"by": "combat", "hex": "h21", "attackers": ["ger-inf-1"]}]}}],
+        "through": "exploitation"}, side="axis")
+    assert question(t)["side"] == "allies" and t.state.step == "combat"
+    t.act("combat.choose", {"hex": "h21", "retreat": ["h11"]}, side="allies")
+    t.act("combat.choose", {"hex": "h21", "advance": []}, side="axis")
+    assert t.state.step not in ("combat", "exploitation")  # the held done went on
+    with pytest.raises(RulesError) as caught:
+        fight({"cw-inf-1": TWO}, land=cell("DL1o1", *DL1O1), dice=[4]).act(
+            "steps", {"orders": [
+                {"kind": "report", "body": {"combats": [
+                    {"by": "combat", "hex": "h21", "attackers": ["ger-inf-1"]}]}},
+                {"kind": "done", "body": {}}]}, side="axis")
+    assert caught.value.code == "combat/choice_pending"
+
+
+def test_a_side_in_civil_disorder_answers_its_question_by_default_at_once() -> None:
+    t = fight({"cw-inf-1": TWO}, land=cell("DL1o1", *DL1O1), dice=[4],
+              options={"dropout": {"policy": "civil_disorder"}})
+    t.act("admin.dropout", {"side": "allies", "reason": "gone"}, role="gm")
+    attack(t, "h21", "ger-inf-1")
+    answer = last(t, "combat.answered")
+    assert answer.data["side"] == "allies" and answer.data["how"].startswith("default")
+    assert t.state.units["cw-inf-1"].at == "h11"
+    assert question(t)["side"] == "axis"  # the advance: the attacker is asked
