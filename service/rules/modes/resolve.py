@@ -81,8 +81,7 @@ def _tasks(effects: Sequence[Effect], by: str, advance: str) -> tuple[Task, ...]
         out.append(Task("eliminate", "defender"))
     elif n.get("defender_option") or n.get("defender_retreat"):
         out.append(Task("retreat", "defender", n.get("defender_retreat", 0),
-                        n.get("defender_option", 0), losses=(), units=(),
-                        path=(), chosen=False, due=n.get("defender_loss", 0)))
+                        n.get("defender_option", 0), due=n.get("defender_loss", 0)))
     elif n.get("defender_loss"):
         out.append(Task("losses", "defender", n["defender_loss"]))
     if n.get("defender_dg"):

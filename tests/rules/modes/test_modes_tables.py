@@ -464,3 +464,13 @@ def test_a_side_in_civil_disorder_answers_its_question_by_default_at_once() -> N
     assert answer.data["side"] == "allies" and answer.data["how"].startswith("default")
     assert t.state.units["cw-inf-1"].at == "h11"
     assert question(t)["side"] == "axis"  # the advance: the attacker is asked
+
+
+def test_the_options_say_a_kind_without_a_table_may_not_be_fought() -> None:
+    from service.rules.modes import unit_options
+
+    t = fight(land=by_column(), dice=[1])
+    attack_by = unit_options(t.state, "ger-art-1")["attack"]["by"]
+    assert attack_by["barrage"]["may"] is False
+    assert attack_by["barrage"]["why"]["code"] == "report/no_table"
+    assert unit_options(t.state, "ger-inf-1")["attack"]["by"]["combat"]["may"] is True
