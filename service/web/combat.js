@@ -6,7 +6,7 @@
 // retreat path (offered on the map too, only the legal ones the server lists), the
 // attackers that advance. No DOM state outside the forms; the map asks `choiceLayers`.
 
-import { h } from "./dom.js";
+import { h, words } from "./dom.js";
 
 const BY_NAMES = { overrun: "Overrun", combat: "Combat", barrage: "Barrage", naval: "Naval combat" };
 const arrows = (text) => String(text ?? "").replace(/ -> /g, " → ");
@@ -32,8 +32,28 @@ export function odds(app, combat) {
   return cache.get(key);
 }
 
-/** The odds in words and the column's cells ("2: AL2 · 3-4: AL1 · ..."). */
-export function oddsView(found) {
+/** The whole table of the scenario (its `combat` section, as the export gives it), the
+ *  odds' column marked. */
+export function tableView(table, column) {
+  if (!table) return null;
+  const labels = table.columns.labels;
+  return h("details.whole-table", {},
+    h("summary", {}, "The whole table"),
+    h("div.scroll", { tabindex: 0, role: "region", "aria-label": table.title || "The combat table" },
+      h("table.data.compact.combat-table", {},
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, table.dice),
+          labels.map((label) => h(`th${label === column ? ".here" : ""}`, { scope: "col" }, label)))),
+        h("tbody", {}, Object.entries(table.rows).map(([roll, cells]) => h("tr", {},
+          h("th", { scope: "row" }, roll),
+          cells.map((cell, i) => h(`td${labels[i] === column ? ".here" : ""}`, {}, cell))))))),
+    h("p.hint", {}, Object.entries(table.legend).map(([code, effects]) =>
+      `${code}: ${effects.map((e) => words(e.kind) + (e.value != null ? ` ${e.value}` : "")).join(", ") || "no result"}`)
+      .join(" · ")));
+}
+
+/** The odds in words and the column's cells ("2: AL2 · 3-4: AL1 · ..."), and the whole
+ *  table from `scenario` when it is loaded. */
+export function oddsView(found, scenario = null) {
   if (!found) return h("span.muted", {}, "the referee is working out the odds…");
   if (found.error) return h("span.refusal", {}, found.error.message || String(found.error));
   const p = found.data;
@@ -46,7 +66,8 @@ export function oddsView(found) {
     p.automatic ? null : h("ul.odds-cells", { "aria-label": `The ${o.column} column by ${o.dice} roll` },
       p.cells.map((c) => h("li.cell", { title: c.results.join(", ") || "no result" },
         h("span.roll", {}, c.roll), " ", h("span.code", {}, c.code)))),
-    p.table ? h("p.hint.table-title", {}, `Table: ${p.table}`) : null);
+    p.table ? h("p.hint.table-title", {}, `Table: ${p.table}`) : null,
+    p.automatic ? null : tableView(scenario?.combat?.[p.by === "barrage" ? "barrage" : "land"], o.column));
 }
 
 /** This step's combats decided by a table, from the log: each combat.resolved with the

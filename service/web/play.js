@@ -436,7 +436,7 @@ export class PlayPanel {
   /** The server's odds of a planned attack (combat.js), redrawn when they arrive. */
   oddsOf(combat) {
     const shown = h("div.odds-holder");
-    odds(this.app, combat).then((found) => shown.replaceChildren(oddsView(found)));
+    odds(this.app, combat).then((found) => shown.replaceChildren(oddsView(found, this.ctx.scenario)));
     shown.append(oddsView(null));
     return shown;
   }

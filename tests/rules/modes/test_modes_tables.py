@@ -474,3 +474,14 @@ def test_the_options_say_a_kind_without_a_table_may_not_be_fought() -> None:
     assert attack_by["barrage"]["may"] is False
     assert attack_by["barrage"]["why"]["code"] == "report/no_table"
     assert unit_options(t.state, "ger-inf-1")["attack"]["by"]["combat"]["may"] is True
+
+
+def test_with_advance_by_result_only_a_cell_that_says_so_lets_the_attacker_advance() -> None:
+    plain = fight(land=cell("DE", {"kind": "defender_eliminated"}), dice=[1],
+                  combat={"advance": "result"})
+    attack(plain, "h21", "ger-inf-1")
+    assert plain.state.modes.resolution is None and plain.awaiting()[0]["step"] == "combat"
+    breakthrough = fight(land=cell("B", {"kind": "defender_eliminated"}, {"kind": "advance"}),
+                         dice=[1], combat={"advance": "result"})
+    attack(breakthrough, "h21", "ger-inf-1")
+    assert question(breakthrough)["combat"]["kind"] == "advance"
