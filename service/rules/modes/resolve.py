@@ -100,7 +100,7 @@ def _touches_defender(tasks: Sequence[Task]) -> bool:
     return any(t.who == "defender" for t in tasks)
 
 
-def _overrun(f: Flow, r: Reckoning, rule: OverrunRule, path: str) -> bool:
+def _overrun(r: Reckoning, rule: OverrunRule, path: str) -> bool:
     """The overrun rule: refused below its minimum; True when it is automatic."""
     by = r.table.columns.by
     value = r.odds.value
@@ -123,7 +123,7 @@ def resolve(f: Flow, c: Command, side: str, fought: Fought, path: str) -> None:
     automatic = False
     if by == "overrun":
         rule = sc.combat.overrun or OverrunRule()
-        automatic = _overrun(f, r, rule, path)
+        automatic = _overrun(r, rule, path)
         if rule.shift and not automatic:
             r = r.with_odds(r.odds.shifted("overrun", rule.shift))
     actor = c.actor.id
@@ -204,7 +204,7 @@ def preview(f: Flow, c: Command, item: object) -> PreviewShown:
     automatic = False
     if fought.by == "overrun":
         rule = sc.combat.overrun or OverrunRule()
-        automatic = _overrun(f, r, rule, "/body/combats/0")
+        automatic = _overrun(r, rule, "/body/combats/0")
         if rule.shift and not automatic:
             r = r.with_odds(r.odds.shifted("overrun", rule.shift))
     table = r.table
