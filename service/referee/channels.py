@@ -71,7 +71,7 @@ def _minute(text: str, path: str) -> int:
     if not (hours.isdigit() and minutes.isdigit() and len(minutes) == 2
             and int(hours) < 24 and int(minutes) < 60):
         raise Malformed("channel/invalid_quiet_hours", f"{path}: expected HH:MM (00:00-23:59)",
-                        rule="docs/api.md", errors=[(path, "expected HH:MM")])
+                        errors=[(path, "expected HH:MM")])
     return int(hours) * 60 + int(minutes)
 
 
@@ -80,7 +80,7 @@ def _zone(name: str) -> ZoneInfo:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
         raise Malformed("channel/invalid_quiet_hours", f"/quiet_hours/timezone: {name!r} is "
-                        "not an IANA time zone", rule="docs/api.md",
+                        "not an IANA time zone",
                         errors=[("/quiet_hours/timezone", "unknown time zone")]) from None
 
 
@@ -254,7 +254,7 @@ async def put(uow: UnitOfWork, game_id: str, token: str, kind: Kind, *, target: 
                            "Configuration)", errors=[("/kind", "no SMTP server")])
         if not re.fullmatch(EMAIL_PATTERN, target):
             raise Malformed("channel/invalid_target", "an e-mail channel's target is an "
-                            "address such as player@example.org", rule="docs/api.md",
+                            "address such as player@example.org",
                             errors=[("/target", "expected an e-mail address")])
     else:
         try:
@@ -262,7 +262,7 @@ async def put(uow: UnitOfWork, game_id: str, token: str, kind: Kind, *, target: 
         except egress.Failed as refusal:
             raise Malformed("channel/forbidden_destination",
                             f"the {kind} webhook URL is refused: {refusal}; it must be "
-                            "http(s) to a host on the public internet", rule="docs/api.md",
+                            "http(s) to a host on the public internet",
                             errors=[("/target", str(refusal))]) from None
     await uow.channels.put(game_id, owner, kind, **values)
     found = [c for c in await uow.channels.of_player(game_id, owner) if c.kind == kind]
