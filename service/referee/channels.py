@@ -38,6 +38,7 @@ from service.store.uow import UnitOfWork
 Kind = Literal["email", "discord", "slack"]
 KINDS: tuple[Kind, ...] = ("email", "discord", "slack")
 DISCORD_CONTENT_MAX = 2000  # Discord's limit on `content`
+TEST_TYPE = "game.test"  # the payload type of a "send a test" message
 EMAIL_PATTERN = r"^[^@\s<>,;:\"]{1,64}@[A-Za-z0-9.-]{1,253}\.[A-Za-z]{2,63}$"
 
 
@@ -117,9 +118,13 @@ class Move:
     deadline: str | None
     link: str
     elapsed: str | None = None  # a deadline reminder: how much of the time has passed
+    test: bool = False  # a player's "send a test" (issue 30)
 
     @property
     def line(self) -> str:
+        if self.test:
+            return (f"{self.side}: a test message from game {self.game}: your moves will "
+                    f"be announced here: {self.link}")
         by = f", deadline {self.deadline}" if self.deadline else ", no deadline"
         what = f"reminder ({self.elapsed} of the time gone), your move" if self.elapsed \
             else "your move"
@@ -134,11 +139,14 @@ def moves_of(payloads: Sequence[Mapping[str, Any]], setup: Setup) -> list[Move]:
         game = str(data.get("game", ""))
         out.append(Move(game=game, side=str(awaiting.get("side", "")),
                         step=str(awaiting.get("step", "")), deadline=data.get("deadline"),
-                        link=page_link(setup, game), elapsed=data.get("elapsed")))
+                        link=page_link(setup, game), elapsed=data.get("elapsed"),
+                        test=payload.get("type") == TEST_TYPE))
     return out
 
 
 def subject(moves: Sequence[Move]) -> str:
+    if len(moves) == 1 and moves[0].test:
+        return f"WiF {moves[0].game}: a test message"
     if len(moves) == 1:
         return f"WiF {moves[0].game}: your move ({moves[0].side}, {moves[0].step})"
     return f"WiF: {len(moves)} moves waiting for you"

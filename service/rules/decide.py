@@ -121,6 +121,7 @@ COMMANDS: Mapping[str, Handler] = {
     "game.create": gm.create,
     "seat.take": gm.take_seat,
     "seat.substitute": gm.substitute,
+    "seat.new_key": gm.new_key,
     "admin.pause": gm.pause,
     "admin.resume": gm.resume,
     "admin.end": gm.end,
