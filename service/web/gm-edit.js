@@ -21,6 +21,13 @@ export class GmEdit {
     this.gm = gm;
     this.node = h("div.gm-edit");
     this.drawn = false;
+    this.fills = []; // [form, fillIn]: each form shows its item as the state has it
+  }
+
+  /** The state changed (an edit, a rollback, another act): each form the GM is not in
+   *  shows its item anew. */
+  refresh() {
+    for (const [form, fillIn] of this.fills) if (!form.contains(document.activeElement)) fillIn();
   }
 
   get state() {
@@ -32,19 +39,24 @@ export class GmEdit {
     return this.gm.app.scenario()?.map?.hexes || [];
   }
 
+  /** Drawn when the GM opens the section; each form then reads the state as it is when
+   *  an item is picked or sent. */
   draw() {
-    if (!this.state) return;
+    if (!this.state || this.drawn) return;
     this.drawn = true;
+    this.fills = [];
     fill(this.node, this.unitForm(), this.hexForm(), this.powerForm(), this.weatherForm());
   }
 
-  /** Send `admin/edit` with what changed, or say that nothing did. */
-  async edit(what, changes, form) {
+  /** Send `admin/edit` with what changed, or say that nothing did; then the form shows
+   *  the item as it now is (`fillIn`). */
+  async edit(what, changes, form, fillIn) {
     if (!Object.keys(changes).length) {
       this.gm.app.notice("Nothing changed: nothing sent.");
       return;
     }
     await this.gm.act("edit", { [what]: changes }, `Edit of ${Object.keys(changes).join(", ")}`, form);
+    fillIn();
   }
 
   unitForm() {
@@ -84,9 +96,10 @@ export class GmEdit {
         if (shattered.checked !== u.shattered) changed.shattered = shattered.checked;
         if (u.mode && mode.value !== u.mode) changed.mode = mode.value;
         if (u.mode && side.value !== u.orientation) changed.orientation = side.value;
-        this.edit("units", Object.keys(changed).length ? { [pick.value]: changed } : {}, form);
+        this.edit("units", Object.keys(changed).length ? { [pick.value]: changed } : {}, form, fillIn);
       } }, "Edit the unit")));
     fillIn();
+    this.fills.push([form, fillIn]);
     return form;
   }
 
@@ -124,9 +137,10 @@ export class GmEdit {
         const changed = {};
         if ((controller.value || null) !== (x.controller || null)) changed.controller = controller.value || null;
         if (x.port && damaged.checked !== Boolean(x.port_damaged)) changed.port_damaged = damaged.checked;
-        this.edit("hexes", Object.keys(changed).length ? { [pick.value]: changed } : {}, form);
+        this.edit("hexes", Object.keys(changed).length ? { [pick.value]: changed } : {}, form, fillIn);
       } }, "Edit the hex")));
     if (hexes.length) fillIn();
+    this.fills.push([form, fillIn]);
     return form;
   }
 
@@ -150,9 +164,10 @@ export class GmEdit {
           const value = Number.parseInt(inputs[f].value, 10);
           if (!Number.isNaN(value) && value !== p[f]) changed[f] = value;
         }
-        this.edit("powers", Object.keys(changed).length ? { [pick.value]: changed } : {}, form);
+        this.edit("powers", Object.keys(changed).length ? { [pick.value]: changed } : {}, form, fillIn);
       } }, "Edit the figures")));
     fillIn();
+    this.fills.push([form, fillIn]);
     return form;
   }
 

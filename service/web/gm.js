@@ -234,8 +234,7 @@ export class GmPanel {
         h("thead", {}, h("tr", {}, ["Side", "Players", "Dropout", "Act"].map((x) => h("th", { scope: "col" }, x)))),
         h("tbody", {}, rows)));
     }
-    if (this.edit.drawn && this.root.querySelector(".gm-edit-section")?.open
-      && !this.edit.node.contains(document.activeElement)) this.edit.draw();
+    if (this.edit.drawn) this.edit.refresh();
     // Requests make no event: they are looked for at most every 15 s (and on demand).
     if (Date.now() - (this.loadedAt || 0) > 15000) await this.loadRequests();
   }

@@ -4348,7 +4348,8 @@ export interface components {
         /**
          * StandingShown
          * @description An armed standing order: the side and step it answers, who armed it (player and
-         *     seq of its order), its stop conditions and, for the reroll, its answer.
+         *     seq of its order), its stop conditions and, for the reroll, its answer; for the final
+         *     reorganization, how it spends (`spend`, `plan`).
          */
         StandingShown: {
             /** Side */
@@ -4365,6 +4366,12 @@ export interface components {
             }[];
             /** Demand */
             demand?: boolean;
+            /** Spend */
+            spend?: string;
+            /** Plan */
+            plan?: {
+                [key: string]: unknown;
+            }[];
         };
         /** StandingView */
         StandingView: {

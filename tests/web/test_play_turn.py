@@ -570,6 +570,9 @@ async def test_the_gm_creates_a_game_from_an_uploaded_scenario_on_the_page(
     await expect(gm.locator("#log-list li[data-kind='deadlines.set']")).to_have_count(1)
     await expect(gm.locator("#log-list li[data-kind='deadlines.set']")).to_contain_text(
         "a day to declare")
+    # In words, not a mapping of seconds (issue 30).
+    await expect(gm.locator("#log-list li[data-kind='deadlines.set']")).to_contain_text(
+        "The GM sets step deadlines: declare 1 day.")
     # A game still waiting for its players cannot be paused: the page says why.
     await gm.click("[name=admin-pause]")
     await expect(gm.locator("#error-banner")).to_contain_text(
