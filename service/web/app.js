@@ -380,9 +380,14 @@ let refreshing = null;
 let refreshAgain = false;
 let refreshTimer = null;
 
-function scheduleRefresh() {
+/** Read the state soon; a read that fails (the network away a moment) is tried again
+ *  every few seconds, so an event heard is never left unshown. */
+function scheduleRefresh(delay = 80) {
   clearTimeout(refreshTimer);
-  refreshTimer = setTimeout(() => refresh().catch(showError), 80);
+  refreshTimer = setTimeout(() => refresh().catch((error) => {
+    if (!(error instanceof WifProblem && error.status === 0)) showError(error);
+    scheduleRefresh(3000);
+  }), delay);
 }
 
 function refresh() {

@@ -1,8 +1,9 @@
 // The "Change modes" form (OCS 5.3-5.8), in the action step: my face-up units with the
 // mode changes the referee would accept now, from the options endpoint (GET /options: the
 // same checks the `mode` order goes through), and why a unit has none (in an enemy ZOC,
-// moved, passed, DG...). All the changes are one order, all or nothing; the row the
-// referee refuses is marked with why.
+// moved, passed, DG...). All the changes are one order, all or nothing; a row the
+// referee refuses (a page that had not heard of another tab's change, say) is marked
+// with why, and stays marked while the choices are read again.
 
 import { fill, h } from "./dom.js";
 
@@ -21,13 +22,21 @@ export function strength(unit) {
 
 const awaitedIn = (ctx, step) => ctx.mine.find((a) => a.step === step);
 const reason = (why) => (why ? `${why.reason}${why.rule ? ` (${why.rule})` : ""}` : "");
+/** A control on or off; while an order is on its way (setBusy keeps what to restore in
+ *  `data-was-disabled`) that is what changes, and it takes effect when the order is
+ *  answered. */
+function enable(control, on) {
+  if ("wasDisabled" in control.dataset) control.dataset.wasDisabled = on ? "" : "1";
+  else control.disabled = !on;
+}
+
+const faceUp = (ctx) => ctx.units.filter(([, u]) => u.effective && u.face_up).sort(byPlace);
 
 /** A legal change in words: "Reserve, move side up", "Strat". */
 function choiceLabel(unit, choice) {
   const name = MODE_NAMES[choice.mode] || choice.mode;
   if (!CHOSEN_SIDE.includes(choice.mode)) return name;
-  const same = choice.mode === unit.mode;
-  return `${name}${same ? ": other side up" : ""}, ${choice.orientation} side up`;
+  return `${name}${choice.mode === unit.mode ? ": other side up" : ""}, ${choice.orientation} side up`;
 }
 
 /** A choice as the select's value: "strat", or "reserve/move" where the side showing is
@@ -47,87 +56,126 @@ async function sideChoices(ctx) {
   return units;
 }
 
-export const modeForm = {
-  id: "mode",
-  title: "Change modes",
-  wide: true,
-  applies: (ctx) => Boolean(awaitedIn(ctx, "action"))
-    && ctx.units.some(([, u]) => u.effective && u.face_up),
-  key: (ctx) => JSON.stringify([ctx.position, ctx.state.game.version]),
-  render(ctx) {
-    const units = ctx.units.filter(([, u]) => u.effective && u.face_up).sort(byPlace);
-    const down = ctx.units.filter(([, u]) => u.effective && !u.face_up).length;
-    const rows = units.map(([id, u]) => {
-      const mode = h("select", { name: `mode-${id}`, disabled: true, "aria-label": `New mode of ${id}` },
-        h("option", { value: "" }, "checking…"));
-      const why = h("small.muted.mode-why");
-      const row = h("tr", { dataset: { unit: id } },
-        h("th", { scope: "row" }, id, h("small.muted", {}, ` ${u.type}`)),
-        h("td", {}, u.at),
-        h("td", {}, MODE_NAMES[u.mode] || u.mode || "—",
-          u.orientation !== u.mode ? h("small.muted", {}, ` (${u.orientation} side)`) : null),
-        h("td.num", { title: "effective attack-defence-MA in its movement step" }, strength(u)),
-        h("td", {}, mode, why));
-      mode.addEventListener("change", () => row.classList.toggle("changed", Boolean(mode.value)));
-      return { id, u, mode, why, row, choices: [] };
-    });
-    const show = (found) => {
-      for (const r of rows) {
-        const modes = found[r.id]?.modes;
-        r.choices = modes?.legal || [];
-        fill(r.mode, h("option", { value: "" }, "keep"),
-          r.choices.map((c) => h("option", { value: choiceValue(c) }, choiceLabel(r.u, c))));
-        r.mode.disabled = !r.choices.length;
-        const refused = (modes?.illegal || []).filter((x) => x.mode !== r.u.mode || CHOSEN_SIDE.includes(x.mode));
-        r.mode.title = refused.map((x) => `${MODE_NAMES[x.mode] || x.mode}: ${x.reason}`).join("; ");
-        r.row.classList.toggle("unavailable", !r.choices.length);
-        // No change at all: the one reason they share (the step, a move made, a pass), or
-        // each mode's own.
-        const reasons = [...new Set(refused.map((x) => reason(x)))];
-        r.why.textContent = r.choices.length ? ""
-          : modes?.why ? reason(modes.why) : reasons.length === 1 ? reasons[0] : reasons.slice(0, 2).join("; ");
-      }
-    };
-    sideChoices(ctx).then(show).catch((error) => {
-      for (const r of rows) fill(r.mode, h("option", { value: "" }, "keep"));
-      ctx.showError(error);
-    });
-    const body = () => ({ changes: rows.filter((r) => r.mode.value).map((r) => {
-      const [mode, orientation] = r.mode.value.split("/");
-      return orientation ? { unit: r.id, mode, orientation } : { unit: r.id, mode };
-    }) });
-    /** The rows the referee refused (errors[].path /order/body/changes/N/...), with why. */
-    const mark = (sent, problem) => {
-      for (const r of rows) {
-        r.row.classList.remove("refused");
-        r.row.querySelector(".refusal")?.remove();
-      }
-      for (const e of problem?.errors || []) {
-        const m = /^\/order\/body\/changes\/(\d+)/.exec(e.path || "");
-        const r = m && rows.find((x) => x.id === sent.changes[Number(m[1])]?.unit);
-        if (!r) continue;
-        r.row.classList.add("refused");
-        r.row.lastChild.append(h("small.refusal", {}, ` ${e.message}`));
-      }
-    };
-    return h("div", {},
+class ModePanel {
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.version = null;
+    this.rows = faceUp(ctx).map(([id, u]) => this.row(id, u));
+    this.node = h("div", {},
       h("p.hint", {}, "Each unit changes mode once, as it begins to move, at no MP cost "
         + "(OCS 5.4); only the changes the referee would accept now are offered (hover a list "
         + "for why the others are not). All the changes are one order: all or nothing."
-        + (down ? ` ${down} face-down unit(s) cannot move and are not listed.` : "")),
+        + (this.down() ? ` ${this.down()} face-down unit(s) cannot move and are not listed.` : "")),
       h("div.scroll.short", { tabindex: 0, role: "region", "aria-label": "Units and their modes" },
         h("table.data.compact.mode-table", {},
           h("thead", {}, h("tr", {}, ["Unit", "At", "Mode now", "A-D-MA", "New mode"]
             .map((label) => h("th", { scope: "col" }, label)))),
-          h("tbody", {}, rows.map((r) => r.row)))),
-      h("div.buttons", {}, h("button.primary", { type: "button", name: "change-modes", onclick: () => {
-        const changes = body();
-        if (!changes.changes.length) {
-          ctx.fail("Choose a new mode for at least one unit.");
-          return;
-        }
-        mark(changes, null);
-        ctx.send("mode", changes, { onProblem: (problem) => mark(changes, problem) });
-      } }, "Change modes")));
+          h("tbody", {}, this.rows.map((r) => r.row)))),
+      h("div.buttons", {}, h("button.primary", { type: "button", name: "change-modes",
+        onclick: () => this.send() }, "Change modes")));
+    this.update(ctx);
+  }
+
+  down() {
+    return this.ctx.units.filter(([, u]) => u.effective && !u.face_up).length;
+  }
+
+  row(id, u) {
+    const mode = h("select", { name: `mode-${id}`, disabled: true, "aria-label": `New mode of ${id}` },
+      h("option", { value: "" }, "checking…"));
+    const now = h("td");
+    const values = h("td.num", { title: "effective attack-defence-MA in its movement step" });
+    const why = h("small.muted.mode-why");
+    const refusal = h("small.refusal");
+    const row = h("tr", { dataset: { unit: id } }, h("th", { scope: "row" }, id, h("small.muted", {}, ` ${u.type}`)),
+      h("td", {}, u.at), now, values, h("td", {}, mode, why, refusal));
+    mode.addEventListener("change", () => row.classList.toggle("changed", Boolean(mode.value)));
+    return { id, mode, now, values, why, refusal, row };
+  }
+
+  /** A new version of the game: the units as they are, their choices read again (the
+   *  choice made stays while it is still offered). */
+  update(ctx) {
+    this.ctx = ctx;
+    for (const r of this.rows) {
+      const u = ctx.state.units[r.id];
+      fill(r.now, MODE_NAMES[u.mode] || u.mode || "—",
+        u.orientation !== u.mode ? h("small.muted", {}, ` (${u.orientation} side)`) : null);
+      r.values.textContent = strength(u);
+    }
+    if (this.version === ctx.state.game.version) return;
+    this.version = ctx.state.game.version;
+    sideChoices(ctx).then((found) => this.show(found)).catch((error) => ctx.showError(error));
+  }
+
+  show(found) {
+    for (const r of this.rows) {
+      const u = this.ctx.state.units[r.id];
+      const modes = found[r.id]?.modes;
+      const was = r.mode.value;
+      const legal = modes?.legal || [];
+      fill(r.mode, h("option", { value: "" }, "keep"),
+        legal.map((c) => h("option", { value: choiceValue(c) }, choiceLabel(u, c))));
+      if ([...r.mode.options].some((o) => o.value === was)) r.mode.value = was;
+      enable(r.mode, legal.length > 0);
+      r.row.classList.toggle("changed", Boolean(r.mode.value));
+      const refused = (modes?.illegal || []).filter((x) => x.mode !== u.mode || CHOSEN_SIDE.includes(x.mode));
+      r.mode.title = refused.map((x) => `${MODE_NAMES[x.mode] || x.mode}: ${x.reason}`).join("; ");
+      r.row.classList.toggle("unavailable", !legal.length);
+      // No change at all: the reason they share (the step, a move made, a pass), or the
+      // first two of their own.
+      const reasons = [...new Set(refused.map((x) => reason(x)))];
+      r.why.textContent = legal.length ? ""
+        : modes?.why ? reason(modes.why) : reasons.slice(0, 2).join("; ");
+    }
+  }
+
+  body() {
+    return { changes: this.rows.filter((r) => r.mode.value).map((r) => {
+      const [mode, orientation] = r.mode.value.split("/");
+      return orientation ? { unit: r.id, mode, orientation } : { unit: r.id, mode };
+    }) };
+  }
+
+  /** The rows the referee refused (errors[].path /order/body/changes/N/...), with why. */
+  mark(sent, problem) {
+    for (const r of this.rows) {
+      r.row.classList.remove("refused");
+      r.refusal.textContent = "";
+    }
+    for (const e of problem?.errors || []) {
+      const m = /^\/order\/body\/changes\/(\d+)/.exec(e.path || "");
+      const r = m && this.rows.find((x) => x.id === sent.changes[Number(m[1])]?.unit);
+      if (!r) continue;
+      r.row.classList.add("refused");
+      r.refusal.textContent = ` Refused: ${e.message}`;
+    }
+  }
+
+  send() {
+    const sent = this.body();
+    if (!sent.changes.length) {
+      this.ctx.fail("Choose a new mode for at least one unit.");
+      return;
+    }
+    this.mark(sent, null);
+    this.ctx.send("mode", sent, { onProblem: (problem) => this.mark(sent, problem) });
+  }
+}
+
+let panel = null;
+
+export const modeForm = {
+  id: "mode",
+  title: "Change modes",
+  wide: true,
+  applies: (ctx) => Boolean(awaitedIn(ctx, "action")) && faceUp(ctx).length > 0,
+  key: (ctx) => JSON.stringify([ctx.position, faceUp(ctx).map(([id]) => id)]),
+  render(ctx) {
+    panel = new ModePanel(ctx);
+    return panel.node;
+  },
+  update(ctx) {
+    panel?.update(ctx);
   },
 };

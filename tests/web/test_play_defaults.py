@@ -25,6 +25,7 @@ import re
 from typing import Any
 
 import httpx
+from support import AXIS_FIRST, Game, join
 from test_play_page import (  # noqa: F401 (fixtures)
     browser,
     play_url,
@@ -69,7 +70,7 @@ async def arm_defaults(players: dict[str, Page]) -> None:
     """Every side arms the defaults in the reroll window (they answer it at once); the
     Allies then disarm their reaction order: they will react by hand."""
     await an_order_that_lets_rps_lapse_says_so(players["allies"])
-    for side, page in players.items():
+    for page in players.values():
         await page.click("[data-form=standing] [name=standing-arm-all]")
         form = page.locator("[data-form=standing]")
         await expect(form.locator("li[data-armed=yes]")).to_have_count(5)
@@ -201,7 +202,7 @@ async def the_turn_ends_spent(pages: Pages, players: dict[str, Page],
             await nothing_wider_than_the_screen(page)
             await shot(page, "defaults-phone-final-reorganization")
         await done.click()
-    for side, page in players.items():
+    for page in players.values():
         await expect(page.locator("#my-move")).to_contain_text("Your move: production")
         await page.click("[data-form=production] [name=production]")
     for page in everyone.values():  # turn 2: the reroll defaults answer its window
@@ -279,3 +280,63 @@ async def test_a_turn_with_every_default_armed_loses_no_attack_and_no_rp(
     rolled = [e for e in export["events"] if e["kind"] == "combat.rolled"]
     assert [e["data"]["side"] for e in rolled] == ["axis"]  # its attack was its own
     assert pages.problems.seen == []
+
+
+async def test_change_modes_offers_only_legal_modes_and_marks_a_refused_row(
+    play_url: str, browser: Browser, axe_source: str,  # noqa: F811
+) -> None:
+    """OCS 5.7c, 5.8a: ger-inf-4 stands in an enemy ZOC, so the form offers it Move only
+    (the options endpoint's legal modes), and says why not Reserve or Strat. The GM then
+    puts the unit in Move Mode while the page has not heard of it (its reads held): the
+    page's order is refused and its row marked with why, and the mark stays while the
+    choices are read again."""
+    async with httpx.AsyncClient(base_url=play_url) as http:
+        r = await http.post("/v1/games", json={"name": "Modes", "scenario": "dno-demo",
+                                               "dice": AXIS_FIRST})
+        created = r.json()
+        game = Game(http, created["id"], created["gm_token"], created["join_codes"])
+        pages = Pages(browser, axe_source, play_url)
+        axis = await pages.open("axis", f"/play/?game={game.id}&side=axis"
+                                        f"&code={game.join_codes['axis']}")
+        await axis.fill("#join-form [name=name]", "Dave")
+        await axis.click("#join-form [name=join]")
+        await expect(axis.locator("#seat-badge")).to_contain_text("axis")
+        for side in ("allies", "communists"):
+            await join(game, side)
+        await axis.click("[name=reroll-no]")
+        await expect(axis.locator("#my-move")).not_to_have_text("Your move: initiative reroll")
+        await game.players["allies"].ok("initiative.reroll", {"demand": False})
+        await axis.click("[name=choose-first]")
+        await expect(axis.locator("#my-move")).not_to_have_text("Your move: initiative choose")
+        await game.players["allies"].ok("initiative.choose", {"position": "before"})
+        await axis.select_option("[data-form=declare] [name=action-germany]", "land")
+        await axis.click("[data-form=declare] [name=declare]")
+    form = axis.locator("[data-form=mode]")
+    select = form.locator("[name='mode-ger-inf-4']")
+    await expect(select).to_be_enabled()
+    assert [await o.get_attribute("value") for o in await select.locator("option").all()] == [
+        "", "move"]
+    await expect(select).to_have_attribute("title", re.compile(r"Reserve: is in an enemy ZOC"))
+    await pages.check(axis, "the mode form with legal modes only")
+    await shot(axis, "modes-legal-only")
+
+    # The GM puts ger-inf-4 in Move Mode (an edit) while the page has not heard of it.
+    held = re.compile(r"/v1/games/[^/?]+(/state|/log|/stream[^?]*)?(\?.*)?$")
+    await axis.route(held, lambda route: route.abort())
+    async with httpx.AsyncClient(base_url=play_url) as http:
+        r = await http.post(f"/v1/games/{game.id}/admin/edit", headers=game.gm, json={
+            "units": {"ger-inf-4": {"mode": "move", "orientation": "move"}},
+            "reason": "the table's position"})
+        assert r.status_code == 200, r.text
+    await select.select_option("move")
+    await form.locator("[name=change-modes]").click()
+    row = form.locator("tr[data-unit='ger-inf-4']")
+    await expect(row).to_have_class(re.compile(r"\brefused\b"))
+    await expect(row.locator(".refusal")).to_contain_text("Refused: ")
+    await axis.unroute(held)
+    await axis.click("#error-close")
+    # Read again: Move is its mode now, not a change it may make; the mark stays.
+    await expect(select.locator("option[value=move]")).to_have_count(0)
+    await expect(row).to_have_class(re.compile(r"\brefused\b"))
+    await pages.check(axis, "a refused row")
+    await shot(axis, "modes-refused-row")

@@ -25,8 +25,8 @@ except ImportError:  # the browser fixture reports it
     pass
 
 
-async def _game(play_url: str, wait_hours: int = 24) -> dict[str, Any]:
-    async with httpx.AsyncClient(base_url=play_url) as http:
+async def _game(url: str, wait_hours: int = 24) -> dict[str, Any]:
+    async with httpx.AsyncClient(base_url=url) as http:
         r = await http.post("/v1/games", json={
             "name": "Keys", "scenario": "dno-demo",
             "options": {"game": {"key_wait_hours": wait_hours}}})
@@ -44,13 +44,13 @@ async def _join(pages: Pages, created: dict[str, Any], side: str, name: str) -> 
     return page
 
 
-async def _other_device(pages: Pages, desk: Page, play_url: str, clock: bool = False) -> Page:
+async def _other_device(pages: Pages, desk: Page, url: str, clock: bool = False) -> Page:
     """The first click: the desk page's "Use on another device" shows the link, which the
     phone opens."""
     await desk.click("#seat-card [name=device-link-show]")
     link = await desk.locator("#seat-card [name=device-link]").input_value()
     assert "#seat=" in link and "token" in link
-    phone = await pages.open("phone", link.removeprefix(play_url), phone=True, clock=clock)
+    phone = await pages.open("phone", link.removeprefix(url), phone=True, clock=clock)
     await expect(phone.locator("#seat-badge")).to_contain_text("axis")
     assert "#" not in phone.url  # the fragment is kept in the browser, off the address
     return phone

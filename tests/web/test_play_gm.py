@@ -96,7 +96,7 @@ async def edits(pages: Pages, gm: Page, spectator: Page) -> None:
     await expect(edited).to_have_count(3)
 
 
-async def export_and_access(pages: Pages, gm: Page, game: Game, play_url: str) -> None:
+async def export_and_access(pages: Pages, gm: Page, game: Game, url: str) -> None:
     """The export downloads as a file that verifies; the GM token and link are shown on
     demand, and the link opens the GM's page in another browser."""
     await gm.click("details.gm-section:has([name=gm-export]) > summary")
@@ -110,8 +110,8 @@ async def export_and_access(pages: Pages, gm: Page, game: Game, play_url: str) -
     await gm.click("[name=gm-token-show]")
     assert await gm.locator("[name=gm-token]").input_value() == game.gm_token
     link = await gm.locator("[name=gm-link]").input_value()
-    assert link.startswith(play_url) and "#gm=" in link
-    other = await _open_gm(pages, game, "gm-elsewhere", link.removeprefix(play_url))
+    assert link.startswith(url) and "#gm=" in link
+    other = await _open_gm(pages, game, "gm-elsewhere", link.removeprefix(url))
     assert "#" not in other.url
     await expect(other.locator("#admin")).to_be_visible()
     await pages.check(gm, "the GM's export and access")
