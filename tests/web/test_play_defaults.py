@@ -213,7 +213,8 @@ async def the_turn_ends_spent(pages: Pages, players: dict[str, Page],
 
 async def layout(players: dict[str, Page], spectator: Page) -> None:
     """The map starts within a desk's first screen; on the phone the log comes before
-    a handful of units (all of them on demand); a spectator lists every unit."""
+    a handful of units (all of them on demand); a spectator on a phone counts every unit,
+    not its own side's (it has none)."""
     axis = players["axis"]
     await axis.evaluate("window.scrollTo(0, 0)")
     box = await axis.locator(".map-card").bounding_box()
@@ -228,6 +229,7 @@ async def layout(players: dict[str, Page], spectator: Page) -> None:
     await phone.click("#units-more")
     assert await rows.count() > 6
     await expect(spectator.locator("#units-count")).to_have_text(re.compile(r"^(\d+) of \1$"))
+    await expect(spectator.locator("#unit-filter option")).to_have_count(1)
 
 
 def lapses_by_their_orders(export: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -255,7 +257,7 @@ async def test_a_turn_with_every_default_armed_loses_no_attack_and_no_rp(
     gm = await gm_opens_and_invites_a_spectator(pages, game, created["gm_token"])
     spectator_link = await gm.locator("[name=spectator-link]").input_value()
     players = await everyone_joins(pages, game, created["join_codes"])
-    spectator = await pages.open("spectator", spectator_link.removeprefix(play_url))
+    spectator = await pages.open("spectator", spectator_link.removeprefix(play_url), phone=True)
     everyone = {**players, "gm": gm, "spectator": spectator}
     try:
         await arm_defaults(players)
