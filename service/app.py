@@ -62,7 +62,7 @@ async def deadline_sweeper(transactions: Transactions, interval: float) -> None:
 
 def channel_setup(settings: Settings) -> channels.Setup:
     """The notification channels' setup from the settings: e-mail only with an SMTP host
-    and a sender (README.md, Configuration)."""
+    and a sender (docs/operating.md, Configuration)."""
     mail = None
     if settings.smtp_host and settings.smtp_sender:
         mail = channels.Mail(host=settings.smtp_host, port=settings.smtp_port,

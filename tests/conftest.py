@@ -96,7 +96,7 @@ async def app(migrated_url: str) -> AsyncIterator[object]:
 
 async def _every_game_replays_to_its_state(application: object) -> None:
     """After the session: for every game the tests created, the stored state and every
-    snapshot equal the replay of its log (README.md "Layout")."""
+    snapshot equal the replay of its log (docs/operating.md, "Layout")."""
     from service.referee.audit import replay_all
 
     async with application.state.transactions() as uow:  # type: ignore[attr-defined]

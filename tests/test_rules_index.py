@@ -47,9 +47,12 @@ def test_every_rule_cited_in_code_is_in_the_catalogue_with_a_test() -> None:
 
 
 def test_every_rule_the_readme_claims_is_indexed_with_code_and_tests() -> None:
+    """The README and its summary of the game (docs/rules.md) name only rules that are
+    refereed, each with its code and tests."""
     index = _index()
     where = index.scan()
-    claimed = index.citations((ROOT / "README.md").read_text())
+    claimed = index.citations((ROOT / "README.md").read_text()
+                              + (ROOT / "docs" / "rules.md").read_text())
     assert claimed, "the README names the rules it referees"
     for rule in claimed:
         assert rule in index.BY_ID and where.code.get(rule) and where.tests.get(rule), rule

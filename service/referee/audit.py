@@ -1,5 +1,5 @@
 """Replaying stored games: the current state and every snapshot must equal the fold of
-the log from the scenario's initial state (README.md "Layout").
+the log from the scenario's initial state (docs/operating.md, "Layout").
 
 `replay_check` runs that replay for every game in play under the code now running
 (`python -m service replay-check`): when the rules changed in a way that changes what

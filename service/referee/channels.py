@@ -258,7 +258,7 @@ async def put(uow: UnitOfWork, game_id: str, token: str, kind: Kind, *, target: 
     if kind == "email":
         if setup.mail is None:
             raise Conflict("channel/email_unavailable", "this server sends no e-mail: its "
-                           "operator has set no SMTP server (SMTP_HOST; README.md, "
+                           "operator has set no SMTP server (SMTP_HOST; docs/operating.md, "
                            "Configuration)", errors=[("/kind", "no SMTP server")])
         if not re.fullmatch(EMAIL_PATTERN, target):
             raise Malformed("channel/invalid_target", "an e-mail channel's target is an "
