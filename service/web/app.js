@@ -419,7 +419,15 @@ async function refreshOnce() {
     page.state = state.data;
     page.etag = state.response.headers.get("ETag");
   }
-  if (page.state.game.version !== page.summary.version) refreshAgain = true;
+  if (page.state.game.version !== page.summary.version) {
+    // Read at two moments: read both again rather than draw forms from a summary and a
+    // state that disagree (a form drawn for one position, then rebuilt for the other,
+    // would lose what the player chose in it). Drawn anyway after a few tries.
+    refreshAgain = true;
+    page.mismatches = (page.mismatches || 0) + 1;
+    if (page.mismatches <= 3) return;
+  }
+  page.mismatches = 0;
   // Events committed after the state was read may come with the log: the state is then
   // older than the log, and the stream will not announce them again (it resumes after
   // the newest event the page has), so read the state once more.
