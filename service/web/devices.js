@@ -134,6 +134,8 @@ export class Devices {
 
   /** Another key took this seat: this page's order buttons are off from now on. */
   stop(event) {
+    this.requests = []; // the other device's request is answered: nothing to approve here
+    clearTimeout(this.pollTimer);
     this.seat.keyStoppedAt = event.seq;
     this.app.saveSeat(this.seat);
     this.stopped = `since ${formatTime(event.at)} another key signs this seat's orders`;

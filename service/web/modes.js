@@ -150,6 +150,7 @@ class ModePanel {
       r.row.classList.add("refused");
       r.refusal.textContent = ` Refused: ${e.message}`;
     }
+    this.rows.find((r) => r.row.classList.contains("refused"))?.row.scrollIntoView({ block: "nearest" });
   }
 
   send() {

@@ -165,8 +165,10 @@ async def test_a_lost_key_is_approved_by_the_gm_and_both_pages_count_down(
     await expect(send).to_be_disabled()
     await pages.check(phone, "a new key waiting on a phone")
     await pages.check(desk, "an old key stopped, the new one waiting")
+    await expect(desk.locator("#seat-card .device-request")).to_have_count(0)
     await phone.locator(".key-help").scroll_into_view_if_needed()
     await shot(phone, "phone-key-wait")
+    await desk.locator(".key-help").scroll_into_view_if_needed()
     await shot(desk, "desk-old-key-wait")
     # Made to send anyway (the form submitted by script): nothing goes to the server.
     await phone.click("[data-form=generic] summary")
