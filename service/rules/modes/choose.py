@@ -42,7 +42,6 @@ STANDING_ANSWERS: Final[Mapping[str, tuple[str, ...]]] = {
     "combat.losses": ("default",), "combat.retreat": ("retreat", "losses"),
     "combat.advance": ("advance", "stay"),
 }
-API: Final = "docs/api.md"
 
 
 def _pending(state: State) -> tuple[Resolution, Question] | None:
@@ -59,7 +58,7 @@ def check_answer(state: State, res: Resolution, q: Question, body: Mapping[str, 
     unknown_keys(body, keys, "/body")
     if body.get("hex") != res.hex:
         raise refuse("combat/other_combat", f"the question is about the {res.by} on "
-                     f"{res.hex}, not {body.get('hex')!r}", rule=API, path="/body/hex")
+                     f"{res.hex}, not {body.get('hex')!r}", rule=RULE, path="/body/hex")
     if q.kind not in body:
         raise malformed(f"the question asks for {q.kind}: {q.text}", path=f"/body/{q.kind}")
     path = f"/body/{q.kind}"
@@ -127,7 +126,7 @@ def _words(q: Question, answer: Sequence[str]) -> str:
 def _pending_or_fail(state: State) -> tuple[Resolution, Question]:
     found = _pending(state)
     if found is None:
-        raise Refused("combat/no_choice", "no combat waits for a choice now", rule=API)
+        raise Refused("combat/no_choice", "no combat waits for a choice now", rule=RULE)
     return found
 
 
@@ -136,7 +135,7 @@ def choose(f: Flow, c: Command) -> None:
     res, q = _pending_or_fail(f.state)
     if c.actor.side != q.side:
         raise Refused("order/not_your_turn", f"{q.side} answers this question: {q.text}",
-                      rule=API)
+                      rule=RULE)
     check_answer(f.state, res, q, c.body)
     _give(f, c.actor.id, c.body, "chosen")
 

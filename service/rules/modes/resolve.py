@@ -192,7 +192,7 @@ def preview(f: Flow, c: Command, item: object) -> PreviewShown:
     """A dry run of a `report` with the one combat `item`: the same checks, then the
     odds and what the column could give (no die is rolled; nothing is kept)."""
     side = acting_side(f, c, (st.ACTION, st.REACTION, st.COMBAT, st.EXPLOITATION),
-                       "docs/api.md")
+                       "RULES-NOTES 31")
     fought = report_combat(f, c, side, item, "/body/combats/0")
     assert isinstance(item, Mapping)
     if fought is None:  # a naval combat, or players report this kind's results

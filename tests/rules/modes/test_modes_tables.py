@@ -364,7 +364,7 @@ def test_without_a_table_or_leave_to_report_a_combat_is_refused() -> None:
     t = fight(land=by_column(), dice=[1])
     with pytest.raises(Refused) as caught:
         report(t, combats=[{"by": "barrage", "hex": "h21", "attackers": ["ger-art-1"]}])
-    assert caught.value.code == "report/no_table" and caught.value.rule == "docs/scenario.md"
+    assert caught.value.code == "report/no_table" and caught.value.rule == "RULES-NOTES 32"
 
 
 def test_the_game_waits_for_the_question_and_nothing_else_is_taken() -> None:
