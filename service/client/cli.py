@@ -461,13 +461,13 @@ def verify(
 ) -> None:
     """Check an export offline: signatures, hash chain, dice, the replay of every command,
     and with --receipts that no order the server accepted is missing or altered. Exit 1
-    on failure."""
+    on failure, 3 when the export withholds sealed answers (partially verified)."""
     from service.verify import verify_file
 
     report = verify_file(str(path), str(receipts) if receipts else None)
     typer.echo(report.text())
-    if not report.ok:
-        raise typer.Exit(1)
+    if report.status:
+        raise typer.Exit(report.status)
 
 
 @app.command()

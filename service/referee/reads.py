@@ -33,34 +33,41 @@ from service.store.uow import UnitOfWork
 
 
 def _redact(record: EventRecord) -> EventRecord:
+    """A sealed event as another side sees it: who, not what. Its hash stays: the event
+    holds a random salt, so the hash is a commitment to the answer that only the reveal
+    opens (docs/security.md, Sealed reroll answers)."""
     side = record["data"].get("side")
-    text = (f"{side} answered (sealed until the window closes)."
-            if record["kind"] != "standing.armed" else
-            f"{side} armed a standing order (sealed until its reroll window closes).")
+    text = {"standing.armed": f"{side} armed a standing order (sealed until its reroll "
+                              "window closes).",
+            "gm.played": f"The GM answered for {side} (sealed until the window closes)."
+            }.get(record["kind"], f"{side} answered (sealed until the window closes).")
     return {**record, "data": {"side": side, "sealed": True}, "text": text, "sealed": True}
 
 
 def _sealed_order(envelope: dict[str, Any]) -> dict[str, Any]:
-    """An order whose body is a sealed decision of another side: withheld (its signature
-    cannot be checked until the seal ends)."""
-    return {**envelope, "order": {**envelope["order"], "body": {"sealed": True}},
-            "sealed": True}
+    """An order that gives a sealed decision of another side, withheld: its body and its
+    signature (with the signer's public key, a signature tells which of the few possible
+    bodies was signed)."""
+    out = {k: v for k, v in envelope.items() if k != "signature"}
+    return {**out, "order": {**envelope["order"], "body": {"sealed": True}}, "sealed": True}
 
 
 def _sealed_command(command: dict[str, Any], sealed: set[int], last: int,
                     viewer: Viewer) -> dict[str, Any]:
     """A command as `viewer` may see it while some of its events (`first_event` to
-    `last`) are sealed: its own sealed decision withheld whole (body, extra, signed
-    order); otherwise only the salts it gave other sides' standing reroll answers."""
+    `last`) are sealed: one that gives a sealed decision (its first event is sealed)
+    withheld whole (body, extra, the trigger its signature hashes to, the signed order);
+    otherwise the salts it gave sealed answers of other sides."""
     first = int(command["first_event"])
-    signed = command.get("signed") or {}
-    if first in sealed and "order" in signed:
-        return {**command, "body": {"sealed": True}, "extra": {},
-                "signed": _sealed_order(signed)}
-    salts = (command.get("extra") or {}).get("standing_salts")
-    if isinstance(salts, dict) and any(first <= seq <= last for seq in sealed):
-        mine = {k: v for k, v in salts.items() if k == viewer.side}
-        extra = {k: v for k, v in command["extra"].items() if k != "standing_salts"}
+    signed = command.get("signed")
+    if first in sealed:
+        return {**command, "body": {"sealed": True}, "extra": {}, "trigger": None,
+                "signed": None if signed is None else _sealed_order(signed)}
+    if any(first <= seq <= last for seq in sealed):
+        extra = dict(command.get("extra") or {})
+        salts = extra.pop("standing_salts", None)
+        extra.pop("salt", None)
+        mine = {k: v for k, v in (salts or {}).items() if k == viewer.side}
         return {**command, "extra": {**extra, **({"standing_salts": mine} if mine else {})}}
     return command
 
