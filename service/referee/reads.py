@@ -26,7 +26,7 @@ from service.rules import Event, State
 from service.rules.board import SupplyMemo, SupplyStatus, supply_memo, supply_since
 from service.rules.codec import to_data
 from service.rules.events import EventRecord
-from service.rules.view import UnitViews, Viewer, is_sealed, unit_views, view
+from service.rules.view import SEALED_KINDS, UnitViews, Viewer, is_sealed, unit_views, view
 from service.store.games import Game
 from service.store.log import DICE_KINDS
 from service.store.uow import UnitOfWork
@@ -92,13 +92,49 @@ async def events_for(uow: UnitOfWork, game: Game, viewer: Viewer, *, after: int,
     return [annotate(r, abandoned) for r in visible(records, game.state, viewer)]
 
 
+@dataclass(frozen=True, slots=True)
+class Streamed:
+    """An event of a live stream, and the sealed events it opens (when it closes a
+    reroll window), as the viewer now sees them: the stream sends them again."""
+
+    record: EventRecord
+    opens: list[EventRecord]
+
+
 async def stream_page(uow: UnitOfWork, game_id: str, digest: str, *, after: int,
-                      limit: int) -> list[EventRecord]:
+                      limit: int) -> list[Streamed]:
     """The next page of a live stream opened by the token with this digest (directly
     or through a ticket): the token is checked again each time, so a stream ends when
     its seat is revoked or its key replaced with a new token."""
     m = await members.member_by_digest(uow, game_id, digest, watching=True)
-    return await events_for(uow, m.game, m.viewer, after=after, limit=limit)
+    page = await events_for(uow, m.game, m.viewer, after=after, limit=limit)
+    return [Streamed(r, await opened(uow, m.game, m.viewer, r)
+                     if r["kind"] == "initiative.reroll_closed" else []) for r in page]
+
+
+async def opened(uow: UnitOfWork, game: Game, viewer: Viewer, close: EventRecord
+                 ) -> list[EventRecord]:
+    """What closing the reroll window of `close`'s turn opens to `viewer`: the other
+    sides' answers in it, and their reroll standing orders armed for it (none for the
+    GM, who saw them all). With their salts, the viewer can check the hashes it was
+    shown while they were sealed."""
+    if viewer.role == "gm":
+        return []
+    turn, seq = int(close["turn"]), int(close["seq"])
+    found = await uow.log.of_kinds(game.id, SEALED_KINDS, turns=(turn - 1, turn), before=seq)
+    out = []
+    for r in found:
+        data = r["data"]
+        if data.get("side") == viewer.side:
+            continue
+        if r["kind"] == "standing.armed":
+            if data.get("step") == "initiative.reroll" and data.get("first_window") == turn:
+                out.append(r)
+        elif r["turn"] == turn and (r["kind"] == "initiative.reroll_answered"
+                                    or data.get("step") == "initiative.reroll"
+                                    or data.get("kind") == "initiative.reroll"):
+            out.append(r)
+    return visible(out, game.state, viewer)
 
 
 async def log(uow: UnitOfWork, game_id: str, token: str, *, after: int, limit: int
