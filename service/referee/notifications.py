@@ -14,7 +14,6 @@ import asyncio
 import json
 import logging
 import random
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -313,7 +312,7 @@ async def send(http: httpx.AsyncClient, due: Due, policy: egress.Policy,
         return await channels.send(http, due.channel, due.url, payloads,
                                    setup or channels.Setup(), policy)
     body = json.dumps(due.payload, separators=(",", ":")).encode()
-    headers = webhooks.headers(due.secret, due.id, int(time.time()), body)
+    headers = webhooks.headers(due.secret, due.id, int(utc_now().timestamp()), body)
     try:
         status = await egress.post(http, due.url, body, headers, policy)
     except egress.Failed as failure:
