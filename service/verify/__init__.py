@@ -176,6 +176,14 @@ def _signatures(export: Export, record: Record, report: Report) -> None:
         if "join" in envelope:
             problems += _join_problems(where, c, envelope)
             continue
+        if "consent" in envelope:  # a player's own new key: its old key's consent, which
+            body = c["body"]       # the key history checks against the key before
+            if c["kind"] != "seat.new_key" or envelope["signature"] != body.get("consent") \
+                    or envelope["consent"] != identity.consent_object(
+                        export["game"]["id"], str(body.get("player_id")),
+                        str(body.get("public_key"))):
+                problems.append(f"{where}: a consent for no key of its own")
+            continue
         order = envelope["order"]
         problems += _as_signed(where, c, order)
         if order["player"] == identity.GM:

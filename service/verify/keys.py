@@ -1,8 +1,9 @@
 """Players' keys as the log proves them, not as the export lists them: a player's first
 key is the one its signed join registered (its id is that key's), and each later key
 is tied to the `player.key_replaced` event that bound it and to the command behind it:
-the player's consent signed by the key it replaces, or the GM's act (signed, in a game
-with a GM key) and the time from which the new key may sign (`effective_at`)."""
+the player's consent signed by the key it replaces (the GM's `admin.replace_key` with
+it, or the player's own `seat.new_key`), or the GM's act (signed, in a game with a GM
+key) and the time from which the new key may sign (`effective_at`)."""
 
 from __future__ import annotations
 
@@ -63,7 +64,7 @@ def proven(export: Export, record: Record, problems: list[str]) -> Keys:
         if c["kind"] in ("seat.take", "seat.substitute") and isinstance(join, Mapping):
             player = identity.player_id_of(str(join["public_key"]))
             keys.of.setdefault(player, [Key(str(join["public_key"]), 0, None)])
-        if c["kind"] != "admin.replace_key":
+        if c["kind"] not in ("admin.replace_key", "seat.new_key"):
             continue
         event = _replaced(record, c)
         if event is None:
