@@ -144,6 +144,7 @@ def _sealed(export: Export, record: Record, report: Report, partial: bool) -> No
 # --------------------------------------------------------------------------- signatures
 
 
+# long: one pass over the commands, each kind of signature checked where it is met.
 def _signatures(export: Export, record: Record, report: Report) -> None:
     """Every command's signature verifies with the key that was the signer's then (the
     key the log proves); players' orders and joins must be signed, and so must the GM's

@@ -33,9 +33,10 @@ async def live(live_url: str) -> AsyncIterator[httpx.AsyncClient]:
 
 
 async def _stream(client: httpx.AsyncClient, game: str, headers: dict[str, str], *,
-                  until: str, after: int = 0) -> list[dict[str, Any]]:
+                  until: str, after: int = 0, head: int = 0,
+                  reached: asyncio.Event | None = None) -> list[dict[str, Any]]:
     """SSE messages (event name, data) until one of kind `until` and what follows it in
-    the same burst, bounded in time."""
+    the same burst, bounded in time; `reached` is set once event `head` has come."""
     got: list[dict[str, Any]] = []
     seen_until = False
     fields: dict[str, str] = {}
@@ -52,6 +53,8 @@ async def _stream(client: httpx.AsyncClient, game: str, headers: dict[str, str],
                 if "data" in fields:
                     got.append({"event": fields["event"], "id": fields.get("id"),
                                 "data": json.loads(fields["data"])})
+                    if reached is not None and int(fields.get("id") or 0) >= head:
+                        reached.set()
                     seen_until = seen_until or fields["event"] == until
                 fields = {}
             elif not line.startswith(":"):
@@ -146,15 +149,18 @@ async def test_no_read_of_another_side_or_a_spectator_recovers_a_sealed_answer(
         assert report.text().endswith("verify the complete export once it is out")
         assert not report.failed
 
-    # The Allies answer: the window closes. The stream sends the answers it sealed
-    # again, whole, with their salts; their hashes are the ones shown before.
+    # The Allies answer: the window closes. A stream open since the first event (it
+    # got the answers sealed) sends them again, whole, with their salts; their hashes
+    # are the ones shown before.
     seen = {e["seq"]: e["hash"] for e in (await game.log(allies))}
-    head = max(seen)
-    follow = asyncio.create_task(_stream(live, game.id, allies.headers,
-                                         until="initiative.reroll_closed", after=head))
-    await asyncio.sleep(0.2)
+    reached = asyncio.Event()
+    follow = asyncio.create_task(_stream(live, game.id, allies.headers, head=max(seen),
+                                         until="initiative.reroll_closed", reached=reached))
+    await asyncio.wait_for(reached.wait(), 20)
     await allies.ok("initiative.reroll", {"demand": False})
     messages = await asyncio.wait_for(follow, 30)
+    assert {m["id"] for m in messages if m["data"].get("sealed")} >= {
+        str(e["seq"]) for e in sealed_truth}
     opened = [m["data"] for m in messages if m["event"] == "sealed.opened"]
     assert {(e["kind"], e["data"]["side"]) for e in opened} >= {
         ("initiative.reroll_answered", "axis"), ("initiative.reroll_answered", "communists"),
