@@ -112,6 +112,7 @@ def _in_plan(error: RulesError, i: int) -> RulesError:
     return error
 
 
+# long: each kind's body checked (reroll, final reorganization, combat choices), then armed.
 def arm(f: Flow, c: Command) -> None:
     """`standing`: arm the side's standing order for a step, or disarm it."""
     s = f.state
@@ -162,6 +163,8 @@ def arm(f: Flow, c: Command) -> None:
     if step == st.REROLL:
         data["demand"] = bool(demand)
         data["first_window"] = _first_window(s, side)
+        if c.extra.get("salt"):  # the referee's: without it, the hash tells the demand
+            data["salt"] = str(c.extra["salt"])
         text = f"{side} arms a standing order for the initiative reroll (sealed)."
     elif spending is not None:
         data["spend"], data["plan"] = spending
