@@ -16,7 +16,7 @@ from typing_extensions import TypedDict
 
 from service.rules.awaiting import AwaitingEntry, Position
 from service.rules.events import EventRecord
-from service.rules.modes import UnitChoices
+from service.rules.modes import PreviewShown, UnitChoices
 from service.rules.reorg import PlanShown
 from service.rules.view import StateView, Status
 
@@ -208,6 +208,18 @@ class Channel(TypedDict):
     failing_since: str | None
 
 
+class TestSent(TypedDict):
+    """`POST /channels/{kind}/test`, `POST /webhook/test`: one test message sent at once
+    (no retry, no quiet hours, no digest), and what the receiver answered: `status_code`
+    (HTTP, or an SMTP reply's code), `error` (None: delivered)."""
+
+    kind: Literal["email", "discord", "slack", "webhook"]
+    target: str
+    delivered: bool
+    status_code: int | None
+    error: str | None
+
+
 class Channels(TypedDict):
     """`GET /channels`: my channels, and whether this server sends e-mail."""
 
@@ -355,6 +367,8 @@ class Export(TypedDict):
     server_keys: list[ServerKey]
     revealed_seeds: dict[str, str]
     state: StateView
+    # How each kind of combat is decided: "table", "reported" by players, or "none".
+    combat_results: dict[str, str]
     complete: bool
 
 
@@ -384,6 +398,14 @@ class SideOptions(TypedDict):
     units: dict[str, UnitChoices]
     total: int
     next_after: str | None
+
+
+class CombatOdds(PreviewShown):
+    """`GET /combat/odds`: what a combat, overrun or barrage would fight at now (issue
+    29): the referee's odds and the cells its column could give."""
+
+    position: Position
+    version: int
 
 
 class SettingsShown(TypedDict):

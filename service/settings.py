@@ -65,6 +65,10 @@ class Settings(BaseSettings):
         "PostgreSQL (leased a few tokens at a time); false: each process keeps its own")
     notify: bool = Field(default=True, description="LISTEN/NOTIFY fan-out of new events "
                          "(off: streams catch up by their periodic re-read; for measuring)")
+    clock_tolerance: float = Field(
+        default=2.0, gt=0, description="seconds this process's own clock may be off the "
+        "database's before it says so at start and in /readyz (game times, deadlines and "
+        "key waits come from the database's clock either way)")
     sweep_interval: float = Field(
         default=1.0, description="seconds between deadline sweeps and between looks for "
         "due notifications (0: neither runs)"
@@ -110,11 +114,12 @@ class Settings(BaseSettings):
         default=1024 * 1024, ge=1024, description="the most JSON a page of a side's legal "
         "choices holds (GET /options; at least one unit a page)")
     max_map_hexes: int = Field(
-        default=20_000, ge=1, description="the most hexes a created or imported game's map "
-        "may have; larger only with the operator key (413 scenario/too_large)")
+        default=20_000, ge=1, description="the most hexes a created game's map may have; "
+        "larger only with the operator key (413 scenario/too_large; an import is the "
+        "operator's)")
     max_units: int = Field(
-        default=2_000, ge=1, description="the most units a created or imported game may "
-        "have; more only with the operator key (413 scenario/too_large)")
+        default=2_000, ge=1, description="the most units a created game may have; more only "
+        "with the operator key (413 scenario/too_large)")
 
     # Issue 20: e-mail notifications (none unless `smtp_host` and `smtp_sender` are set)
     # and links to the page in every notification channel.

@@ -80,8 +80,16 @@ def is_operator(request: Request) -> bool:
     return scheme.lower() == "bearer" and matches
 
 
-def require_operator(request: Request, what: str) -> None:
-    """When OPERATOR_KEY is set, creating and importing games needs it."""
-    if request.app.state.settings.operator_key and not is_operator(request):
+def require_operator(request: Request, what: str, *, always: bool = False) -> None:
+    """When OPERATOR_KEY is set, creating and importing games needs it; an act that is
+    `always` the operator's (an import) is refused by a server without one."""
+    if not request.app.state.settings.operator_key:
+        if always:
+            raise Problem(403, "auth/no_operator_key", f"{what} is the operator's act, and "
+                          "this server has no OPERATOR_KEY: set OPERATOR_KEY and send it as "
+                          "the bearer token (docs/operating.md, Configuration)",
+                          rule="docs/operating.md")
+        return
+    if not is_operator(request):
         raise Problem(401, "auth/operator_only", f"{what} needs the operator key",
                       headers={"WWW-Authenticate": "Bearer"})

@@ -7,23 +7,32 @@ from typing import Any, Literal, NotRequired
 from fastapi import APIRouter, Request
 from typing_extensions import TypedDict
 
+from service import clock
 from service.api.auth import work
 from service.api.contract import answers
 from service.api.numbers import JsonRoute
 from service.api.problems import Problem
 from service.referee.offload import memory
+from service.referee.work import read_clock
 
 router = APIRouter(route_class=JsonRoute)
 
 
+class ClockCheck(TypedDict):
+    skew_seconds: float
+    ok: bool
+    detail: str
+
+
 class Health(TypedDict):
-    """`status`; on /readyz also what this process holds and how its loop fares (issue
-    33, docs/operating.md "Memory"): `memory` its per-game caches (estimated bytes by
-    cache, games, the limit, games forgotten), `heavy` its worker processes (requests
-    waiting, how requests ended, each worker's caches), `loop` the longest holds of its
-    event loop."""
+    """`status`; on /readyz also the clock's check, and what this process holds and how
+    its loop fares (issue 33, docs/operating.md "Memory"): `memory` its per-game caches
+    (estimated bytes by cache, games, the limit, games forgotten), `heavy` its worker
+    processes (requests waiting, how requests ended, each worker's caches), `loop` the
+    longest holds of its event loop."""
 
     status: Literal["ok", "ready"]
+    clock: NotRequired[ClockCheck]
     memory: NotRequired[dict[str, Any]]
     heavy: NotRequired[dict[str, Any]]
     loop: NotRequired[dict[str, Any]]
@@ -41,19 +50,24 @@ async def healthz() -> Health:
     return {"status": "ok"}
 
 
-@router.get("/readyz", summary="The database answers", response_model=None,
-            responses=answers(200, Health, 503))
+@router.get("/readyz", summary="The database answers; how far this process's clock is "
+            "from the database's", response_model=None, responses=answers(200, Health, 503))
 async def readyz(request: Request) -> Health:
     try:
         async with work(request) as uow:
-            await uow.ping()
+            sample = await read_clock(uow)
     except Exception as error:  # noqa: BLE001 - any failure means not ready
         raise Problem(503, "service/database_unavailable", f"database not reachable: "
                       f"{type(error).__name__}", headers={"Retry-After": "2"}) from None
+    ok = abs(sample.skew) <= request.app.state.settings.clock_tolerance
     state = request.app.state
     memory.sweep()
-    return {"status": "ready", "memory": memory.figures(), "heavy": state.offload.figures(),
-            "loop": state.loop_watch.figures()}
+    return {"status": "ready", "clock": {
+        "skew_seconds": round(sample.skew, 3), "ok": ok,
+        "detail": "within CLOCK_TOLERANCE of the database's" if ok
+        else clock.skew_words(sample.skew)},
+        "memory": memory.figures(), "heavy": state.offload.figures(),
+        "loop": state.loop_watch.figures()}
 
 
 @router.get("/problems/{code:path}", summary="What a problem type means", response_model=None,

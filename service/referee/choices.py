@@ -1,7 +1,9 @@
 """A unit's legal choices now (issue 16): `service.rules.modes.unit_options` for one unit or
 a side's units, a page at a time (issue 33), computed once per game version and process
 (the board and the searches are shared by every unit of the version) and kept as
-rendered JSON. Players see their own side's units; the GM any side's.
+rendered JSON. Players see their own side's units; the GM any side's. And a combat's
+odds before it is sent (issue 29): the referee's own computation, by a dry run of the
+order.
 
 A side's answer is a page: at most `limit` units (and `OPTIONS_PAGE_BYTES` of JSON),
 those after `after` in id order, narrowed to some units (`units`) or to those within
@@ -18,16 +20,18 @@ from dataclasses import dataclass
 
 import orjson
 
-from service.answers import SideOptions, UnitOptions
+from service.answers import CombatOdds, SideOptions, UnitOptions
+from service.clock import rfc3339, utc_now
 from service.referee import members
 from service.referee.errors import Denied, NotFound
-from service.rules import awaiting, position
+from service.rules import Actor, awaiting, combat_preview, position
 from service.rules.awaiting import Position
 from service.rules.board import Board, grid_of
 from service.rules.modes import UnitChoices, unit_options
 from service.rules.state import same_map
 from service.store.games import Game
 from service.store.memory import BUDGET, estimate
+from service.store.threads import in_thread
 from service.store.uow import UnitOfWork
 
 _VERSIONS_PER_GAME = 2
@@ -209,3 +213,22 @@ def _with_units(head: SideOptions, parts: Sequence[bytes]) -> bytes:
     marker = b'"units":{}'
     at = shell.index(marker) + len(marker) - 1
     return shell[:at] + b",".join(parts) + shell[at:]
+
+
+async def combat_odds(uow: UnitOfWork, game_id: str, token: str, by: str, hex_id: str,
+                      attackers: list[str]) -> bytes:
+    """What a combat of the caller's side would fight at now (a dry run of its `report`,
+    refused as the order would be), as JSON."""
+    m = await members.member(uow, game_id, token)
+    if m.player is None:
+        raise Denied("options/players_only", "a combat's odds are a player's dry run: the "
+                     "GM playing a side sees them in the log once it is fought",
+                     errors=[("/", "not a player")])
+    state = m.game.state
+    actor = Actor(id=m.player.id, role="player", side=m.player.side,
+                  powers=tuple(m.player.powers))
+    preview = await in_thread(combat_preview, state, actor,
+                              {"by": by, "hex": hex_id, "attackers": attackers},
+                              rfc3339(utc_now()))
+    answer: CombatOdds = {**preview, "position": position(state), "version": m.game.version}
+    return orjson.dumps(answer)

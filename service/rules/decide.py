@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from service.rules import gm, modes, reorg, standing, turn
 from service.rules.awaiting import CONSENT, current_step, position
@@ -51,8 +52,11 @@ def play_for_side(f: Flow, c: Command) -> None:
                     actor=Actor(id="gm", role="gm", side=side, powers=s.side_powers(side)))
     check_order_allowed(s, order)
     reason = gm.reason_of(c)
-    f.emit("gm.played", gm.with_reason(f"The GM plays {side}: {kind}.", reason),
-           {"side": side, "kind": kind, "body": dict(body), "reason": reason}, by="gm")
+    data: dict[str, Any] = {"side": side, "kind": kind, "body": dict(body), "reason": reason}
+    if kind == "initiative.reroll" and c.extra.get("salt"):  # sealed: salted like the answer
+        data["salt"] = str(c.extra["salt"])
+    f.emit("gm.played", gm.with_reason(f"The GM plays {side}: {kind}.", reason), data,
+           by="gm")
     ORDERS[str(kind)](f, order)
 
 
@@ -77,6 +81,7 @@ ORDERS: Mapping[str, Handler] = {
     CONSENT: gm.consent,
     "standing": standing.arm,
     "steps": play_steps,
+    "combat.choose": modes.choose,
 }
 
 # The body of each order kind (docs/api.md "Order kinds"): closed TypedDicts beside
@@ -95,6 +100,7 @@ ORDER_BODIES: Mapping[str, type] = {
     CONSENT: gm.ConsentBody,
     "standing": standing.StandingBody,
     "steps": standing.StepsBody,
+    "combat.choose": modes.CombatChooseBody,
 }
 
 # The GM's acts, by kind, with their bodies: a GM with a key signs them as orders of
@@ -121,6 +127,7 @@ COMMANDS: Mapping[str, Handler] = {
     "game.create": gm.create,
     "seat.take": gm.take_seat,
     "seat.substitute": gm.substitute,
+    "seat.new_key": gm.new_key,
     "admin.pause": gm.pause,
     "admin.resume": gm.resume,
     "admin.end": gm.end,
@@ -159,7 +166,20 @@ def check_order_allowed(state: State, command: Command) -> None:
                       extra={"current": position(state)})
     if command.kind != CONSENT:
         gm.refuse_if_proposal(state, command.kind)
+    refuse_while_choosing(state, command)
     check_position(state, command)
+
+
+def refuse_while_choosing(state: State, command: Command) -> None:
+    """While a combat's result waits for a side's choice, the game waits for it: only
+    that answer (and standing orders) may come (docs/api.md "Combat choices")."""
+    res = state.modes.resolution
+    if res is None or res.question is None or command.kind in ("combat.choose", "standing"):
+        return
+    q = res.question
+    raise Refused("combat/choice_pending", f"the {res.by} on {res.hex} waits for {q.side} to "
+                  f"choose: {q.text}", rule="RULES-NOTES 32",
+                  extra={"current": position(state)})
 
 
 def check_position(state: State, command: Command) -> None:
@@ -171,7 +191,7 @@ def check_position(state: State, command: Command) -> None:
         raise Refused("order/stale",
                       f"the order is for turn {seen[0]} impulse {seen[1]} step {seen[2]}; "
                       f"the game is at turn {now[0]} impulse {now[1]} step {now[2]}",
-                      rule="docs/api.md", extra={"current": position(state)})
+                      extra={"current": position(state)})
 
 
 def refuse_unknown_keys(kind: str, body: Mapping[str, object]) -> None:
@@ -180,7 +200,7 @@ def refuse_unknown_keys(kind: str, body: Mapping[str, object]) -> None:
     problems = unknown_keys(body, ORDER_BODIES[kind], "/body")
     if problems:
         raise Malformed("order/unknown_key", f"{problems[0][0]}: {problems[0][1]}",
-                        rule="docs/api.md", errors=problems)
+                        errors=problems)
 
 
 def decide(state: State, command: Command, dice: Dice | None) -> Decision:
@@ -215,6 +235,7 @@ def answer_for_sides(f: Flow, c: Command) -> None:
     neither has anything more to answer."""
     for _ in range(10_000):
         before = len(f.events)
+        modes.answer_by_standing(f)
         standing.answer(f, c.extra, ORDERS)
         gm.play_civil_disorder(f)
         if len(f.events) == before:

@@ -16,6 +16,7 @@ from service.rules.events import Event
 from service.rules.modes import ModeView, mode_view
 from service.rules.options import WeatherRow, dropout_policy
 from service.rules.reorg import ReorgView, reorg_view
+from service.rules.scenario import CombatRules
 from service.rules.standing import StandingView, standing_view
 from service.rules.state import PowerState, SideControl, State, Step
 
@@ -33,7 +34,9 @@ class PauseView(TypedDict):
 
 class GameView(TypedDict):
     """The game: its status, dice mode, options (docs/rules-options.md) and weather
-    table; the server adds its name, version and whether the GM signs its acts."""
+    table, what the referee does not model, and how each kind of combat is decided
+    (`combat_results`: "table", "reported" by players, or "none" allowed); the server
+    adds its name, version and whether the GM signs its acts."""
 
     id: str
     status: Status
@@ -45,6 +48,7 @@ class GameView(TypedDict):
     weather_table: list[WeatherRow]
     weather_table_from_turn: int | None
     not_modeled: list[str]
+    combat_results: dict[str, str]
     name: NotRequired[str]
     version: NotRequired[int]
     gm_signs: NotRequired[bool]
@@ -62,6 +66,7 @@ class TurnView(TypedDict):
     step: Step
     order: list[str]
     turn_end_total: int
+    turn_end_bonus: int
     threshold: int
     weather: WeatherRow | None
     impulses_taken: dict[str, int]
@@ -214,7 +219,8 @@ class Viewer:
     powers: tuple[str, ...] = ()
 
 
-SEALED_KINDS = ("initiative.reroll_answered", "standing.answered", "standing.armed")
+SEALED_KINDS = ("initiative.reroll_answered", "standing.answered", "standing.armed",
+                "gm.played")
 
 
 def _reorg_side(viewer: Viewer) -> str | None:
@@ -343,8 +349,24 @@ def _game_view(state: State) -> GameView:
         "not_modeled": [
             "ATR interception (RULES-NOTES 29)",
             "fuel costs when reorganizing (RULES-NOTES 30)",
+            *reported_flags(setup.scenario.combat),
         ],
+        "combat_results": {by: setup.scenario.combat.how(by) for by in COMBAT_KINDS},
     }
+
+
+COMBAT_KINDS = ("overrun", "combat", "barrage", "naval")
+
+
+def reported_flags(rules: CombatRules) -> list[str]:
+    """What every view and export says of results the referee does not decide: "combat
+    results reported by players" for the kinds without a table, where the scenario lets
+    players report them (docs/scenario.md "Combat: the tables")."""
+    land = [by for by in COMBAT_KINDS[:3] if rules.how(by) == "reported"]
+    flags = [f"combat results reported by players ({', '.join(land)}: the scenario has no "
+             "table for them)"] if land else []
+    return [*flags, "naval combat results reported by players (the format has no naval "
+                    "table)"]
 
 
 def _turn_view(state: State) -> TurnView:
@@ -357,6 +379,7 @@ def _turn_view(state: State) -> TurnView:
         "step": t.step,
         "order": list(t.order),
         "turn_end_total": t.turn_end_total,
+        "turn_end_bonus": t.turn_end_bonus,
         "threshold": t.threshold,
         "weather": t.weather,
         "impulses_taken": dict(t.impulses_taken),
@@ -420,13 +443,18 @@ def _sides_view(state: State) -> dict[str, SideView]:
 
 def is_sealed(event: Event, state: State, viewer: Viewer) -> bool:
     """A reroll answer, signed or given by a standing order (`standing.answered`), is
-    sealed from other sides while its window is still open; the arming of a reroll
-    standing order until the first window it answers has closed (issue 20)."""
-    if event.kind not in SEALED_KINDS or viewer.role == "gm":
+    sealed from other sides while its window is still open, and so is the GM's answer
+    for a side it plays (`gm.played`); the arming of a reroll standing order until the
+    first window it answers has closed (issue 20). Nothing is sealed in a finished game.
+    """
+    if event.kind not in SEALED_KINDS or viewer.role == "gm" or state.status == "finished":
         return False
     if event.data.get("side") == viewer.side:
         return False
-    if event.kind != "initiative.reroll_answered" and event.data.get("step") != st.REROLL:
+    if event.kind == "gm.played":
+        if event.data.get("kind") != "initiative.reroll":
+            return False
+    elif event.kind != "initiative.reroll_answered" and event.data.get("step") != st.REROLL:
         return False
     t = state.turn
     if event.kind == "standing.armed":

@@ -31,7 +31,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The database answers */
+        /** The database answers; how far this process's clock is from the database's */
         get: operations["readyz"];
         put?: never;
         post?: never;
@@ -442,7 +442,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Import an export from another server (verified first); play goes on */
+        /** Operator: import an export that verifies in full; play goes on */
         post: operations["import_game"];
         delete?: never;
         options?: never;
@@ -503,6 +503,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/webhook/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send my webhook a test message now (what it answered) */
+        post: operations["test_webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/webhook/deliveries": {
         parameters: {
             query?: never;
@@ -550,6 +567,23 @@ export interface paths {
         post?: never;
         /** Remove one of my notification channels */
         delete: operations["delete_channel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/channels/{kind}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send one of my notification channels a test message now */
+        post: operations["test_channel"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -623,6 +657,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/combat/odds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a combat, overrun or barrage would fight at now: the referee's odds from the effective values and the cells of its column (a dry run) */
+        get: operations["combat_odds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/players/me/settings": {
         parameters: {
             query?: never;
@@ -670,6 +721,40 @@ export interface paths {
         put?: never;
         /** Ask the GM to make a new key the caller's signing key */
         post: operations["request_key"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/players/me/key-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My own requests for a new key (another device's) */
+        get: operations["my_key_requests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/players/me/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make a new key my signing key, with my current key's consent */
+        post: operations["bind_key"];
         delete?: never;
         options?: never;
         head?: never;
@@ -741,7 +826,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "initiative.reroll" | "initiative.choose" | "declare" | "done" | "production" | "roll" | "mode" | "release" | "report" | "reorg" | "consent" | "standing" | "steps";
+            kind: "initiative.reroll" | "initiative.choose" | "declare" | "done" | "production" | "roll" | "mode" | "release" | "report" | "reorg" | "consent" | "standing" | "steps" | "combat.choose";
             /** Body */
             body?: {
                 [key: string]: unknown;
@@ -800,7 +885,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -854,7 +939,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -906,7 +991,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -963,7 +1048,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1015,7 +1100,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1067,7 +1152,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1120,7 +1205,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1172,7 +1257,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1226,7 +1311,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1278,7 +1363,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1333,7 +1418,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1385,7 +1470,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1500,7 +1585,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1573,7 +1658,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /** Deadline */
             deadline: string | null;
             /** Orders */
@@ -1584,6 +1669,7 @@ export interface components {
             };
             /** Options */
             options?: string;
+            combat?: components["schemas"]["ChoiceShown"];
         };
         /** CapacityShown */
         CapacityShown: {
@@ -1597,6 +1683,18 @@ export interface components {
             limit: number | null;
             /** Left After */
             left_after: number | null;
+        };
+        /**
+         * CellShown
+         * @description A row of the odds' column: its dice totals, the cell's codes and their results.
+         */
+        CellShown: {
+            /** Roll */
+            roll: string;
+            /** Code */
+            code: string;
+            /** Results */
+            results: string[];
         };
         /** ChainView */
         ChainView: {
@@ -1687,6 +1785,38 @@ export interface components {
             hq: string;
         };
         /**
+         * ChoiceShown
+         * @description The question a combat's result asks (docs/api.md "Combat choices"): of which
+         *     combat, what kind (`losses`, `retreat`, `advance`), about whose units (`of`:
+         *     attacker or defender), how many step losses or hexes the result demands, the units
+         *     concerned, the answer given by default, the question in words, and the hexes of the
+         *     retreat paths in an enemy ZOC (OCS 5.10a C, 5.8a).
+         */
+        ChoiceShown: {
+            /** Hex */
+            hex: string;
+            /** By */
+            by: string;
+            /** Code */
+            code: string;
+            /** Kind */
+            kind: string;
+            /** Of */
+            of: string;
+            /** Count */
+            count: number;
+            /** Units */
+            units: string[];
+            /** Default */
+            default: string[];
+            /** Asked At */
+            asked_at: string;
+            /** Text */
+            text: string;
+            /** Zoc */
+            zoc: string[];
+        };
+        /**
          * ChooseBody
          * @description `initiative.choose`: the winner moves first or last, the runner-up before or after
          *     the lowest (seed 002 Initiative Track); `awaiting[].choices` says which.
@@ -1697,6 +1827,15 @@ export interface components {
              * @enum {string}
              */
             position: "first" | "last" | "before" | "after";
+        };
+        /** ClockCheck */
+        ClockCheck: {
+            /** Skew Seconds */
+            skew_seconds: number;
+            /** Ok */
+            ok: boolean;
+            /** Detail */
+            detail: string;
         };
         /**
          * Combat
@@ -1718,6 +1857,109 @@ export interface components {
             results?: components["schemas"]["CombatResult"][];
             /** Dice */
             dice?: string;
+        };
+        /**
+         * CombatChooseBody
+         * @description `combat.choose`: the answer of the side a combat's result asks (docs/api.md
+         *     "Combat choices"): the units that take the step losses (`losses`, one per step),
+         *     the retreat path (`retreat`, empty for none; `losses`: who loses a step in each
+         *     enemy-ZOC hex entered by units already DG, OCS 5.10a C) or the attackers that
+         *     advance (`advance`, empty for none).
+         */
+        CombatChooseBody: {
+            /** Hex */
+            hex: string;
+            /** Losses */
+            losses?: string[];
+            /** Retreat */
+            retreat?: string[];
+            /** Advance */
+            advance?: string[];
+        };
+        /**
+         * CombatChooseOrder
+         * @description A signed order of kind `combat.choose`: `combat.choose`: the answer of the side a combat's result asks (docs/api.md
+         *     "Combat choices"): the units that take the step losses (`losses`, one per step),
+         *     the retreat path (`retreat`, empty for none; `losses`: who loses a step in each
+         *     enemy-ZOC hex entered by units already DG, OCS 5.10a C) or the attackers that
+         *     advance (`advance`, empty for none).
+         * @example {
+         *       "body": {
+         *         "hex": "1106",
+         *         "retreat": [
+         *           "1206"
+         *         ]
+         *       },
+         *       "game": "<game id>",
+         *       "impulse": 1,
+         *       "kind": "combat.choose",
+         *       "player": "<player id>",
+         *       "prev": "<hash of the newest event seen>",
+         *       "seq": 1,
+         *       "step": "combat.choice",
+         *       "turn": 1
+         *     }
+         */
+        CombatChooseOrder: {
+            /** Game */
+            game: string;
+            /**
+             * Player
+             * @description the signer: a player's id, or "gm"
+             */
+            player: string;
+            /**
+             * Seq
+             * @description unique per signer (a nonce): a resent order with the same seq and bytes gets its first answer again
+             */
+            seq: number;
+            /**
+             * Prev
+             * @description the hash of the newest event the signer saw (the game's `head`): an order over a history the server did not show is refused, and `verify` checks every one
+             */
+            prev: string;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.choose";
+            body: components["schemas"]["CombatChooseBody"];
+        };
+        /**
+         * CombatOdds
+         * @description `GET /combat/odds`: what a combat, overrun or barrage would fight at now (issue
+         *     29): the referee's odds and the cells its column could give.
+         */
+        CombatOdds: {
+            /** By */
+            by: string;
+            /** Hex */
+            hex: string;
+            /** Side */
+            side: string;
+            /** Decided By */
+            decided_by: string;
+            /** Table */
+            table: string | null;
+            odds: components["schemas"]["OddsShown"] | null;
+            /** Automatic */
+            automatic: boolean;
+            /** Surprise */
+            surprise: boolean;
+            /** Cells */
+            cells: components["schemas"]["CellShown"][];
+            position: components["schemas"]["Position"];
+            /** Version */
+            version: number;
         };
         /**
          * CombatResult
@@ -1803,7 +2045,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1835,6 +2077,10 @@ export interface components {
          *       "dice": {
          *         "mode": "scripted",
          *         "script": {
+         *           "combat": [
+         *             4,
+         *             4
+         *           ],
          *           "initiative": [
          *             10,
          *             1,
@@ -2003,7 +2249,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2113,7 +2359,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2224,7 +2470,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "game.created" | "seat.taken" | "game.started" | "game.paused" | "game.resumed" | "game.ended" | "deadlines.set" | "deadline.passed" | "default.forced" | "side.dropped_out" | "side.returned" | "side.restored" | "state.edited" | "player.key_replaced" | "seat.reopened" | "seat.substituted" | "gm.played" | "rollback.proposed" | "rollback.consented" | "rollback.refused" | "rollback.withdrawn" | "game.rolled_back" | "game.imported" | "dice.committed" | "dice.rolled" | "dice.revealed" | "dice.recommitted" | "turn.began" | "initiative.rolled" | "initiative.reroll_answered" | "initiative.reroll_closed" | "initiative.ranked" | "initiative.chosen" | "turn.order_set" | "round.began" | "weather.set" | "weather.table_set" | "impulse.began" | "step.began" | "step.skipped" | "side.skipped" | "power.declared" | "side.done" | "impulse.cleaned_up" | "rps.granted" | "turn_end.rolled" | "impulse.ended" | "turn.ended" | "initiative.shifted" | "production.submitted" | "production.applied" | "unit.reorganized" | "port.repaired" | "rps.lapsed" | "unit.mode_changed" | "reserves.released" | "report.filed" | "unit.moved" | "unit.worked" | "combat.reported" | "combat.result_ignored" | "hex.disorganized" | "reserve.removed" | "units.retreated" | "units.advanced" | "unit.step_lost" | "unit.eliminated" | "units.exploit_awarded" | "units.turned_face_down" | "units.shattered" | "unit.flew_mission" | "combat.rolled" | "combat.closed" | "standing.armed" | "standing.answered" | "standing.disarmed";
+            kind: "game.created" | "seat.taken" | "game.started" | "game.paused" | "game.resumed" | "game.ended" | "deadlines.set" | "deadline.passed" | "default.forced" | "side.dropped_out" | "side.returned" | "side.restored" | "state.edited" | "player.key_replaced" | "seat.reopened" | "seat.substituted" | "gm.played" | "rollback.proposed" | "rollback.consented" | "rollback.refused" | "rollback.withdrawn" | "game.rolled_back" | "game.imported" | "dice.committed" | "dice.rolled" | "dice.revealed" | "dice.recommitted" | "turn.began" | "initiative.rolled" | "initiative.reroll_answered" | "initiative.reroll_closed" | "initiative.ranked" | "initiative.chosen" | "turn.order_set" | "round.began" | "weather.set" | "weather.table_set" | "impulse.began" | "step.began" | "step.skipped" | "side.skipped" | "power.declared" | "side.done" | "impulse.cleaned_up" | "rps.granted" | "turn_end.rolled" | "impulse.ended" | "turn.ended" | "initiative.shifted" | "production.submitted" | "production.applied" | "unit.reorganized" | "port.repaired" | "rps.lapsed" | "unit.mode_changed" | "reserves.released" | "report.filed" | "unit.moved" | "unit.worked" | "combat.reported" | "combat.result_ignored" | "hex.disorganized" | "reserve.removed" | "units.retreated" | "units.advanced" | "unit.step_lost" | "unit.eliminated" | "units.exploit_awarded" | "units.turned_face_down" | "units.shattered" | "unit.flew_mission" | "combat.rolled" | "combat.closed" | "combat.resolved" | "combat.asked" | "combat.answered" | "combat.no_retreat" | "standing.armed" | "standing.answered" | "standing.disarmed";
             /** Actor */
             actor: string;
             /** Text */
@@ -2295,6 +2541,10 @@ export interface components {
                 [key: string]: string;
             };
             state: components["schemas"]["StateView"];
+            /** Combat Results */
+            combat_results: {
+                [key: string]: string;
+            };
             /** Complete */
             complete: boolean;
         };
@@ -2356,7 +2606,9 @@ export interface components {
         /**
          * GameView
          * @description The game: its status, dice mode, options (docs/rules-options.md) and weather
-         *     table; the server adds its name, version and whether the GM signs its acts.
+         *     table, what the referee does not model, and how each kind of combat is decided
+         *     (`combat_results`: "table", "reported" by players, or "none" allowed); the server
+         *     adds its name, version and whether the GM signs its acts.
          */
         GameView: {
             /** Id */
@@ -2386,6 +2638,10 @@ export interface components {
             weather_table_from_turn: number | null;
             /** Not Modeled */
             not_modeled: string[];
+            /** Combat Results */
+            combat_results: {
+                [key: string]: string;
+            };
             /** Name */
             name?: string;
             /** Version */
@@ -2409,11 +2665,11 @@ export interface components {
         };
         /**
          * Health
-         * @description `status`; on /readyz also what this process holds and how its loop fares (issue
-         *     33, docs/operating.md "Memory"): `memory` its per-game caches (estimated bytes by
-         *     cache, games, the limit, games forgotten), `heavy` its worker processes (requests
-         *     waiting, how requests ended, each worker's caches), `loop` the longest holds of its
-         *     event loop.
+         * @description `status`; on /readyz also the clock's check, and what this process holds and how
+         *     its loop fares (issue 33, docs/operating.md "Memory"): `memory` its per-game caches
+         *     (estimated bytes by cache, games, the limit, games forgotten), `heavy` its worker
+         *     processes (requests waiting, how requests ended, each worker's caches), `loop` the
+         *     longest holds of its event loop.
          */
         Health: {
             /**
@@ -2421,6 +2677,7 @@ export interface components {
              * @enum {string}
              */
             status: "ok" | "ready";
+            clock?: components["schemas"]["ClockCheck"];
             /** Memory */
             memory?: {
                 [key: string]: unknown;
@@ -2623,7 +2880,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2675,7 +2932,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2794,6 +3051,25 @@ export interface components {
             new_token?: boolean;
             /** Consent */
             consent?: string | null;
+        };
+        /**
+         * KeyConsentBody
+         * @example {
+         *       "consent": "<base64url Ed25519 signature by the current key>",
+         *       "public_key": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"
+         *     }
+         */
+        KeyConsentBody: {
+            /**
+             * Public Key
+             * @description an Ed25519 public key: base64url of its raw 32 bytes
+             */
+            public_key: string;
+            /**
+             * Consent
+             * @description the current key's signature (base64url) over the RFC 8785 bytes of {type: "wif-key-consent/1", game, player, public_key}
+             */
+            consent: string;
         };
         /**
          * KeyReplaced
@@ -3027,7 +3303,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3080,6 +3356,50 @@ export interface components {
             transport: {
                 [key: string]: components["schemas"]["TransportChoice"][];
             };
+        };
+        /**
+         * OddsShown
+         * @description The odds as the views and the log give them: each side's units and total, the
+         *     terrain and its multiplier, the value the columns read, the column with every
+         *     shift and die-roll modifier, and the whole in words.
+         */
+        OddsShown: {
+            /** By */
+            by: string;
+            /** Hex */
+            hex: string;
+            /** Terrain */
+            terrain: string;
+            /** Attackers */
+            attackers: components["schemas"]["StrengthShown"][];
+            /** Defenders */
+            defenders: components["schemas"]["StrengthShown"][];
+            /** Attack */
+            attack: number;
+            /** Defence */
+            defence: number;
+            /** Multiplier */
+            multiplier: number;
+            /** Defended */
+            defended: number;
+            /** Columns By */
+            columns_by: string;
+            /** Column */
+            column: string;
+            /** Base Column */
+            base_column: string;
+            /** Shifts */
+            shifts: unknown[][];
+            /** Roll Modifiers */
+            roll_modifiers: unknown[][];
+            /** Dice */
+            dice: string;
+            /** Inputs */
+            inputs: {
+                [key: string]: number;
+            };
+            /** Text */
+            text: string;
         };
         /**
          * OptionShown
@@ -3221,7 +3541,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
         };
         /**
          * PowerEdit
@@ -3347,7 +3667,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3556,7 +3876,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3659,7 +3979,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3758,10 +4078,14 @@ export interface components {
          *     exploitation steps, applied in the order moves, works, missions, combats, face down.
          * @example {
          *       "body": {
-         *         "moves": [
+         *         "combats": [
          *           {
-         *             "to": "0408",
-         *             "unit": "ger-inf-1"
+         *             "attackers": [
+         *               "ger-inf-4",
+         *               "hun-inf-2"
+         *             ],
+         *             "by": "combat",
+         *             "hex": "1106"
          *           }
          *         ]
          *       },
@@ -3771,7 +4095,7 @@ export interface components {
          *       "player": "<player id>",
          *       "prev": "<hash of the newest event seen>",
          *       "seq": 1,
-         *       "step": "action",
+         *       "step": "combat",
          *       "turn": 1
          *     }
          */
@@ -3801,7 +4125,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3881,7 +4205,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3933,6 +4257,12 @@ export interface components {
              * @default []
              */
             roll: number[];
+            /**
+             * Combat
+             * @description the referee's combat dice in order: a surprise roll, its shift and the combat roll itself, each die of each
+             * @default []
+             */
+            combat: number[];
         };
         /**
          * ScriptedDice
@@ -4095,7 +4425,7 @@ export interface components {
          */
         SignedOrder: {
             /** Order */
-            order: components["schemas"]["InitiativeRerollOrder"] | components["schemas"]["InitiativeChooseOrder"] | components["schemas"]["DeclareOrder"] | components["schemas"]["DoneOrder"] | components["schemas"]["ProductionOrder"] | components["schemas"]["RollOrder"] | components["schemas"]["ModeOrder"] | components["schemas"]["ReleaseOrder"] | components["schemas"]["ReportOrder"] | components["schemas"]["ReorgOrder"] | components["schemas"]["ConsentOrder"] | components["schemas"]["StandingOrder"] | components["schemas"]["StepsOrder"] | components["schemas"]["AdminPauseOrder"] | components["schemas"]["AdminResumeOrder"] | components["schemas"]["AdminEndOrder"] | components["schemas"]["AdminDeadlinesOrder"] | components["schemas"]["AdminForceOrder"] | components["schemas"]["AdminWeatherOrder"] | components["schemas"]["AdminEditOrder"] | components["schemas"]["AdminDropoutOrder"] | components["schemas"]["AdminActOrder"] | components["schemas"]["AdminRollbackOrder"] | components["schemas"]["AdminRollbackWithdrawOrder"] | components["schemas"]["AdminReplaceKeyOrder"] | components["schemas"]["AdminReopenSeatOrder"];
+            order: components["schemas"]["InitiativeRerollOrder"] | components["schemas"]["InitiativeChooseOrder"] | components["schemas"]["DeclareOrder"] | components["schemas"]["DoneOrder"] | components["schemas"]["ProductionOrder"] | components["schemas"]["RollOrder"] | components["schemas"]["ModeOrder"] | components["schemas"]["ReleaseOrder"] | components["schemas"]["ReportOrder"] | components["schemas"]["ReorgOrder"] | components["schemas"]["ConsentOrder"] | components["schemas"]["StandingOrder"] | components["schemas"]["StepsOrder"] | components["schemas"]["CombatChooseOrder"] | components["schemas"]["AdminPauseOrder"] | components["schemas"]["AdminResumeOrder"] | components["schemas"]["AdminEndOrder"] | components["schemas"]["AdminDeadlinesOrder"] | components["schemas"]["AdminForceOrder"] | components["schemas"]["AdminWeatherOrder"] | components["schemas"]["AdminEditOrder"] | components["schemas"]["AdminDropoutOrder"] | components["schemas"]["AdminActOrder"] | components["schemas"]["AdminRollbackOrder"] | components["schemas"]["AdminRollbackWithdrawOrder"] | components["schemas"]["AdminReplaceKeyOrder"] | components["schemas"]["AdminReopenSeatOrder"];
             /**
              * Signature
              * @description base64url Ed25519 by the signer's key over the RFC 8785 bytes of `order`
@@ -4195,26 +4525,50 @@ export interface components {
          * StandingBody
          * @description `standing`: arm the side's standing order for `step` (replacing one armed for it),
          *     or disarm it with `"armed": false`. `demand` is an `initiative.reroll` order's answer
-         *     (default false: never demand a reroll); `stops` disarm it when they hold.
+         *     (default false: never demand a reroll); `stops` disarm it when they hold. A
+         *     `final_reorganization` order spends before it is done: first the `reorg` orders of
+         *     `plan` (the side's own plan; an item the step refuses is left out), then, with
+         *     `spend` "cheapest" (the default), the cheapest legal way for every unit still face
+         *     down; "none" spends nothing. `answer` is a combat choice's: `combat.losses`
+         *     "default", `combat.retreat` "retreat" or "losses", `combat.advance` "advance" or
+         *     "stay" (the first is the default).
          */
         StandingBody: {
             /**
              * Step
              * @enum {string}
              */
-            step: "initiative.reroll" | "reaction" | "combat" | "exploitation" | "final_reorganization";
+            step: "initiative.reroll" | "reaction" | "combat" | "exploitation" | "final_reorganization" | "combat.losses" | "combat.retreat" | "combat.advance";
             /** Armed */
             armed?: boolean;
             /** Demand */
             demand?: boolean;
             /** Stops */
             stops?: components["schemas"]["StopBody"][];
+            /**
+             * Spend
+             * @enum {string}
+             */
+            spend?: "cheapest" | "none";
+            /** Plan */
+            plan?: components["schemas"]["ReorgBody"][];
+            /**
+             * Answer
+             * @enum {string}
+             */
+            answer?: "default" | "retreat" | "losses" | "advance" | "stay";
         };
         /**
          * StandingOrder
          * @description A signed order of kind `standing`: `standing`: arm the side's standing order for `step` (replacing one armed for it),
          *     or disarm it with `"armed": false`. `demand` is an `initiative.reroll` order's answer
-         *     (default false: never demand a reroll); `stops` disarm it when they hold.
+         *     (default false: never demand a reroll); `stops` disarm it when they hold. A
+         *     `final_reorganization` order spends before it is done: first the `reorg` orders of
+         *     `plan` (the side's own plan; an item the step refuses is left out), then, with
+         *     `spend` "cheapest" (the default), the cheapest legal way for every unit still face
+         *     down; "none" spends nothing. `answer` is a combat choice's: `combat.losses`
+         *     "default", `combat.retreat` "retreat" or "losses", `combat.advance` "advance" or
+         *     "stay" (the first is the default).
          * @example {
          *       "body": {
          *         "step": "reaction",
@@ -4260,7 +4614,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4271,7 +4625,8 @@ export interface components {
         /**
          * StandingShown
          * @description An armed standing order: the side and step it answers, who armed it (player and
-         *     seq of its order), its stop conditions and, for the reroll, its answer.
+         *     seq of its order), its stop conditions and, for the reroll, its answer; for the final
+         *     reorganization, how it spends (`spend`, `plan`).
          */
         StandingShown: {
             /** Side */
@@ -4288,6 +4643,14 @@ export interface components {
             }[];
             /** Demand */
             demand?: boolean;
+            /** Spend */
+            spend?: string;
+            /** Plan */
+            plan?: {
+                [key: string]: unknown;
+            }[];
+            /** Answer */
+            answer?: string;
         };
         /** StandingView */
         StandingView: {
@@ -4466,7 +4829,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4482,16 +4845,28 @@ export interface components {
          *     answered; `hq_out_of_supply`: an HQ of the side out of supply;
          *     `unit_attacked`: a unit of the side was attacked since the order was armed or last
          *     answered; `initiative_close` (reroll only): the side's initiative total is within
-         *     `within` of another side's.
+         *     `within` of another side's; `rps_lapse` (`final_reorganization` and `steps` orders):
+         *     the side's `done` would let RPs lapse (11.18: RPs may not be saved).
          */
         StopBody: {
             /**
              * Kind
              * @enum {string}
              */
-            kind: "enemy_adjacent_reserve" | "hq_out_of_supply" | "unit_attacked" | "initiative_close";
+            kind: "enemy_adjacent_reserve" | "hq_out_of_supply" | "unit_attacked" | "initiative_close" | "rps_lapse";
             /** Within */
             within?: number;
+        };
+        /** StrengthShown */
+        StrengthShown: {
+            /** Unit */
+            unit: string;
+            /** Strength */
+            strength: number;
+            /** Action Rating */
+            action_rating: number;
+            /** Note */
+            note: string;
         };
         /**
          * Summary
@@ -4558,6 +4933,27 @@ export interface components {
             reason?: string;
             /** Rule */
             rule?: string;
+        };
+        /**
+         * TestSent
+         * @description `POST /channels/{kind}/test`, `POST /webhook/test`: one test message sent at once
+         *     (no retry, no quiet hours, no digest), and what the receiver answered: `status_code`
+         *     (HTTP, or an SMTP reply's code), `error` (None: delivered).
+         */
+        TestSent: {
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "email" | "discord" | "slack" | "webhook";
+            /** Target */
+            target: string;
+            /** Delivered */
+            delivered: boolean;
+            /** Status Code */
+            status_code: number | null;
+            /** Error */
+            error: string | null;
         };
         /**
          * ThisImpulse
@@ -4638,6 +5034,8 @@ export interface components {
             order: string[];
             /** Turn End Total */
             turn_end_total: number;
+            /** Turn End Bonus */
+            turn_end_bonus: number;
             /** Threshold */
             threshold: number;
             weather: components["schemas"]["WeatherRow"] | null;
@@ -7171,6 +7569,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Payload too large */
             413: {
                 headers: {
@@ -7322,8 +7729,8 @@ export interface operations {
                     "text/event-stream": {
                         /** @description the event's kind */
                         event: string;
-                        /** @description the event's seq */
-                        id: string;
+                        /** @description the event's seq (none on `sealed.opened`) */
+                        id?: string;
                         data: string;
                     };
                 };
@@ -7554,6 +7961,96 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid payload */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    test_webhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the game's id */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Empty"] | null;
+            };
+        };
+        responses: {
+            /** @description the answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestSent"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7921,6 +8418,107 @@ export interface operations {
             };
         };
     };
+    test_channel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the game's id */
+                game_id: string;
+                /** @description the channel: email, discord or slack */
+                kind: "email" | "discord" | "slack";
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Empty"] | null;
+            };
+        };
+        responses: {
+            /** @description the answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestSent"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid payload */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     get_channels: {
         parameters: {
             query?: never;
@@ -8202,6 +8800,99 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid payload */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    combat_odds: {
+        parameters: {
+            query: {
+                /** @description the kind of fight */
+                by: "overrun" | "combat" | "barrage" | "naval";
+                /** @description the hex attacked (a sea area for naval) */
+                hex: string;
+                /** @description the attacking units, repeated */
+                attackers: string[];
+            };
+            header?: never;
+            path: {
+                /** @description the game's id */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CombatOdds"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8604,6 +9295,182 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["KeyRequest"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid payload */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    my_key_requests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the game's id */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRequestList"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid payload */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    bind_key: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the game's id */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KeyConsentBody"];
+            };
+        };
+        responses: {
+            /** @description the answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyReplaced"];
                 };
             };
             /** @description Not authenticated */

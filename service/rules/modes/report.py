@@ -87,6 +87,7 @@ from service.rules.modes.movement import (
     stacking_problem,
     walk_route,
 )
+from service.rules.modes.resolve import resolve
 from service.rules.modes.results import CONSISTENCY, report_combat
 from service.rules.modes.transport import transport_route
 from service.rules.state import Evolver, State, UnitState
@@ -141,7 +142,9 @@ def file_report(f: Flow, c: Command) -> None:
     for i, item in enumerate(missions):
         report_mission(f, c, item, f"/body/missions/{i}")
     for i, item in enumerate(combats):
-        report_combat(f, c, side, item, f"/body/combats/{i}")
+        fought = report_combat(f, c, side, item, f"/body/combats/{i}")
+        if fought is not None:
+            resolve(f, c, side, fought, f"/body/combats/{i}")
     turned: list[str] = []
     for i, name in enumerate(face_down):
         path = f"/body/face_down/{i}"
@@ -168,7 +171,7 @@ def check_may_move(state: State, uid: str, unit: UnitState, path: str) -> None:
     if step == st.ACTION:
         if power_passed(state, unit.power):
             raise refuse_unit("report/power_passed", uid, f"belongs to {unit.power}, which "
-                              "passed this impulse", rule="docs/api.md", path=path)
+                              "passed this impulse", rule="seed 002 Effects of Passing", path=path)
         return
     if step == st.COMBAT:
         raise refuse_unit("report/no_movement", uid, "cannot move in the combat step: "
@@ -355,7 +358,7 @@ def _work(f: Flow, c: Command, item: object, path: str) -> None:
                           rule="RULES-NOTES 27", path=path)
     if power_passed(f.state, unit.power):
         raise refuse_unit("report/power_passed", uid, f"belongs to {unit.power}, which passed "
-                          "this impulse", rule="docs/api.md", path=path)
+                          "this impulse", rule="seed 002 Effects of Passing", path=path)
     engineer = spec.ocs.engineer
     if work == "engineering" and not engineer:
         raise refuse_unit("report/not_engineer", uid, "is not Engineer-Capable (13.8a)",
