@@ -136,7 +136,8 @@ class ReorgState:
     11.18; a shattered one thus needs two periods), capacity `used` by key (see
     `service.rules.reorg_methods`: "port:1333", "corps:1227", "hq:cw-hq-monty",
     "rail:cw", ...), and how each provider unit `dispensed` RPs ("hq", "secondary",
-    "primary", "atr:<hex flown to>", "trs", "expended:<hex>").
+    "primary", "atr:<hex flown to>", "trs", "expended:<hex>"); a hex whose supply
+    units made it a source that dispensed (a city, an HQ's hex) is "propped".
     Per turn: `isolated`, the period in which each out-of-communication primary source
     dispensed RPs (11.18.5: once per turn).
     For good: `repaired_ports` (RULES-NOTES 23)."""

@@ -2,9 +2,12 @@
 it causes.
 
 `reorg` `{power, items: [{unit, method, ...fields}]}` (docs/api.md) is all-or-nothing:
-every item is checked in order (`reorg_methods.check_item`), limits counting the
-earlier items, and `power` pays the sum, never more than it has (RULES-NOTES 8: RPs
-accrue when a reorganization step begins and lapse when it ends). Each item becomes a
+its port repairs are checked first (a repaired port works at once, 11.18.4), then every
+other item in order (`reorg_methods.check_item`), limits counting the earlier items, on
+the map as the order found it, and `power` pays the sum, never more than it has
+(RULES-NOTES 8: RPs accrue when a reorganization step begins and lapse when it ends).
+What one item does to another is the same whichever comes first (`reorg_methods`), so
+the order of the items never changes the verdict. Each item becomes a
 `unit.reorganized` event (a port repair: `port.repaired`) whose data carries all that
 changes, so replaying the log never checks a path again.
 """
@@ -143,13 +146,17 @@ def refusal(e: ItemRefused, index: int, method: str,
 def check_order(
     state: State, power: str, items: list[dict[str, Any]]
 ) -> tuple[Context, list[Claim]]:
-    """Check every item in order against the step's counters and `power`'s RPs, each in
-    the state the items before it produce (11.18.2 both ways within one order); the
-    context after the last item and the claims, or the first refusal."""
+    """Check the port repairs, then every other item in order, against the step's
+    counters and `power`'s RPs, each in the state the items before it produce (11.18.2
+    both ways within one order), on the map as it was but for the ports repaired
+    (11.18.4: at once); the context after the last item and the claims (port repairs
+    first), or the first refusal."""
     ctx = Context.of(state)
     ledger = Ledger.of(ctx)
     claims: list[Claim] = []
-    for i, item in enumerate(items):
+    repairs_first = sorted(range(len(items)), key=lambda i: items[i]["method"] != "port_repair")
+    for i in repairs_first:
+        item = items[i]
         try:
             claim = check_item(ctx, ledger, i, item, power)
         except ItemRefused as e:
@@ -166,7 +173,7 @@ def check_order(
         claims.append(claim)
         after = _reorganized(ctx.state, Event("unit.reorganized", "",
                                               claim_data(claim, ctx.period, item, 0)))
-        ctx = ctx.moved_on(after, board_changed=bool(claim.expends or claim.repairs))
+        ctx = ctx.moved_on(after, board_changed=claim.repairs is not None)
     return ctx, claims
 
 
