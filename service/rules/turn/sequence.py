@@ -17,8 +17,9 @@ from service.rules import state as st
 from service.rules.flow import Flow
 from service.rules.modes import face_down_at_clean_up, no_choice
 from service.rules.options import weather_row
+from service.rules.reorg import could_reorganize
 from service.rules.turn.initiative import bonus, rank, shifted_boxes
-from service.rules.turn.participants import at_war, has_face_down, has_mode
+from service.rules.turn.participants import at_war, has_mode
 from service.rules.turn.track import passing_bonus
 
 
@@ -288,10 +289,11 @@ def begin_reorganization(f: Flow) -> None:
     assert side is not None
     everyone = f.state.setup.options["reorg"]["impulse_step"] == "all"
     candidates = list(f.state.turn.order) if everyone else [side]
-    sides = [s for s in candidates if has_face_down(f.state, s)]
+    sides = [s for s in candidates if could_reorganize(f.state, s)]
     if not sides:
-        f.emit("step.skipped", "Nothing to reorganize: no reorganization step.",
-               {"step": st.REORGANIZATION, "reason": "no face-down unit"})
+        f.emit("step.skipped", "Nothing to reorganize or repair: no reorganization step.",
+               {"step": st.REORGANIZATION,
+                "reason": "no face-down unit to reorganize nor damaged port to repair"})
         turn_end_roll(f)
         return
     grant_rps(f, sides)
@@ -362,7 +364,7 @@ def end_turn(f: Flow) -> None:
     t = f.state.turn
     f.emit("turn.ended", f"Turn {t.number} ends after {sum(t.impulses_taken.values())} "
            "impulses.", {"turn": t.number, "impulses_taken": dict(t.impulses_taken)})
-    sides = [s for s in t.order if has_face_down(f.state, s)]
+    sides = [s for s in t.order if could_reorganize(f.state, s)]
     if f.state.setup.options["reorg"]["final_step"] and sides:
         grant_rps(f, sides)
         f.emit("step.began", "Final reorganization step: every power (13.5 as amended).",
