@@ -168,11 +168,16 @@ def test_every_option_is_in_the_options_table() -> None:
         assert all(f"`{choice}`" in " ".join(rows[path][2:]) for choice in choices), path
 
 
-def test_the_readings_are_numbered_one_to_thirty_one() -> None:
+def test_the_readings_are_numbered_from_one_and_every_cited_one_is_there() -> None:
+    """The readings run 1, 2, ... with no gap, RULES-NOTES 32 (an HQ in supply, issue 34)
+    the newest, and every `RULES-NOTES n` the code cites is one of them."""
     readings = section(OPTIONS, "## The readings, by number")
-    numbers = re.findall(r"^\| (\d+) \|", readings, re.MULTILINE)
-    assert [int(n) for n in numbers] == list(range(1, 32))
+    numbers = [int(n) for n in re.findall(r"^\| (\d+) \|", readings, re.MULTILINE)]
+    assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) >= 32
     assert "`RULES-NOTES 16`" in readings
+    cited = {int(n) for path in (ROOT / "service").rglob("*.py")
+             for n in re.findall(r"RULES-NOTES (\d+)", path.read_text(encoding="utf-8"))}
+    assert cited <= set(numbers), sorted(cited - set(numbers))
 
 
 def test_the_documented_weather_table_is_the_default() -> None:
