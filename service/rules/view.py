@@ -13,7 +13,7 @@ from typing_extensions import TypedDict
 from service.rules import state as st
 from service.rules.awaiting import AwaitingEntry, awaiting
 from service.rules.events import Event
-from service.rules.modes import ModeView, mode_view
+from service.rules.modes import ModeView, ReserveMarkers, mode_view, reserve_markers
 from service.rules.options import WeatherRow, dropout_policy
 from service.rules.reorg import ReorgView, reorg_view
 from service.rules.standing import StandingView, standing_view
@@ -134,10 +134,12 @@ class DropoutView(TypedDict):
 
 
 class SideView(TypedDict):
-    """Who plays a side: its seats, and its dropout policy and state."""
+    """Who plays a side: its seats, and its dropout policy and state; its Reserve markers
+    (OCS 5.4a: the scenario's limit, those its stacks in Reserve use, those left)."""
 
     players: list[SeatView]
     dropout: DropoutView
+    reserve_markers: ReserveMarkers
 
 
 class ProposalView(TypedDict):
@@ -414,6 +416,7 @@ def _sides_view(state: State) -> dict[str, SideView]:
                         for s in state.seats.values() if s.side == side],
             "dropout": {"policy": policy, "missed_deadlines": limit, "missed": control.missed,
                         "dropped_out": control.mode is not None, "mode": control.mode},
+            "reserve_markers": reserve_markers(state, side),
         }
     return out
 

@@ -81,6 +81,13 @@ function noModeChange(ctx, unit) {
   return null;
 }
 
+/** The hexes of my side's stacks in Reserve once `chosen` (unit id -> new mode, "" to
+ *  keep) is made: one Reserve marker each (OCS 5.4a). */
+function reserveStacks(ctx, chosen) {
+  return new Set(ctx.units.filter(([id, u]) => (chosen.get(id) || u.mode) === "reserve")
+    .map(([, u]) => u.at));
+}
+
 /** The modes `unit` may choose now ([] when none), with its own mode left out unless
  *  only the orientation changes (Reserve, DG). */
 function modeChoices(unit) {
@@ -208,6 +215,7 @@ export const ORDER_FORMS = [
       const units = ctx.units.filter(([, u]) => u.effective && u.face_up).sort(byPlace);
       const down = ctx.units.filter(([, u]) => u.effective && !u.face_up).length;
       const rows = units.map(([id, u]) => {
+        const marker = h("small.muted");
         const why = noModeChange(ctx, u);
         const choices = why ? [] : modeChoices(u);
         const mode = h("select", { name: `mode-${id}`, disabled: !choices.length,
@@ -240,9 +248,36 @@ export const ORDER_FORMS = [
             u.orientation !== u.mode ? h("small.muted", {}, ` (${u.orientation} side)`) : null),
           h("td.num", { title: "effective attack-defence-MA in its movement step" }, strength(u)),
           h("td", {}, why ? h("small.muted", {}, why) : mode),
-          h("td", {}, why ? null : orientation));
-        return { id, mode, orientation, row };
+          h("td", {}, why ? null : orientation),
+          h("td.marker", {}, marker));
+        return { id, unit: u, mode, orientation, row, marker };
       });
+      // OCS 5.4a: the side's Reserve markers, counted as the referee counts them when the
+      // movement ends, with the changes chosen so far; rows taking a new marker say so.
+      const markers = ctx.state.sides?.[ctx.me.side]?.reserve_markers;
+      const count = h("p.hint.markers", { "aria-live": "polite" });
+      const before = reserveStacks(ctx, new Map());
+      const recount = () => {
+        if (!markers) return;
+        const chosen = new Map(rows.map((r) => [r.id, r.mode.value]));
+        const after = reserveStacks(ctx, chosen);
+        const fresh = rows.filter((r) => chosen.get(r.id) === "reserve" && r.unit.mode !== "reserve"
+          && !before.has(r.unit.at));
+        for (const r of rows) {
+          const shared = fresh.filter((x) => x.unit.at === r.unit.at).length;
+          r.marker.textContent = !fresh.includes(r) ? ""
+            : shared > 1 ? `needs a new marker, shared in ${r.unit.at}` : "needs a new marker";
+        }
+        const left = markers.limit - after.size;
+        count.textContent = `Reserve markers: ${Math.max(0, left)} of ${markers.limit} left`
+          + (after.size !== before.size ? ` after these changes (${markers.left} now)` : "")
+          + (left < 0 ? `: ${-left} short. Before your movement ends, move Reserve units onto `
+            + "a Reserve stack or take units back out of Reserve (OCS 5.4a)." : ". A stack's "
+            + "Reserve units share one marker (OCS 5.4a).");
+        count.classList.toggle("why", left < 0);
+      };
+      for (const r of rows) r.mode.addEventListener("change", recount);
+      recount();
       const body = () => ({ changes: rows.filter((r) => r.mode.value).map((r) => (
         ["reserve", "dg"].includes(r.mode.value)
           ? { unit: r.id, mode: r.mode.value, orientation: r.orientation.value }
@@ -251,9 +286,10 @@ export const ORDER_FORMS = [
         h("p.hint", {}, "Each unit changes mode once, as it begins to move, at no MP cost "
           + "(OCS 5.4). All the changes are one order: all or nothing."
           + (down ? ` ${down} face-down unit(s) cannot move and are not listed.` : "")),
+        count,
         h("div.scroll.short", { tabindex: 0, role: "region", "aria-label": "Units and their modes" }, h("table.data.compact.mode-table", {},
-          h("thead", {}, h("tr", {}, ["Unit", "At", "Mode now", "A-D-MA", "New mode", "Orientation"]
-            .map((label) => h("th", { scope: "col" }, label)))),
+          h("thead", {}, h("tr", {}, ["Unit", "At", "Mode now", "A-D-MA", "New mode", "Orientation",
+            "Reserve marker"].map((label) => h("th", { scope: "col" }, label)))),
           h("tbody", {}, rows.map((r) => r.row)))),
         h("div.buttons", {},
           button("Change modes", () => {

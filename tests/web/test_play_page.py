@@ -322,7 +322,28 @@ async def _axis_changes_a_mode(axis: Page, everyone: dict[str, Page]) -> None:
     await expect(form.locator("tr[data-unit='ger-arm-1']")).to_have_count(0)
     # Move Mode shows the Move side (OCS 5.2); the HQ may move 4 MP now in Combat Mode.
     await expect(_unit_row(axis, "ger-hq-1").locator("td.values")).to_have_text("3-3-4 4/4 MP")
+    # OCS 5.4a: the form counts the Axis's Reserve markers (6) with the changes chosen, and
+    # says which take a new one: two units of one stack share it.
+    markers = form.locator("p.markers")
+    await expect(markers).to_have_text(
+        "Reserve markers: 6 of 6 left. A stack's Reserve units share one marker (OCS 5.4a).")
+    await form.locator("[name='mode-ita-inf-1']").select_option("reserve")
+    await expect(form.locator("tr[data-unit='ita-inf-1'] td.marker")).to_have_text(
+        "needs a new marker")
+    await form.locator("[name='mode-ger-hq-1']").select_option("reserve")
+    await expect(form.locator("tr[data-unit='ger-hq-1'] td.marker")).to_have_text(
+        "needs a new marker, shared in h30")
+    await expect(markers).to_contain_text("Reserve markers: 5 of 6 left after these changes")
+    await _shot(axis, "axis-mode-form-reserve")
+    await axis.set_viewport_size({"width": 390, "height": 844})
+    await form.scroll_into_view_if_needed()
+    await _shot(axis, "axis-mode-form-reserve-narrow")
+    await axis.set_viewport_size({"width": 1440, "height": 900})
+    await axis.evaluate("window.scrollTo(0, 0)")
+    await form.locator("[name='mode-ita-inf-1']").select_option("")
+    await expect(form.locator("tr[data-unit='ita-inf-1'] td.marker")).to_have_text("")
     await form.locator("[name='mode-ger-hq-1']").select_option("move")
+    await expect(form.locator("tr[data-unit='ger-hq-1'] td.marker")).to_have_text("")
     await expect(form.locator("[name='orientation-ger-hq-1']")).to_have_value("move")
     await expect(form.locator("[name='orientation-ger-hq-1']")).to_be_disabled()
     await _shot(axis, "axis-mode-form")
