@@ -21,7 +21,7 @@ import pytest
 
 from service.client.cli import app as wif_app
 from service.rules import options
-from service.rules.scenario import reading, types, writing
+from service.rules.scenario import fuel, reading, types, writing
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -114,6 +114,7 @@ async def test_the_scenario_problems_shown_are_the_apis_answer(
     ("## Movement: the terrain effects table", reading._MOVEMENT_FIELDS),
     ("### Movement costs", reading._COSTS_FIELDS),
     ("### Stacking", reading._STACKING_FIELDS),
+    ("## Fuel", fuel._FIELDS + fuel._POWER_FIELDS),
 ])
 def test_every_scenario_field_is_described(heading: str, fields: tuple[str, ...]) -> None:
     described = [name for row in table_rows(section(SCENARIO, heading))

@@ -309,6 +309,7 @@ class PowerState:
     declared: str | None = None
     chit: dict[str, Any] | None = None
     production: dict[str, int] | None = None
+    fuel: int | None = None  # the scenario's fuel (RULES-NOTES 30); None: no fuel in it
 
 
 @dataclass(frozen=True, slots=True)
@@ -476,6 +477,7 @@ def initial_state(setup: Setup) -> State:
             bp_spent_last_turn=p.bp_spent_last_turn,
             bp_on_rps=p.bp_on_rps,
             chits=p.chits,
+            fuel=None if sc.fuel is None else sc.fuel.start(p.id),
         )
         for p in sc.powers
     }

@@ -84,7 +84,9 @@ class InitiativeView(TypedDict):
 
 class PowerView(TypedDict):
     """A power: its side, RPs it can still spend in this reorganization step, chits,
-    BP figures, who holds it, its declaration this impulse and its production."""
+    BP figures (bounded by the scenario's `build_points`, or `bp_reported`: taken on the
+    player's word), its fuel (None: the scenario has none, RULES-NOTES 30), who holds
+    it, its declaration this impulse and its production."""
 
     side: str
     neutral: bool
@@ -97,6 +99,9 @@ class PowerView(TypedDict):
     declared: str | None
     chit: dict[str, Any] | None
     production: dict[str, int] | None
+    fuel: int | None
+    build_points: int | None
+    bp_reported: bool
 
 
 # `class` is a Python keyword, so this part takes the functional syntax.
@@ -296,7 +301,8 @@ def view(state: State, viewer: Viewer, units: UnitViews | None = None) -> StateV
         "turn": _turn_view(state),
         "initiative": _initiative_view(state, viewer),
         "awaiting": awaiting(state),
-        "powers": {p: _power_view(ps) for p, ps in state.powers.items()},
+        "powers": {p: _power_view(ps, state.setup.scenario.power(p).build_points)
+                   for p, ps in state.powers.items()},
         "units": dict((units or unit_views(state)).views),
         "reorg": reorg_view(state, _reorg_side(viewer)),
         "minors": {m.id: m.controller for m in state.setup.scenario.minors},
@@ -344,7 +350,8 @@ def _game_view(state: State) -> GameView:
         else None,
         "not_modeled": [
             "ATR interception (RULES-NOTES 29)",
-            "fuel costs when reorganizing (RULES-NOTES 30)",
+            *(["fuel costs when reorganizing: this scenario gives no fuel (RULES-NOTES 30)"]
+              if setup.scenario.fuel is None else []),
         ],
     }
 
@@ -388,7 +395,7 @@ def _initiative_view(state: State, viewer: Viewer) -> InitiativeView:
     }
 
 
-def _power_view(ps: PowerState) -> PowerView:
+def _power_view(ps: PowerState, build_points: int | None) -> PowerView:
     return {
         "side": ps.side,
         "neutral": ps.neutral,
@@ -401,6 +408,9 @@ def _power_view(ps: PowerState) -> PowerView:
         "declared": ps.declared,
         "chit": ps.chit,
         "production": ps.production,
+        "fuel": ps.fuel,
+        "build_points": build_points,
+        "bp_reported": build_points is None,
     }
 
 

@@ -3106,6 +3106,8 @@ export interface components {
             power?: string | null;
             /** Cost */
             cost?: number | null;
+            /** Fuel */
+            fuel?: number | null;
             /** Affordable */
             affordable?: boolean | null;
             /** Provider */
@@ -3260,7 +3262,9 @@ export interface components {
         /**
          * PowerView
          * @description A power: its side, RPs it can still spend in this reorganization step, chits,
-         *     BP figures, who holds it, its declaration this impulse and its production.
+         *     BP figures (bounded by the scenario's `build_points`, or `bp_reported`: taken on the
+         *     player's word), its fuel (None: the scenario has none, RULES-NOTES 30), who holds
+         *     it, its declaration this impulse and its production.
          */
         PowerView: {
             /** Side */
@@ -3289,6 +3293,12 @@ export interface components {
             production: {
                 [key: string]: number;
             } | null;
+            /** Fuel */
+            fuel: number | null;
+            /** Build Points */
+            build_points: number | null;
+            /** Bp Reported */
+            bp_reported: boolean;
         };
         /** ProblemType */
         ProblemType: {

@@ -124,6 +124,9 @@ RULES: Mapping[str, str] = {
     "port_repair": "RULES-NOTES 23",
 }
 PAYING = "11.18 Reorganization points"
+# The short form's "Fuel costs are separate but necessary when reorganizing as well", as
+# the scenario's data (RULES-NOTES 30): the paying power's fuel, whatever the method.
+FUEL = "11.18 fuel"
 INTERCEPTION = ("ATR interception (combat air patrol, escorts, air-to-air combat and AA "
                 "fire, steps 1-6 of 11.18.1) is not modeled (RULES-NOTES 29): the mission "
                 "arrives.")
@@ -172,6 +175,7 @@ class Claim:
     isolated: str | None = None
     shattered: bool = False
     notes: tuple[str, ...] = ()
+    fuel: int = 0
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -226,6 +230,7 @@ class Ledger:
         self.isolated: dict[str, str] = dict(now.isolated)
         self.repaired: list[str] = list(now.repaired_ports)
         self.rps: dict[str, int] = dict(rps)
+        self.fuel: dict[str, int] = {}
 
     @classmethod
     def of(cls, ctx: Context) -> Ledger:
@@ -233,6 +238,7 @@ class Ledger:
         impulse, moves by rail included (11.18.6)."""
         s = ctx.state
         ledger = cls(s.reorg, ctx.period, {p: ps.rps for p, ps in s.powers.items()})
+        ledger.fuel = {p: ps.fuel for p, ps in s.powers.items() if ps.fuel is not None}
         for p in s.powers:
             ledger.used[f"rail:{p}"] = s.rail_used(p)
         return ledger
@@ -258,6 +264,8 @@ class Ledger:
         if claim.repairs is not None and claim.repairs not in self.repaired:
             self.repaired.append(claim.repairs)
         self.rps[claim.power] = self.rps.get(claim.power, 0) - claim.cost
+        if claim.power in self.fuel:
+            self.fuel[claim.power] -= claim.fuel
 
 
 @dataclass(slots=True)
@@ -949,7 +957,8 @@ def cooperates(state: State, payer: str, unit_power: str) -> bool:
 def check_item(ctx: Context, ledger: Ledger, index: int, item: Mapping[str, Any],
                power: str) -> Claim:
     """Check item `index` of a `reorg` order paid by `power` (its fields already
-    well-formed) against the map and `ledger`; the RPs are the caller's to check."""
+    well-formed) against the map and `ledger`; the RPs and the fuel (`Claim.fuel`, the
+    scenario's cost of the unit's type, 11.18 fuel) are the caller's to check."""
     it = _Item(ctx, ledger, index, item, power)
     if item["method"] == "port_repair":
         return _port_repair(it)
@@ -983,7 +992,9 @@ def check_item(ctx: Context, ledger: Ledger, index: int, item: Mapping[str, Any]
                   f"{it.major(unit.power)}: only cooperating major powers pay for each "
                   "other's units (a neutral power only for its own)", PAYING,
                   "reorg/not_cooperating")
-    return _METHODS[it.method](it)
+    claim = _METHODS[it.method](it)
+    fuel = s.setup.scenario.fuel
+    return claim if fuel is None else replace(claim, fuel=fuel.cost(it.s.type))
 
 
 def place(scenario: Scenario, hex_id: str) -> str:

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from service.rules.scenario.checking import _Checker, _join, _Parsed
+from service.rules.scenario.fuel import read_fuel
 from service.rules.scenario.types import (
     _ID_RE,
     _KINDS_OF_TYPE,
@@ -247,12 +248,12 @@ class _Fields:
 
 _SCENARIO_FIELDS: Final = (
     "id", "title", "sides", "initiative_last_turn", "powers", "minors", "map", "units",
-    "movement",
+    "movement", "fuel",
 )
 _SIDE_FIELDS: Final = ("id", "initiative_box", "reserve_markers")
 _POWER_FIELDS: Final = (
     "id", "name", "side", "pass_bonus", "neutral", "bp_spent_last_turn", "bp_on_rps",
-    "rail_moves", "at_war_with", "chits", "rp_gearing_cap", "conquered",
+    "rail_moves", "at_war_with", "chits", "rp_gearing_cap", "conquered", "build_points",
 )
 _MINOR_FIELDS: Final = ("id", "controller")
 _MAP_FIELDS: Final = ("supply_path_length", "hexes", "seas", "hexsides")
@@ -308,6 +309,7 @@ def _parse_power(problems: list[Problem], v: object, path: str) -> _Parsed[Power
         chits=f.integer("chits", 0),
         rp_gearing_cap=f.integer("rp_gearing_cap", bp_spent),
         conquered=f.flag("conquered", False),
+        build_points=f.opt_integer("build_points", 0, 100_000),
     )
     if f.ok_keys("bp_on_rps", "bp_spent_last_turn") and spec.bp_on_rps > spec.bp_spent_last_turn:
         f.fail("bp_on_rps", "BP spent on RPs are part of bp_spent_last_turn and cannot exceed it")
@@ -690,6 +692,8 @@ def parse_scenario(data: Mapping[str, object]) -> Scenario:
         if not hexes and "hexes" not in m.bad:
             m.fail("hexes", "a map needs at least one hex")
     movement = _parse_movement(problems, f.raw("movement"))
+    fuel = read_fuel(problems, f.m.get("fuel"), [p.spec.id for p in powers],
+                     [x.spec.id for x in minors])
 
     c = _Checker(problems, sides, powers, minors, hexes, seas, units)
     c.check_all()
@@ -714,4 +718,5 @@ def parse_scenario(data: Mapping[str, object]) -> Scenario:
         ),
         units=tuple(u.spec for u in units),
         movement=movement,
+        fuel=fuel,
     )

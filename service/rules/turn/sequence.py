@@ -393,6 +393,17 @@ def finish_turn(f: Flow) -> None:
 
 
 def after_production(f: Flow) -> None:
-    figures = {p: dict(ps.production or {}) for p, ps in f.state.powers.items()}
-    f.emit("production.applied", "Production done: next turn's RPs set.", {"powers": figures})
+    """Next turn's RPs (RULES-NOTES 8), and the fuel the scenario adds per turn
+    (RULES-NOTES 30) when it has fuel."""
+    powers = f.state.powers
+    figures = {p: dict(ps.production or {}) for p, ps in powers.items()}
+    data: dict[str, object] = {"powers": figures}
+    text = "Production done: next turn's RPs set."
+    fuel = f.state.setup.scenario.fuel
+    if fuel is not None:
+        added = {p: fuel.income(p) for p in powers}
+        data["fuel"] = added
+        text += " Fuel: " + ", ".join(f"{p} +{n} fuel ({(powers[p].fuel or 0) + n})"
+                                     for p, n in added.items()) + "."
+    f.emit("production.applied", text, data)
     start_turn(f, f.state.turn.number + 1)

@@ -4,8 +4,8 @@ other among what the planner offers in the position the earlier items produce (s
 chains such as an ATR reorganized and then flown, a port repaired and then used, a
 supply unit expended after its city served, come up), with port repairs and now and
 then an arbitrary item, under the four settings of `reorg.primary_limit` and
-`reorg.rail_counts_against_source`; the same items shuffled get the same verdict, and
-when accepted the same position."""
+`reorg.rail_counts_against_source`, with or without scarce fuel (11.18 fuel); the same
+items shuffled get the same verdict, and when accepted the same position."""
 
 from __future__ import annotations
 
@@ -28,9 +28,18 @@ SIDES = ("axis", "allies", "communists")
 AT = "2026-01-01T00:00:00+00:00"
 
 
+FUEL = {"reorganize": {"ARM": 2, "MECH": 2, "MOT": 1, "HQ": 1, "FTR": 1, "LND": 1, "ATR": 1,
+                       "BB": 3, "CA": 2, "TRS": 1},
+        "powers": {p: {"stock": 5} for p in ("germany", "italy", "japan", "cw", "usa",
+                                             "france", "nationalist_china", "ussr",
+                                             "communist_china")}}
+
+
 @cache
-def _start(primary_limit: str, rail_counts: bool) -> State:
+def _start(primary_limit: str, rail_counts: bool, fuel: bool = False) -> State:
     data = scenario_to_json(load_builtin_scenario("dno-demo"))
+    if fuel:
+        data["fuel"] = FUEL
     options = {"reorg": {"primary_limit": primary_limit,
                          "rail_counts_against_source": rail_counts}}
     return at_step(data, sides=SIDES, options=options,
@@ -83,10 +92,11 @@ def _offered(now: State, power: str) -> list[dict[str, Any]]:
 
 
 @st.composite
-def _orders(draw: st.DrawFn) -> tuple[tuple[str, bool], str, list[dict[str, Any]],
+def _orders(draw: st.DrawFn) -> tuple[tuple[str, bool, bool], str, list[dict[str, Any]],
                                        list[dict[str, Any]]]:
-    """(the options, the paying power, the items, the items shuffled)."""
-    options = (draw(st.sampled_from(["factories", "two_units"])), draw(st.booleans()))
+    """(the options and fuel, the paying power, the items, the items shuffled)."""
+    options = (draw(st.sampled_from(["factories", "two_units"])), draw(st.booleans()),
+               draw(st.booleans()))
     start = _start(*options)
     power = draw(st.sampled_from(sorted(p for p, ps in start.powers.items()
                                         if not ps.neutral)))
@@ -127,13 +137,14 @@ def _verdict(state: State, power: str, items: list[dict[str, Any]]) -> tuple[Any
             sorted((p, ps.rps) for p, ps in after.powers.items()),
             sorted(r.reorganized), sorted(r.used.items()),
             sorted((k, sorted(v)) for k, v in r.dispensed.items()),
-            sorted(r.isolated.items()), sorted(r.repaired_ports))
+            sorted(r.isolated.items()), sorted(r.repaired_ports),
+            sorted((p, ps.fuel) for p, ps in after.powers.items()))
 
 
 @settings(deadline=None)
 @given(_orders())
 def test_the_order_of_a_reorg_orders_items_never_changes_its_verdict_11_18(
-    order: tuple[tuple[str, bool], str, list[dict[str, Any]], list[dict[str, Any]]],
+    order: tuple[tuple[str, bool, bool], str, list[dict[str, Any]], list[dict[str, Any]]],
 ) -> None:
     options, power, items, shuffled = order
     state = _start(*options)
