@@ -1,12 +1,11 @@
 """A signed order as it arrives, and the checks every way of taking it makes first:
 the game and the signer it names, its RFC 8785 canonical bytes (their hash is the
 order's), the Ed25519 signature, that a player signs only players' kinds; then the
-command the rules decide, with what the referee adds (a sealed answer's salt, the
+command the rules decide, with what the referee adds (the
 player's settings that change what an order needs, the trigger of its dice)."""
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -92,17 +91,16 @@ def check(game_id: str, signer: str, key: str, actor: Actor, envelope: Envelope,
     except ValueError as error:
         raise Malformed("order/not_canonical", f"the order has no RFC 8785 canonical form "
                         f"(so it cannot be signed): {error}; numbers must be finite and "
-                        "integers within +-(2**53 - 1)", rule="docs/api.md",
+                        "integers within +-(2**53 - 1)",
                         errors=[("/order", str(error))]) from None
     if not signing.verify(key, signed, envelope.signature):
         raise Unauthorized("order/bad_signature",
                            "the signature does not verify with the signer's registered key")
     if actor.role == "player" and order.kind not in ORDERS:
         raise Forbidden("order/gm_only", f"{order.kind} is not a player's order: it is the "
-                        "GM's", rule="docs/api.md",
+                        "GM's",
                         errors=[("/order/kind", f"a player's kinds are {sorted(ORDERS)}")])
-    extra: dict[str, Any] = {"salt": secrets.token_hex(32)} if order.kind in SEALED_ORDERS \
-        else {}
+    extra: dict[str, Any] = {}
     if order.kind in ("done", "steps") and (settings or {}).get("confirm_lapse"):
         extra["confirm_lapse"] = "required"  # the player's setting (referee.settings)
     if order.kind in NAMED_ORDERS:

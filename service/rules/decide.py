@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from service.rules import gm, modes, reorg, standing, turn
 from service.rules.awaiting import CONSENT, current_step, position
@@ -51,8 +52,11 @@ def play_for_side(f: Flow, c: Command) -> None:
                     actor=Actor(id="gm", role="gm", side=side, powers=s.side_powers(side)))
     check_order_allowed(s, order)
     reason = gm.reason_of(c)
-    f.emit("gm.played", gm.with_reason(f"The GM plays {side}: {kind}.", reason),
-           {"side": side, "kind": kind, "body": dict(body), "reason": reason}, by="gm")
+    data: dict[str, Any] = {"side": side, "kind": kind, "body": dict(body), "reason": reason}
+    if kind == "initiative.reroll" and c.extra.get("salt"):  # sealed: salted like the answer
+        data["salt"] = str(c.extra["salt"])
+    f.emit("gm.played", gm.with_reason(f"The GM plays {side}: {kind}.", reason), data,
+           by="gm")
     ORDERS[str(kind)](f, order)
 
 
@@ -121,6 +125,7 @@ COMMANDS: Mapping[str, Handler] = {
     "game.create": gm.create,
     "seat.take": gm.take_seat,
     "seat.substitute": gm.substitute,
+    "seat.new_key": gm.new_key,
     "admin.pause": gm.pause,
     "admin.resume": gm.resume,
     "admin.end": gm.end,
@@ -171,7 +176,7 @@ def check_position(state: State, command: Command) -> None:
         raise Refused("order/stale",
                       f"the order is for turn {seen[0]} impulse {seen[1]} step {seen[2]}; "
                       f"the game is at turn {now[0]} impulse {now[1]} step {now[2]}",
-                      rule="docs/api.md", extra={"current": position(state)})
+                      extra={"current": position(state)})
 
 
 def refuse_unknown_keys(kind: str, body: Mapping[str, object]) -> None:
@@ -180,7 +185,7 @@ def refuse_unknown_keys(kind: str, body: Mapping[str, object]) -> None:
     problems = unknown_keys(body, ORDER_BODIES[kind], "/body")
     if problems:
         raise Malformed("order/unknown_key", f"{problems[0][0]}: {problems[0][1]}",
-                        rule="docs/api.md", errors=problems)
+                        errors=problems)
 
 
 def decide(state: State, command: Command, dice: Dice | None) -> Decision:

@@ -62,6 +62,7 @@ class TurnView(TypedDict):
     step: Step
     order: list[str]
     turn_end_total: int
+    turn_end_bonus: int
     threshold: int
     weather: WeatherRow | None
     impulses_taken: dict[str, int]
@@ -221,7 +222,8 @@ class Viewer:
     powers: tuple[str, ...] = ()
 
 
-SEALED_KINDS = ("initiative.reroll_answered", "standing.answered", "standing.armed")
+SEALED_KINDS = ("initiative.reroll_answered", "standing.answered", "standing.armed",
+                "gm.played")
 
 
 def _reorg_side(viewer: Viewer) -> str | None:
@@ -366,6 +368,7 @@ def _turn_view(state: State) -> TurnView:
         "step": t.step,
         "order": list(t.order),
         "turn_end_total": t.turn_end_total,
+        "turn_end_bonus": t.turn_end_bonus,
         "threshold": t.threshold,
         "weather": t.weather,
         "impulses_taken": dict(t.impulses_taken),
@@ -433,13 +436,18 @@ def _sides_view(state: State) -> dict[str, SideView]:
 
 def is_sealed(event: Event, state: State, viewer: Viewer) -> bool:
     """A reroll answer, signed or given by a standing order (`standing.answered`), is
-    sealed from other sides while its window is still open; the arming of a reroll
-    standing order until the first window it answers has closed (issue 20)."""
-    if event.kind not in SEALED_KINDS or viewer.role == "gm":
+    sealed from other sides while its window is still open, and so is the GM's answer
+    for a side it plays (`gm.played`); the arming of a reroll standing order until the
+    first window it answers has closed (issue 20). Nothing is sealed in a finished game.
+    """
+    if event.kind not in SEALED_KINDS or viewer.role == "gm" or state.status == "finished":
         return False
     if event.data.get("side") == viewer.side:
         return False
-    if event.kind != "initiative.reroll_answered" and event.data.get("step") != st.REROLL:
+    if event.kind == "gm.played":
+        if event.data.get("kind") != "initiative.reroll":
+            return False
+    elif event.kind != "initiative.reroll_answered" and event.data.get("step") != st.REROLL:
         return False
     t = state.turn
     if event.kind == "standing.armed":

@@ -31,7 +31,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The database answers */
+        /** The database answers; how far this process's clock is from the database's */
         get: operations["readyz"];
         put?: never;
         post?: never;
@@ -442,7 +442,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Import an export from another server (verified first); play goes on */
+        /** Operator: import an export that verifies in full; play goes on */
         post: operations["import_game"];
         delete?: never;
         options?: never;
@@ -503,6 +503,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/webhook/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send my webhook a test message now (what it answered) */
+        post: operations["test_webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/webhook/deliveries": {
         parameters: {
             query?: never;
@@ -550,6 +567,23 @@ export interface paths {
         post?: never;
         /** Remove one of my notification channels */
         delete: operations["delete_channel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/channels/{kind}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send one of my notification channels a test message now */
+        post: operations["test_channel"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -670,6 +704,40 @@ export interface paths {
         put?: never;
         /** Ask the GM to make a new key the caller's signing key */
         post: operations["request_key"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/players/me/key-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My own requests for a new key (another device's) */
+        get: operations["my_key_requests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/players/me/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make a new key my signing key, with my current key's consent */
+        post: operations["bind_key"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1698,6 +1766,15 @@ export interface components {
              */
             position: "first" | "last" | "before" | "after";
         };
+        /** ClockCheck */
+        ClockCheck: {
+            /** Skew Seconds */
+            skew_seconds: number;
+            /** Ok */
+            ok: boolean;
+            /** Detail */
+            detail: string;
+        };
         /**
          * Combat
          * @description An overrun, combat, barrage or naval combat and its results, in order; or its
@@ -2414,6 +2491,7 @@ export interface components {
              * @enum {string}
              */
             status: "ok" | "ready";
+            clock?: components["schemas"]["ClockCheck"];
         };
         /**
          * HeldShown
@@ -2792,6 +2870,25 @@ export interface components {
             new_token?: boolean;
             /** Consent */
             consent?: string | null;
+        };
+        /**
+         * KeyConsentBody
+         * @example {
+         *       "consent": "<base64url Ed25519 signature by the current key>",
+         *       "public_key": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"
+         *     }
+         */
+        KeyConsentBody: {
+            /**
+             * Public Key
+             * @description an Ed25519 public key: base64url of its raw 32 bytes
+             */
+            public_key: string;
+            /**
+             * Consent
+             * @description the current key's signature (base64url) over the RFC 8785 bytes of {type: "wif-key-consent/1", game, player, public_key}
+             */
+            consent: string;
         };
         /**
          * KeyReplaced
@@ -4224,7 +4321,11 @@ export interface components {
          * StandingBody
          * @description `standing`: arm the side's standing order for `step` (replacing one armed for it),
          *     or disarm it with `"armed": false`. `demand` is an `initiative.reroll` order's answer
-         *     (default false: never demand a reroll); `stops` disarm it when they hold.
+         *     (default false: never demand a reroll); `stops` disarm it when they hold. A
+         *     `final_reorganization` order spends before it is done: first the `reorg` orders of
+         *     `plan` (the side's own plan; an item the step refuses is left out), then, with
+         *     `spend` "cheapest" (the default), the cheapest legal way for every unit still face
+         *     down; "none" spends nothing.
          */
         StandingBody: {
             /**
@@ -4238,12 +4339,23 @@ export interface components {
             demand?: boolean;
             /** Stops */
             stops?: components["schemas"]["StopBody"][];
+            /**
+             * Spend
+             * @enum {string}
+             */
+            spend?: "cheapest" | "none";
+            /** Plan */
+            plan?: components["schemas"]["ReorgBody"][];
         };
         /**
          * StandingOrder
          * @description A signed order of kind `standing`: `standing`: arm the side's standing order for `step` (replacing one armed for it),
          *     or disarm it with `"armed": false`. `demand` is an `initiative.reroll` order's answer
-         *     (default false: never demand a reroll); `stops` disarm it when they hold.
+         *     (default false: never demand a reroll); `stops` disarm it when they hold. A
+         *     `final_reorganization` order spends before it is done: first the `reorg` orders of
+         *     `plan` (the side's own plan; an item the step refuses is left out), then, with
+         *     `spend` "cheapest" (the default), the cheapest legal way for every unit still face
+         *     down; "none" spends nothing.
          * @example {
          *       "body": {
          *         "step": "reaction",
@@ -4300,7 +4412,8 @@ export interface components {
         /**
          * StandingShown
          * @description An armed standing order: the side and step it answers, who armed it (player and
-         *     seq of its order), its stop conditions and, for the reroll, its answer.
+         *     seq of its order), its stop conditions and, for the reroll, its answer; for the final
+         *     reorganization, how it spends (`spend`, `plan`).
          */
         StandingShown: {
             /** Side */
@@ -4317,6 +4430,12 @@ export interface components {
             }[];
             /** Demand */
             demand?: boolean;
+            /** Spend */
+            spend?: string;
+            /** Plan */
+            plan?: {
+                [key: string]: unknown;
+            }[];
         };
         /** StandingView */
         StandingView: {
@@ -4511,14 +4630,15 @@ export interface components {
          *     answered; `hq_out_of_supply`: an HQ of the side out of supply;
          *     `unit_attacked`: a unit of the side was attacked since the order was armed or last
          *     answered; `initiative_close` (reroll only): the side's initiative total is within
-         *     `within` of another side's.
+         *     `within` of another side's; `rps_lapse` (`final_reorganization` and `steps` orders):
+         *     the side's `done` would let RPs lapse (11.18: RPs may not be saved).
          */
         StopBody: {
             /**
              * Kind
              * @enum {string}
              */
-            kind: "enemy_adjacent_reserve" | "hq_out_of_supply" | "unit_attacked" | "initiative_close";
+            kind: "enemy_adjacent_reserve" | "hq_out_of_supply" | "unit_attacked" | "initiative_close" | "rps_lapse";
             /** Within */
             within?: number;
         };
@@ -4587,6 +4707,27 @@ export interface components {
             reason?: string;
             /** Rule */
             rule?: string;
+        };
+        /**
+         * TestSent
+         * @description `POST /channels/{kind}/test`, `POST /webhook/test`: one test message sent at once
+         *     (no retry, no quiet hours, no digest), and what the receiver answered: `status_code`
+         *     (HTTP, or an SMTP reply's code), `error` (None: delivered).
+         */
+        TestSent: {
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "email" | "discord" | "slack" | "webhook";
+            /** Target */
+            target: string;
+            /** Delivered */
+            delivered: boolean;
+            /** Status Code */
+            status_code: number | null;
+            /** Error */
+            error: string | null;
         };
         /**
          * ThisImpulse
@@ -4667,6 +4808,8 @@ export interface components {
             order: string[];
             /** Turn End Total */
             turn_end_total: number;
+            /** Turn End Bonus */
+            turn_end_bonus: number;
             /** Threshold */
             threshold: number;
             weather: components["schemas"]["WeatherRow"] | null;
@@ -7200,6 +7343,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Payload too large */
             413: {
                 headers: {
@@ -7351,8 +7503,8 @@ export interface operations {
                     "text/event-stream": {
                         /** @description the event's kind */
                         event: string;
-                        /** @description the event's seq */
-                        id: string;
+                        /** @description the event's seq (none on `sealed.opened`) */
+                        id?: string;
                         data: string;
                     };
                 };
@@ -7583,6 +7735,96 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid payload */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    test_webhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the game's id */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Empty"] | null;
+            };
+        };
+        responses: {
+            /** @description the answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestSent"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7914,6 +8156,107 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid payload */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    test_channel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the game's id */
+                game_id: string;
+                /** @description the channel: email, discord or slack */
+                kind: "email" | "discord" | "slack";
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Empty"] | null;
+            };
+        };
+        responses: {
+            /** @description the answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestSent"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8623,6 +8966,182 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["KeyRequest"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid payload */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    my_key_requests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the game's id */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRequestList"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid payload */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    bind_key: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the game's id */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KeyConsentBody"];
+            };
+        };
+        responses: {
+            /** @description the answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyReplaced"];
                 };
             };
             /** @description Not authenticated */

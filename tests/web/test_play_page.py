@@ -268,7 +268,8 @@ async def _standing_orders_and_done_through(allies: Page, communists: Page,
     row = form.locator("[data-standing=reaction]")
     await expect(row).to_have_attribute("data-armed", "yes")
     await expect(row).to_contain_text(
-        "release nothing unless an enemy comes next to a Reserve unit or a unit is attacked")
+        "release nothing when your turn to react comes, unless an enemy comes next to a "
+        "Reserve unit or a unit is attacked")
     await _shot(communists, "communists-standing")
     await communists.click("[name=standing-disarm-reaction]")
     await expect(row).to_have_attribute("data-armed", "no")
@@ -327,10 +328,13 @@ async def _axis_changes_a_mode(axis: Page, everyone: dict[str, Page]) -> None:
     markers = form.locator("p.markers")
     await expect(markers).to_have_text(
         "Reserve markers: 6 of 6 left. A stack's Reserve units share one marker (OCS 5.4a).")
-    await form.locator("[name='mode-ita-inf-1']").select_option("reserve")
+    # The offered changes into Reserve say they take a new marker (the options endpoint).
+    await expect(form.locator("[name='mode-ita-inf-1'] option[value='reserve/combat']")
+                 ).to_have_text("Reserve, combat side up (new marker)")
+    await form.locator("[name='mode-ita-inf-1']").select_option("reserve/combat")
     await expect(form.locator("tr[data-unit='ita-inf-1'] td.marker")).to_have_text(
         "needs a new marker")
-    await form.locator("[name='mode-ger-hq-1']").select_option("reserve")
+    await form.locator("[name='mode-ger-hq-1']").select_option("reserve/move")
     await expect(form.locator("tr[data-unit='ger-hq-1'] td.marker")).to_have_text(
         "needs a new marker, shared in h30")
     await expect(markers).to_contain_text("Reserve markers: 5 of 6 left after these changes")
@@ -344,8 +348,6 @@ async def _axis_changes_a_mode(axis: Page, everyone: dict[str, Page]) -> None:
     await expect(form.locator("tr[data-unit='ita-inf-1'] td.marker")).to_have_text("")
     await form.locator("[name='mode-ger-hq-1']").select_option("move")
     await expect(form.locator("tr[data-unit='ger-hq-1'] td.marker")).to_have_text("")
-    await expect(form.locator("[name='orientation-ger-hq-1']")).to_have_value("move")
-    await expect(form.locator("[name='orientation-ger-hq-1']")).to_be_disabled()
     await _shot(axis, "axis-mode-form")
     await form.locator("[name=change-modes]").click()
     for page in everyone.values():
@@ -356,9 +358,11 @@ async def _axis_changes_a_mode(axis: Page, everyone: dict[str, Page]) -> None:
         await expect(page.locator("#log-list li").first).to_contain_text(
             "ger-hq-1 in h30: Combat Mode → Move Mode.")
     await expect(_unit_row(axis, "ger-hq-1").locator("td.values")).to_have_text("1-1-8 8/8 MP")
-    # The form now says the HQ changed mode this impulse (OCS 5.4: once per unit).
+    # The form now says, as the referee does, that the HQ changed mode (OCS 5.4: once per
+    # unit), and offers it no mode.
     await expect(form.locator("tr[data-unit='ger-hq-1']")).to_contain_text(
-        "changed mode this impulse")
+        "already changed mode this movement step")
+    await expect(form.locator("[name='mode-ger-hq-1']")).to_be_disabled()
 
     # The Italian corps moves next door, chosen on the map: its hex, then where it may go
     # (h20, forest, 2 MP), which fills the report with the path.

@@ -14,7 +14,8 @@ from service.rules.state import State
 
 class StandingShown(TypedDict):
     """An armed standing order: the side and step it answers, who armed it (player and
-    seq of its order), its stop conditions and, for the reroll, its answer."""
+    seq of its order), its stop conditions and, for the reroll, its answer; for the final
+    reorganization, how it spends (`spend`, `plan`)."""
 
     side: str
     step: str
@@ -22,6 +23,8 @@ class StandingShown(TypedDict):
     seq: int | None
     stops: list[dict[str, Any]]
     demand: NotRequired[bool]
+    spend: NotRequired[str]
+    plan: NotRequired[list[dict[str, Any]]]
 
 
 class HeldShown(TypedDict):
@@ -52,6 +55,8 @@ def standing_view(state: State, side: str | None, *, everyone: bool) -> Standing
                                     "seq": o.seq, "stops": stops_data(o.stops)}
             if step == "initiative.reroll":
                 shown["demand"] = o.demand
+            if step == "final_reorganization":
+                shown["spend"], shown["plan"] = o.spend, [dict(b) for b in o.plan]
             orders.append(shown)
     t = state.turn
     held: list[HeldShown] = [
