@@ -131,3 +131,16 @@ def test_the_scenarios_fuel_is_read_checked_and_written_back_rn30() -> None:
         ("fuel.powers.greece", "not a major power: a minor's units use its controller's fuel"),
         ("fuel.powers.cw.oil", "unknown field"),
     }
+
+
+def test_a_standing_orders_cheapest_spending_keeps_within_the_fuel_11_18_fuel() -> None:
+    """The final reorganization's "cheapest way for every unit" (issue 30) spends no more
+    fuel than the power has: 3 fuel reorganize one armoured division (2) and the
+    infantry (0), not both divisions."""
+    from service.rules.standing.spend import cheapest_items
+
+    t = at_step(_map(), rps={"cw": 30})
+    items = cheapest_items(t.state, "cw")
+    assert sorted(i["unit"] for i in items) == ["cw-arm", "cw-inf"]
+    act(t, items)
+    assert t.state.powers["cw"].fuel == 1
