@@ -28,12 +28,7 @@ from service.rules.errors import RulesError
 from service.rules.modes import vocabulary as m
 from service.rules.modes.change import check_change
 from service.rules.modes.effective import effective, power_passed
-from service.rules.modes.markers import (
-    ReserveMarkers,
-    change_needs_marker,
-    move_marker,
-    reserve_markers,
-)
+from service.rules.modes.markers import Markers, ReserveMarkers
 from service.rules.modes.movement import Mover, ma_rule, mover, reachable
 from service.rules.modes.release import check_release
 from service.rules.modes.report import check_may_move
@@ -217,7 +212,7 @@ def _modes(state: State, board: Board, uid: str, side: str) -> ModeChoices:
     legal: list[ModeChoice] = []
     illegal: list[ModeRefused] = []
     step = _acting(state, side, (st.ACTION,), "mode changes", "OCS 5.4")
-    markers = reserve_markers(state, side)
+    markers = Markers.of(state, board, side)
     for mode, orientation in CANDIDATES:
         given = orientation if orientation is not None else unit.orientation
         problem = step or _problem(check_change, state, board, uid, mode, given)
@@ -226,16 +221,16 @@ def _modes(state: State, board: Board, uid: str, side: str) -> ModeChoices:
             continue
         choice: ModeChoice = {"mode": mode, "orientation": given}
         if mode == m.RESERVE:
-            choice["needs_marker"] = change_needs_marker(state, uid)
-            if choice["needs_marker"] and markers["left"] == 0:
+            choice["needs_marker"] = markers.change_needs_marker(state, uid)
+            if choice["needs_marker"] and markers.shown["left"] == 0:
                 choice["marker_note"] = (
                     f"needs a new Reserve marker and {side} has none left: before its "
                     "movement ends it must join a Reserve stack or leave Reserve (OCS 5.4a)")
         legal.append(choice)
-    return {"legal": legal, "illegal": illegal, "reserve_markers": markers}
+    return {"legal": legal, "illegal": illegal, "reserve_markers": markers.shown}
 
 
-def _moves(state: State, mv: Mover, side: str) -> MoveChoices:
+def _moves(state: State, board: Board, mv: Mover, side: str) -> MoveChoices:
     unit = mv.unit
     mp: Allowance = {"ma": mv.step_ma, "used": mv.used, "left": mv.allowance, "rule": ma_rule(unit),
           "move_class": mv.ground.move_class}
@@ -255,7 +250,7 @@ def _moves(state: State, mv: Mover, side: str) -> MoveChoices:
         if r.notes:
             entry["notes"] = list(r.notes)
         if unit.mode == m.RESERVE:
-            needs, short = move_marker(state, mv.uid, to)
+            needs, short = Markers.of(state, board, side).move(state, mv.uid, to)
             if short is not None:
                 refused.append({"to": to, "code": "report/reserve_markers", "rule": "OCS 5.4a",
                                 "reason": f"{short} after this move; a stack's Reserve units "
@@ -365,7 +360,7 @@ def unit_options(state: State, uid: str, board: Board | None = None) -> UnitChoi
         exploit: ExploitChoice = {"may": False, "why": none}
     else:
         modes = _modes(state, board, uid, side)
-        moves = _moves(state, mover(state, board, uid), side)
+        moves = _moves(state, board, mover(state, board, uid), side)
         attack = _attack(state, board, uid, side)
         release = _release(state, uid, side)
         exploit = _exploit(state, uid, side)
