@@ -717,6 +717,5 @@ def parse_scenario(data: Mapping[str, object]) -> Scenario:
             hexsides=tuple(sorted((x.spec for x in hexsides), key=lambda x: (x.a, x.b))),
         ),
         units=tuple(u.spec for u in units),
-        movement=movement,
-        fuel=fuel,
+        movement=movement, fuel=fuel,
     )
