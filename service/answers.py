@@ -16,7 +16,7 @@ from typing_extensions import TypedDict
 
 from service.rules.awaiting import AwaitingEntry, Position
 from service.rules.events import EventRecord
-from service.rules.modes import UnitChoices
+from service.rules.modes import PreviewShown, UnitChoices
 from service.rules.reorg import PlanShown
 from service.rules.view import StateView, Status
 
@@ -367,6 +367,8 @@ class Export(TypedDict):
     server_keys: list[ServerKey]
     revealed_seeds: dict[str, str]
     state: StateView
+    # How each kind of combat is decided: "table", "reported" by players, or "none".
+    combat_results: dict[str, str]
     complete: bool
 
 
@@ -392,6 +394,14 @@ class SideOptions(TypedDict):
     version: int
     side: str
     units: dict[str, UnitChoices]
+
+
+class CombatOdds(PreviewShown):
+    """`GET /combat/odds`: what a combat, overrun or barrage would fight at now (issue
+    29): the referee's odds and the cells its column could give."""
+
+    position: Position
+    version: int
 
 
 class SettingsShown(TypedDict):

@@ -26,7 +26,15 @@ from service.rules import Event, State
 from service.rules.board import SupplyMemo, SupplyStatus, supply_memo, supply_since
 from service.rules.codec import to_data
 from service.rules.events import EventRecord
-from service.rules.view import SEALED_KINDS, UnitViews, Viewer, is_sealed, unit_views, view
+from service.rules.view import (
+    COMBAT_KINDS,
+    SEALED_KINDS,
+    UnitViews,
+    Viewer,
+    is_sealed,
+    unit_views,
+    view,
+)
 from service.store.games import Game
 from service.store.log import DICE_KINDS
 from service.store.uow import UnitOfWork
@@ -227,6 +235,7 @@ async def export(uow: UnitOfWork, game_id: str, token: str) -> Export:
         "server_keys": await receipts.keys(uow),
         "revealed_seeds": {str(k): v for k, v in state.dice.revealed.items()},
         "state": view(state, viewer),
+        "combat_results": {by: state.setup.scenario.combat.how(by) for by in COMBAT_KINDS},
         "complete": not sealed_hidden,
     }
 

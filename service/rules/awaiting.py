@@ -16,6 +16,7 @@ from service.rules import state as st
 from service.rules.state import PositionStep, State
 
 CONSENT: Final = "consent"
+CHOICE: Final = "combat.choice"
 
 
 class Position(TypedDict):
@@ -25,6 +26,26 @@ class Position(TypedDict):
     turn: int
     impulse: int
     step: PositionStep
+
+
+class ChoiceShown(TypedDict):
+    """The question a combat's result asks (docs/api.md "Combat choices"): of which
+    combat, what kind (`losses`, `retreat`, `advance`), about whose units (`of`:
+    attacker or defender), how many step losses or hexes the result demands, the units
+    concerned, the answer given by default, the question in words, and the hexes of the
+    retreat paths in an enemy ZOC (OCS 5.10a C, 5.8a)."""
+
+    hex: str
+    by: str
+    code: str
+    kind: str
+    of: str
+    count: int
+    units: list[str]
+    default: list[str]
+    asked_at: str
+    text: str
+    zoc: list[str]
 
 
 class AwaitingEntry(TypedDict):
@@ -40,11 +61,18 @@ class AwaitingEntry(TypedDict):
     choices: NotRequired[dict[str, list[Any]]]
     # Added by the server where the choices depend on the map: the endpoint listing them.
     options: NotRequired[str]
+    # At `combat.choice`: the question asked.
+    combat: NotRequired[ChoiceShown]
 
 
 def current_step(state: State) -> PositionStep:
-    """The step orders must name: `consent` while a rollback proposal is pending."""
-    return CONSENT if state.proposal is not None else state.turn.step
+    """The step orders must name: `consent` while a rollback proposal is pending,
+    `combat.choice` while a combat's result waits for a side's answer."""
+    if state.proposal is not None:
+        return CONSENT
+    if state.modes.resolution is not None and state.modes.resolution.question is not None:
+        return CHOICE
+    return state.turn.step
 
 
 def position(state: State) -> Position:
@@ -53,12 +81,17 @@ def position(state: State) -> Position:
 
 
 def deadline(state: State) -> str | None:
-    """When the current step's clock runs out (RFC 3339 UTC), if the GM set one."""
+    """When the current step's clock runs out (RFC 3339 UTC), if the GM set one; a
+    combat's question has the step's time from when it was asked."""
     seconds = state.deadlines.get(state.turn.step)
-    if seconds is None or state.turn.step_started_at is None or state.status != "active" \
+    started_at = state.turn.step_started_at
+    res = state.modes.resolution
+    if res is not None and res.question is not None:
+        started_at = res.question.asked_at
+    if seconds is None or started_at is None or state.status != "active" \
             or state.proposal is not None:
         return None
-    started = datetime.fromisoformat(state.turn.step_started_at)
+    started = datetime.fromisoformat(started_at)
     return (started + timedelta(seconds=seconds)).isoformat().replace("+00:00", "Z")
 
 
@@ -82,7 +115,7 @@ _ORDERS: dict[str, tuple[str, ...]] = {
     st.EXPLOITATION: ("release", "report", "roll", "done", "steps"),
     st.REORGANIZATION: ("reorg", "done", "steps"),
     st.FINAL_REORGANIZATION: ("reorg", "done", "steps"),
-    st.PRODUCTION: ("production",),
+    st.PRODUCTION: ("production",), CHOICE: ("combat.choose", "standing"),
 }
 
 
@@ -99,6 +132,12 @@ def choices(state: State, step: str) -> dict[str, list[Any]]:
         return {"position": ["first", "last"] if first else ["before", "after"]}
     if step == st.DECLARE:
         return {"actions.*": list(st.ACTIONS)}
+    res = state.modes.resolution
+    if step == CHOICE and res is not None and res.question is not None:
+        q = res.question
+        if q.kind == "retreat":
+            return {"retreat": [list(p) for p in q.paths]}
+        return {f"{q.kind}.*": list(q.units)}
     return {}
 
 
@@ -131,6 +170,15 @@ def awaiting(state: State) -> list[AwaitingEntry]:
         return entries
     t = state.turn
     due = deadline(state)
+    res = state.modes.resolution
+    if res is not None and res.question is not None:
+        q = res.question
+        entry = _entry(state, q.side, list(state.side_powers(q.side)), CHOICE, due)
+        entry["combat"] = {"hex": res.hex, "by": res.by, "code": res.code, "kind": q.kind,
+                           "of": q.of, "count": q.count, "units": list(q.units),
+                           "default": list(q.default), "asked_at": q.asked_at,
+                           "text": q.text, "zoc": list(q.zoc)}
+        return [entry]
     if t.step == st.DECLARE:
         phasing = t.phasing_side
         assert phasing is not None

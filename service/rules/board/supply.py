@@ -24,7 +24,7 @@ Readings where the seeds are silent (paths themselves: `service.rules.board`):
   of the network reaches one of its sea areas (its hex is the port: length 0).
   Limited sources add nothing here: a unit on one in supply is already in supply.
 - An HQ, itself a secondary source, is in supply only from the network, as every
-  secondary source is (RULES-NOTES 32): the supply view, HQ reorganization (RULES-NOTES
+  secondary source is (RULES-NOTES 33): the supply view, HQ reorganization (RULES-NOTES
   25) and the HQ as a source (11.18.7) ask the same question, so HQs never chain
   supply through one another or through other secondary sources.
 - In communication (11.18.5): a source traces a path of any length to another
@@ -243,8 +243,8 @@ def _status(board: Board, uid: str, limit: int, at: int | None = None) -> Supply
             uid, False,
             reason=f"no primary supply source traces a supply path of at most "
                    f"{_hexes(limit)} to hex {g.ids[i]}, and an HQ is in supply from the "
-                   "primary network only (RULES-NOTES 32)",
-            rule="RULES-NOTES 32",
+                   "primary network only (RULES-NOTES 33)",
+            rule="RULES-NOTES 33",
         )
     second, heads = _secondary_reach(board, st, limit)
     c = second.cost[i]

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from service.rules.scenario.checking import _join
-from service.rules.scenario.types import UNIT_TYPES, FuelSpec, Problem
+from service.rules.scenario.checking import _join, _Parsed
+from service.rules.scenario.types import UNIT_TYPES, FuelSpec, MinorSpec, PowerSpec, Problem
 
 __all__ = ["fuel_to_json", "read_fuel"]
 
@@ -51,9 +51,10 @@ def _object(problems: list[Problem], value: object, path: str,
     return value
 
 
-def read_fuel(problems: list[Problem], raw: object, powers: Iterable[str],
-              minors: Iterable[str]) -> FuelSpec | None:
-    """The scenario's `fuel` (None when absent or null), every problem listed."""
+def read_fuel(problems: list[Problem], raw: object, powers: Iterable[_Parsed[PowerSpec]],
+              minors: Iterable[_Parsed[MinorSpec]]) -> FuelSpec | None:
+    """The scenario's `fuel` (None when absent or null) for the major powers and minors
+    read, every problem listed."""
     if raw is None:
         return None
     doc = _object(problems, raw, "fuel", _FIELDS)
@@ -66,7 +67,8 @@ def read_fuel(problems: list[Problem], raw: object, powers: Iterable[str],
             problems.append(Problem(where, f"unknown unit type {unit_type!r}"))
             continue
         costs.append((unit_type, _count(problems, value, where)))
-    majors, minor_ids = tuple(powers), frozenset(minors)
+    majors = tuple(p.spec.id for p in powers)
+    minor_ids = frozenset(x.spec.id for x in minors)
     given = {} if raw_powers is None else _object(problems, raw_powers, "fuel.powers", None)
     for pid in given:
         if pid not in majors:

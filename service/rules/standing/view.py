@@ -25,6 +25,7 @@ class StandingShown(TypedDict):
     demand: NotRequired[bool]
     spend: NotRequired[str]
     plan: NotRequired[list[dict[str, Any]]]
+    answer: NotRequired[str]
 
 
 class HeldShown(TypedDict):
@@ -57,6 +58,8 @@ def standing_view(state: State, side: str | None, *, everyone: bool) -> Standing
                 shown["demand"] = o.demand
             if step == "final_reorganization":
                 shown["spend"], shown["plan"] = o.spend, [dict(b) for b in o.plan]
+            if o.answer is not None:
+                shown["answer"] = o.answer
             orders.append(shown)
     t = state.turn
     held: list[HeldShown] = [

@@ -830,8 +830,8 @@ def test_a_supply_unit_keeping_its_city_a_source_is_not_expended_the_same_impuls
         assert "cw-sup" not in t.state.units and t.state.units["cw-a"].face_up
 
 
-def test_an_hq_is_in_supply_only_from_the_primary_network_in_every_check_rn32() -> None:
-    """RULES-NOTES 32, one meaning of "in supply" for an HQ: a basic path from the
+def test_an_hq_is_in_supply_only_from_the_primary_network_in_every_check_rn33() -> None:
+    """RULES-NOTES 33, one meaning of "in supply" for an HQ: a basic path from the
     network of primary sources, as for every secondary source (11.18.7); a path to an
     in-supply secondary source does not count. The HQ in 0801 is 7 hexes from London
     and 3 from the secondary source in 0501: it is no secondary source (11.18.7), does
@@ -846,12 +846,12 @@ def test_an_hq_is_in_supply_only_from_the_primary_network_in_every_check_rn32() 
     supply = state_supply(t.state)
     assert supply["cw-b"].in_supply and supply["cw-b"].method == "secondary"
     assert not supply["cw-hq"].in_supply
-    assert supply["cw-hq"].rule == "RULES-NOTES 32"
+    assert supply["cw-hq"].rule == "RULES-NOTES 33"
     error = refuse(t, [{"unit": "cw-a", "method": "hq", "hq": "cw-hq"}])
     assert (error.rule, error.code) == ("RULES-NOTES 25", "reorg/provider_out_of_supply")
     assert reason(error) == ("HQ cw-hq is out of supply: no primary supply source traces a "
                              "supply path of at most 4 hexes to hex 0801, and an HQ is in "
-                             "supply from the primary network only (RULES-NOTES 32)")
+                             "supply from the primary network only (RULES-NOTES 33)")
     error = refuse(t, [{"unit": "cw-a", "method": "secondary", "source": "cw-hq"}])
     assert (error.rule, error.code) == ("11.18.7", "reorg/source_out_of_supply")
     assert reason(error) == ("cw-hq is not in supply: no primary supply source traces a "
