@@ -34,7 +34,7 @@ from service.api.headers import SecurityHeaders
 from service.api.limits import BodyLimit, RateLimit
 from service.referee import channels, egress, one_call, receipts
 from service.referee.notifications import Courier
-from service.referee.offload import Limits, LoopWatch, Offload, Where
+from service.referee.offload import Limits, LoopWatch, Offload, Overloaded, Throttled, Where
 from service.referee.rates import SharedBudget
 from service.referee.work import Reads, read_clock
 from service.settings import Settings, get_settings
@@ -50,22 +50,48 @@ from service.store.uow import Transactions
 log = logging.getLogger("service")
 
 
-async def deadline_sweeper(transactions: Transactions, interval: float) -> None:
+async def deadline_sweeper(transactions: Transactions, interval: float,
+                           offload: Offload | None = None) -> None:
     """The game clock: default actions where a step's deadline has passed, every
     `interval` seconds. A task of its own, so no notification (however slow its
     receiver) delays it. Safe with several processes: games are claimed with SKIP LOCKED.
-    Once a minute it reads the database's clock again (`service.clock`)."""
-    from service.referee.games import sweep_deadlines
+    A big game's default (the final reorganization's plans every face-down unit) is
+    applied by a worker process (`offload`), as its orders are. Once a minute it reads
+    the database's clock again (`service.clock`)."""
+    from service.referee.games import sweep, sweep_game
+    from service.referee.reads import big
 
+    leave = big if offload is not None and offload.workers else None
+    handed: set[asyncio.Task[int]] = set()
     while True:
         await asyncio.sleep(interval)
         try:
             async with transactions() as uow:
                 if clock.stale():
                     await read_clock(uow)
-                await sweep_deadlines(uow)
+                swept = await sweep(uow, leave=leave)
         except Exception:  # noqa: BLE001 - a failed sweep is retried next interval
             log.exception("deadline sweep failed")
+            continue
+        for game_id in swept.left:
+            assert offload is not None  # only a server with workers leaves games
+            task = asyncio.create_task(offload.run(
+                sweep_game, game_id, caller=f"clock:{game_id}", affinity=game_id, read=False))
+            handed.add(task)
+            task.add_done_callback(_swept_elsewhere(handed))
+
+
+def _swept_elsewhere(handed: set[asyncio.Task[int]]) -> Callable[[asyncio.Task[int]], None]:
+    """What a worker's sweep of a big game ended with: refused while the previous one
+    goes on (429) or the workers are busy (503), the next sweep hands it on again."""
+    def done(task: asyncio.Task[int]) -> None:
+        handed.discard(task)
+        if task.cancelled():
+            return
+        error = task.exception()
+        if error is not None and not isinstance(error, Overloaded | Throttled):
+            log.error("a big game's deadline sweep failed", exc_info=error)
+    return done
 
 
 def channel_setup(settings: Settings) -> channels.Setup:
@@ -80,8 +106,8 @@ def channel_setup(settings: Settings) -> channels.Setup:
     return channels.Setup(mail=mail, public_url=settings.public_url)
 
 
-def background(transactions: Transactions, policy: egress.Policy, settings: Settings
-               ) -> list[asyncio.Task[None]]:
+def background(transactions: Transactions, policy: egress.Policy, settings: Settings,
+               offload: Offload | None = None) -> list[asyncio.Task[None]]:
     """The deadline sweeper and the notification courier, as two tasks (none when
     `sweep_interval` is 0)."""
     if settings.sweep_interval <= 0:
@@ -89,7 +115,8 @@ def background(transactions: Transactions, policy: egress.Policy, settings: Sett
     courier = Courier(transactions, policy, concurrency=settings.webhook_concurrency,
                       interval=settings.sweep_interval,
                       channel_setup=channel_setup(settings))
-    return [asyncio.create_task(deadline_sweeper(transactions, settings.sweep_interval)),
+    return [asyncio.create_task(deadline_sweeper(transactions, settings.sweep_interval,
+                                                 offload)),
             asyncio.create_task(courier.run())]
 
 
@@ -153,7 +180,7 @@ def lifespan_of(settings: Settings, database_url: str | None
             print(f"warning: {clock.skew_words(found.skew)}", file=sys.stderr, flush=True)
         collect_less(settings.gc_threshold)
         sys.setswitchinterval(threads.SWITCH_INTERVAL)
-        tasks = background(app.state.transactions, app.state.egress, settings)
+        tasks = background(app.state.transactions, app.state.egress, settings, offload)
         app.state.loop_watch = watch = LoopWatch()
         watch.start()
         try:

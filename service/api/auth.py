@@ -7,12 +7,13 @@ import hashlib
 import hmac
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 from fastapi import Request, Response
 
 from service.api.problems import Problem
-from service.referee.offload import Case, Offload, caller_of
+from service.referee import reads
+from service.referee.offload import Case, Offload, caller_of, changed
 from service.referee.work import Reads, Transactions, UnitOfWork
 
 T = TypeVar("T")
@@ -61,6 +62,35 @@ async def heavy_call(request: Request, case: Callable[..., Awaitable[T]], *args:
     address = request.client.host if request.client else "?"
     return await offload.run(case, *args, caller=caller_of(given or None, address),
                              affinity=game, read=read, min_version=min_version)
+
+
+async def elsewhere(request: Request, game_id: str) -> bool:
+    """Whether a game's changes and dry runs are decided by a worker process: a big
+    game's (`reads.BIG`), when the server has workers. On a thread of this process such a
+    decision (the final reorganization's default plans every face-down unit: a second
+    and more on the largest map) would still take the interpreter from the loop in
+    turns, many milliseconds at each of its wake-ups."""
+    offload: Offload = request.app.state.offload
+    if not offload.workers:
+        return False
+    known = reads.known_big(game_id)
+    if known is None:
+        known = await read(request, lambda uow: reads.is_big(uow, game_id))
+    return known
+
+
+async def heavy_change(request: Request, case: Callable[..., Awaitable[T]], *args: object,
+                       game: str) -> T:
+    """A change to `game` made whole by a worker (a unit of work on the primary), what it
+    appended published to this process's streams as its own changes are."""
+    done: tuple[Any, dict[str, int]] = await heavy_call(request, changed, case, *args,
+                                                        game=game, read=False)
+    found, appended = done
+    transactions: Transactions = request.app.state.transactions
+    if transactions.publish is not None:
+        for game_id, seq in appended.items():
+            transactions.publish(game_id, seq)
+    return cast(T, found)
 
 
 def _digest(text: str) -> bytes:

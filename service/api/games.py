@@ -27,8 +27,10 @@ from service.answers import (
 )
 from service.api.auth import (
     bearer,
+    elsewhere,
     heavy,
     heavy_call,
+    heavy_change,
     is_operator,
     read,
     require_operator,
@@ -225,11 +227,20 @@ async def post_order(
     token = bearer(request)
     # Validated above; the referee checks the signature over the order as it arrived.
     signed = envelopes.Envelope.of(await request.json())
+    big = await elsewhere(request, game_id)  # a big game's: decided by a worker
     if dry_run:
-        async with work(request) as uow:
-            preview = await orders.dry_run(uow, game_id, token, signed)
+        if big:
+            preview = await heavy_call(request, orders.dry_run, game_id, token, signed,
+                                       game=game_id, read=False)
+        else:
+            async with work(request) as uow:
+                preview = await orders.dry_run(uow, game_id, token, signed)
         return JSONResponse(preview, status_code=200)
-    result = await orders.submit(request.app.state.transactions, game_id, token, signed)
+    if big:
+        result = await heavy_change(request, orders.submit_long, game_id, token, signed,
+                                    game=game_id)
+    else:
+        result = await orders.submit(request.app.state.transactions, game_id, token, signed)
     if result.replayed:
         return JSONResponse(result.body, status_code=200,
                             headers={"Idempotent-Replayed": "true"})
@@ -257,6 +268,9 @@ async def export(game_id: GameId, request: Request, known: KnownVersion) -> Resp
 async def _admin(request: Request, game_id: str, kind: str, body: Mapping[str, object] | None
                  ) -> ActOutcome:
     token = bearer(request)
+    if await elsewhere(request, game_id):  # a big game's: decided by a worker
+        return await heavy_change(request, gm_cases.command, game_id, token, kind,
+                                  dict(body or {}), game=game_id)
     async with work(request) as uow:
         return await gm_cases.command(uow, game_id, token, kind, dict(body or {}))
 
@@ -332,6 +346,8 @@ async def admin_edit(game_id: GameId, request: Request,
 async def _gm_case(request: Request, game_id: str,
                    case: Callable[..., Awaitable[ActOutcome]], *args: object) -> ActOutcome:
     token = bearer(request)
+    if await elsewhere(request, game_id):  # a big game's: decided by a worker
+        return await heavy_change(request, case, game_id, token, *args, game=game_id)
     async with work(request) as uow:
         return await case(uow, game_id, token, *args)
 

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Path, Query, Request, Response
 
 from service.answers import CombatOdds, SideOptions, UnitOptions
-from service.api.auth import bearer, heavy, work
+from service.api.auth import bearer, elsewhere, heavy, work
 from service.api.contract import BEARER, LIMITS, answers
 from service.api.games import GameId
 from service.api.numbers import JsonRoute
@@ -85,6 +85,9 @@ async def combat_odds(
                                           description="the attacking units, repeated")],
 ) -> Response:
     token = bearer(request)
+    if await elsewhere(request, game_id):  # a big game's dry run: by a worker
+        return await heavy(request, choices.combat_odds, game_id, token, by, hex, attackers,
+                           game=game_id, read=False)
     async with work(request) as uow:
         body = await choices.combat_odds(uow, game_id, token, by, hex, attackers)
     return Response(body, media_type="application/json")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from service.answers import Created, GameList, Joined, Summary
@@ -288,22 +288,49 @@ def gm_actor_command(kind: str, body: Mapping[str, Any],
                    at=rfc3339(utc_now()), extra=extra or {})
 
 
+@dataclass
+class Swept:
+    """What a sweep did: how many games' defaults it applied, and the games it left to a
+    worker process (`leave`)."""
+
+    applied: int = 0
+    left: list[str] = field(default_factory=list)
+
+
 async def sweep_deadlines(uow: UnitOfWork, now: Any = None, limit: int = 20) -> int:
     """Apply the default action wherever a step's deadline has passed, and resume the
-    games whose pause reached its maximum length. Safe with several processes: each
-    game is claimed with FOR UPDATE SKIP LOCKED, so one applies it."""
+    games whose pause reached its maximum length: how many games it applied. Safe with
+    several processes: each game is claimed with FOR UPDATE SKIP LOCKED, so one applies
+    it."""
+    return (await sweep(uow, now, limit)).applied
+
+
+async def sweep(uow: UnitOfWork, now: Any = None, limit: int = 20, *,
+                leave: Callable[[Game], bool] | None = None,
+                game_id: str | None = None) -> Swept:
+    """`sweep_deadlines`, only `game_id`'s if given; a game `leave` picks (a big one,
+    whose default may plan every face-down unit) is listed instead, for a worker
+    process to sweep (`sweep_game`)."""
     now = now or utc_now()
-    applied = 0
-    for game in await uow.games.claim_due(now, limit):
+    swept = Swept()
+    for game in await uow.games.claim_due(now, limit, game_id):
+        if leave is not None and leave(game):
+            swept.left.append(game.id)
+            continue
         command = Command(kind="clock.expire", body={}, actor=Actor(id="clock", role="clock"),
                           at=rfc3339(now))
         try:
             await apply(uow, game, command)
-            applied += 1
+            swept.applied += 1
         except RulesError:
             continue
-    return applied
+    return swept
 
 
-__all__ = ["Applied", "Unauthorized", "create_game", "game_summary",
-           "join_seat", "list_games", "summary", "sweep_deadlines"]
+async def sweep_game(uow: UnitOfWork, game_id: str, now: Any = None) -> int:
+    """One game's sweep (a big game's, in a worker process): 1 if its default applied."""
+    return (await sweep(uow, now, 1, game_id=game_id)).applied
+
+
+__all__ = ["Applied", "Swept", "Unauthorized", "create_game", "game_summary",
+           "join_seat", "list_games", "summary", "sweep", "sweep_deadlines", "sweep_game"]

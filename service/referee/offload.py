@@ -1,6 +1,7 @@
 """Heavy requests, done by worker processes of this server instead of on its event loop
-(issue 33): a game's legal choices, reorganization plans, exports and dice records, and
-the creation or import of a game from a big body. Each is a use case run whole in a
+(issue 33): a game's legal choices, reorganization plans, exports and dice records, the
+creation or import of a game from a big body, and a big game's (`reads.BIG`) state
+views, orders, dry runs, GM acts and combat odds. Each is a use case run whole in a
 worker, in a unit of work of its own (reads on a replica when one is configured), and
 answered as JSON bytes; the serving process only forwards them, so while a worker
 computes for seconds on the largest map the server accepts, the loop goes on answering
@@ -149,6 +150,13 @@ async def _perform(task: _Task, transactions: Transactions, reads: Reads) -> Any
                            min_version=task.min_version)
     async with transactions() as uow:
         return await task.case(uow, *task.args)
+
+
+async def changed(uow: UnitOfWork, case: Callable[..., Awaitable[T]], *args: Any
+                  ) -> tuple[T, dict[str, int]]:
+    """`case(uow, *args)`, a change to a game made by a worker, with what it appended
+    (game id -> newest seq): the serving process publishes it to its streams."""
+    return await case(uow, *args), dict(uow.appended)
 
 
 def _serve(connection: Connection, where: Where) -> None:
@@ -427,4 +435,4 @@ def caller_of(token: str | None, address: str) -> str:
 
 memory = BUDGET  # this process's per-game caches, for /readyz
 __all__ = ["Case", "Limits", "LoopWatch", "Offload", "Overloaded", "Throttled", "UnitOfWork",
-           "Where", "caller_of", "memory"]
+           "Where", "caller_of", "changed", "memory"]

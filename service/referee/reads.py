@@ -36,7 +36,7 @@ from service.rules.view import (
     unit_views,
     view,
 )
-from service.store.games import Game
+from service.store.games import Game, known_size
 from service.store.log import DICE_KINDS
 from service.store.memory import BUDGET, estimate
 from service.store.threads import in_thread
@@ -322,14 +322,33 @@ class StateView:
     elsewhere: bool = False
 
 
-# A game this big (hexes, and five per unit) has its views rendered by a worker process
-# (service/referee/offload.py): tens of milliseconds of CPU each, which would slow every
-# other request of the serving process. The built-in games are a few hundred.
+# A game this big (hexes, and five per unit) has its views rendered, and its orders,
+# acts and combat odds decided, by a worker process (service/referee/offload.py): tens of
+# milliseconds to seconds of CPU each (the final reorganization's default plans every
+# face-down unit), which on a thread of the serving process would still take the
+# interpreter from its loop in turns. The built-in games are a few hundred.
 BIG = 10_000
 
 
+def _big(hexes: int, units: int) -> bool:
+    return hexes + 5 * units > BIG
+
+
 def big(game: Game) -> bool:
-    return len(game.setup.scenario.map.hexes) + 5 * len(game.state.units) > BIG
+    return _big(len(game.setup.scenario.map.hexes), len(game.state.units))
+
+
+def known_big(game_id: str) -> bool | None:
+    """Whether a game this process holds is big; None when it does not hold it."""
+    size = known_size(game_id)
+    return None if size is None else _big(*size)
+
+
+async def is_big(uow: UnitOfWork, game_id: str) -> bool:
+    """Whether a game is big, reading it (and so keeping it here) when this process does
+    not hold it yet."""
+    known = known_big(game_id)
+    return known if known is not None else big(await uow.games.get(game_id))
 
 
 async def state_view(uow: UnitOfWork, game_id: str, token: str,

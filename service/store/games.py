@@ -168,6 +168,16 @@ class _Cache:
 _CACHE = _Cache()
 
 
+def known_size(game_id: str) -> tuple[int, int] | None:
+    """A game's hexes and units (in its newest state this process holds), when this
+    process holds the game; else None."""
+    known = _CACHE.known.get(game_id)
+    if not known:
+        return None
+    state = known[0].state
+    return len(state.setup.scenario.map.hexes), len(state.units)
+
+
 def remember_state(game_id: str, head_seq: int, head_hash: str, snapshot_seq: int,
                    state: State) -> None:
     """A state committed at this head by a write that did not go through `advance` (the
@@ -394,14 +404,18 @@ class Games:
             select(GameRow.id).where(GameRow.gm_token_hash == digest).limit(1))
         return found
 
-    async def claim_due(self, now: datetime, limit: int) -> list[Game]:
-        """Games whose deadline (or maximum pause) has passed, locked for this sweeper:
-        FOR UPDATE SKIP LOCKED, and with GAME_LOCK=advisory the game's advisory lock
-        too, skipping a game an order holds (the next sweep sees it again)."""
+    async def claim_due(self, now: datetime, limit: int, game_id: str | None = None
+                        ) -> list[Game]:
+        """Games whose deadline (or maximum pause) has passed (of them only `game_id`'s
+        if given), locked for this sweeper: FOR UPDATE SKIP LOCKED, and with
+        GAME_LOCK=advisory the game's advisory lock too, skipping a game an order holds
+        (the next sweep sees it again)."""
+        due = select(GameRow).where(GameRow.status.in_(("active", "paused")),
+                                    GameRow.next_deadline <= now)
+        if game_id is not None:
+            due = due.where(GameRow.id == game_id)
         rows = (await self.session.execute(
-            select(GameRow)
-            .where(GameRow.status.in_(("active", "paused")), GameRow.next_deadline <= now)
-            .order_by(GameRow.next_deadline).limit(limit).with_for_update(skip_locked=True)
+            due.order_by(GameRow.next_deadline).limit(limit).with_for_update(skip_locked=True)
         )).scalars().all()
         claimed = []
         advisory = get_settings().game_lock == "advisory"

@@ -175,3 +175,68 @@ async def test_a_big_games_view_is_rendered_by_a_worker(
     here = await client.get(url, headers=game.gm)  # rendered in this process
     assert app.state.offload.served["done"] == done + 1
     assert there.headers["etag"] == here.headers["etag"] and there.json() == here.json()
+
+
+async def test_a_big_games_orders_and_acts_are_decided_by_a_worker(
+        client: httpx.AsyncClient, app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above `reads.BIG` an order, its dry run, a refusal and a GM act are decided by a
+    worker process (there the final reorganization's default plans every face-down unit,
+    11.18: seconds on the largest map, which on a thread would take the interpreter from
+    the loop in turns). The answers are this process's; the stream hears the order; the
+    identical bytes sent again are the same order."""
+    game = await full_game(client, dice=AXIS_FIRST)
+    axis = await to_action(game)
+    url = f"/v1/games/{game.id}/orders"
+    transactions = app.state.transactions
+    heard: list[tuple[str, int]] = []
+    publish = transactions.publish
+    monkeypatch.setattr(transactions, "publish",
+                        lambda g, s: (heard.append((g, s)), publish and publish(g, s)))
+    monkeypatch.setattr(reads, "BIG", 0)
+    done = app.state.offload.served["done"]
+
+    envelope = axis.envelope("roll", {"dice": "2d10", "purpose": "test"},
+                             await axis.position())
+    dry = await client.post(f"{url}?dry_run=true", json=envelope, headers=axis.headers)
+    assert dry.status_code == 200 and dry.json()["valid"], dry.text
+    first = await client.post(url, json=envelope, headers=axis.headers)
+    assert first.status_code == 201, first.text
+    assert heard == [(game.id, first.json()["head"]["seq"])]
+    again = await client.post(url, json=envelope, headers=axis.headers)
+    assert again.status_code == 200 and again.headers["idempotent-replayed"] == "true"
+    assert again.json()["head"] == first.json()["head"]
+    allies = game.players["allies"]
+    refused = await allies.order("done")
+    assert refused.status_code == 409, refused.text
+    assert refused.headers["content-type"].startswith("application/problem+json")
+    pause = await game.admin("pause", {"reason": "a worker decides it"})
+    assert pause.status_code == 200, pause.text
+    assert app.state.offload.served["done"] == done + 4  # dry run, order, replay, act
+    assert (await client.get(f"/v1/games/{game.id}", headers=game.gm)).json()["status"] \
+        == "paused"
+
+
+async def test_a_big_games_deadline_is_swept_by_a_worker(
+        client: httpx.AsyncClient, app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The serving process's sweep leaves a big game whose deadline passed to a worker,
+    which applies its default (the same as the sweep here would)."""
+    from datetime import timedelta
+
+    from service.clock import utc_now
+    from service.referee.games import sweep, sweep_game
+
+    game = await full_game(client, dice=AXIS_FIRST)
+    await to_action(game)
+    r = await game.admin("deadlines", {"deadlines": {"action": 60}, "reason": "tempo"})
+    assert r.status_code == 200, r.text
+    before = (await client.get(f"/v1/games/{game.id}", headers=game.gm)).json()
+    later = utc_now() + timedelta(seconds=3600)
+    monkeypatch.setattr(reads, "BIG", 0)
+    async with app.state.transactions() as uow:
+        swept = await sweep(uow, later, leave=reads.big)
+    assert swept.applied == 0 and game.id in swept.left
+    assert await app.state.offload.run(sweep_game, game.id, later, caller="clock",
+                                       affinity=game.id, read=False) == 1
+    after = (await client.get(f"/v1/games/{game.id}", headers=game.gm)).json()
+    assert after["version"] > before["version"]
+    assert after["position"] != before["position"]
