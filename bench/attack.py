@@ -4,7 +4,7 @@ another game; their latencies with and without the attack.
 
     .venv/bin/python bench/attack.py [--hexes 20000] [--units 2000] [--seconds 60]
                                      [--readers 6] [--orderers 2] [--attackers 4]
-                                     [--before REV] [--skip-after]
+                                     [--before REV] [--skip-after] [--off] [--no-turns]
 
 One `python -m service serve` process (default settings: rate limits, one heavy worker)
 on a throwaway embedded PostgreSQL (or DATABASE_URL). Two games:
@@ -20,7 +20,11 @@ on a throwaway embedded PostgreSQL (or DATABASE_URL). Two games:
   attacker's Axis seat: `--attackers` loops with no pause, one arming and disarming a
   standing order (each a new version of the game), the others asking in turn for the
   side's legal choices, a reorganization plan of the next unit, one unit's legal
-  choices and the state view.
+  choices and the state view;
+- a second game of the same size whose turns the attacker plays as fast as the server
+  answers, with all three seats, each side's final reorganization armed: the order that
+  ends a turn decides the three sides' default spends (11.18, the planner for every
+  face-down unit: over a second on this map). `--no-turns` leaves it out.
 
 Every client has an address of its own (127.0.0.x: the server tells addresses apart,
 as it would tell the attacker's from the victims'). Two phases of `--seconds` each:
@@ -29,7 +33,9 @@ bench/results/attack.json: the victims' p50/p95/p99/max by request kind and over
 the probe's, the attacker's answers by status, and the server's own figures from
 /readyz (the longest hold of its loop). `--before REV` also runs the same against the
 code at git revision REV (extracted to a temporary folder; same database schema), the
-figures before issue 33.
+figures before issue 33; `--off` this code with the protections switched off by
+settings (HEAVY_WORKERS=0: heavy requests and big games' decisions on the serving
+process and its threads; RATE_LIMIT_ADDRESS=0).
 """
 
 from __future__ import annotations
@@ -58,6 +64,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import harness as h  # noqa: E402
 
+from service.crypto import signing  # noqa: E402
 from service.rules.scenario import generate_scenario, scenario_to_json  # noqa: E402
 
 THINK = 0.05  # a reader's pause between requests
@@ -173,8 +180,60 @@ async def attacker(base: str, n: int, game: h.GameSeats, units: list[str],
                 await asyncio.sleep(0.01)  # what a hammering client does: retry at once
 
 
+async def turn_player(base: str, game: h.GameSeats, stop: asyncio.Event,
+                      figures: Figures) -> None:
+    """Plays a big game's turns with all three seats as fast as the server answers, each
+    side's final reorganization armed (its default spends the cheapest way: the planner
+    for every face-down unit, 11.18): every power passes its impulses, production as
+    last turn, `done` elsewhere. The order that ends a turn decides the three spends."""
+    seats = {s.side: s for s in (game.seats[0], *game.others)}
+    gm = h.bearer(game.gm_token)
+    async with client(base, "127.0.0.67", timeout=300) as c:
+
+        async def order(seat: h.Seat, kind: str, body: dict[str, Any]) -> None:
+            summary = (await c.get(f"/v1/games/{game.id}", headers=gm)).json()
+            seat.seq += 1
+            signed = {"game": game.id, "player": seat.player, "seq": seat.seq,
+                      "prev": summary["head"]["hash"], **summary["position"], "kind": kind,
+                      "body": body}
+            envelope = {"order": signed, "signature": signing.sign(
+                seat.key, signing.order_signing_bytes(signed))}
+            started = time.perf_counter()
+            r = await c.post(f"/v1/games/{game.id}/orders", json=envelope,
+                             headers=h.bearer(seat.token))
+            events = {e["kind"] for e in r.json().get("events", [])} if r.is_success else set()
+            what = "turn-ending order" if "turn.ended" in events else "turn order"
+            figures.add(what, time.perf_counter() - started, r.status_code)
+            if r.status_code in (429, 503):
+                await asyncio.sleep(float(r.headers.get("retry-after", "1")))
+
+        for seat in seats.values():
+            await order(seat, "standing", {"step": "final_reorganization", "armed": True})
+        while not stop.is_set():
+            summary = (await c.get(f"/v1/games/{game.id}", headers=gm)).json()
+            if not summary["awaiting"]:
+                return
+            entry = summary["awaiting"][0]
+            seat, step = seats[entry["side"]], entry["step"]
+            if step == "initiative.reroll":
+                await order(seat, step, {"demand": False})
+            elif step == "initiative.choose":
+                await order(seat, step, {"position": entry["choices"]["position"][0]})
+            elif step == "declare":
+                await order(seat, "declare", {"actions": {p: "pass" for p in entry["powers"]}})
+            elif step == "production":
+                state = (await c.get(f"/v1/games/{game.id}/state", headers=gm)).json()
+                await order(seat, "production", {"powers": {
+                    p: {"bp_spent": state["powers"][p]["bp_spent_last_turn"],
+                        "bp_on_rps": state["powers"][p]["bp_on_rps"]}
+                    for p in entry["powers"]}})
+            else:
+                await order(seat, "done", {})
+
+
 async def phase(base: str, victims: h.GameSeats, big: h.GameSeats | None, units: list[str],
-                args: argparse.Namespace) -> dict[str, Any]:
+                args: argparse.Namespace, turns: h.GameSeats | None = None
+                ) -> dict[str, Any]:
     stop = asyncio.Event()
     mine, probe, theirs = Figures(), Figures(), Figures()
     tasks = [asyncio.create_task(reader(base, i, victims, stop, mine))
@@ -185,6 +244,8 @@ async def phase(base: str, victims: h.GameSeats, big: h.GameSeats | None, units:
     if big is not None:
         tasks += [asyncio.create_task(attacker(base, i, big, units, stop, theirs))
                   for i in range(args.attackers)]
+    if turns is not None:
+        tasks.append(asyncio.create_task(turn_player(base, turns, stop, theirs)))
     await asyncio.sleep(args.seconds)
     stop.set()
     await asyncio.wait(tasks, timeout=600)
@@ -201,7 +262,8 @@ async def ready(base: str) -> dict[str, Any]:
         return found
 
 
-async def setup(base: str, doc: dict[str, Any]) -> tuple[h.GameSeats, h.GameSeats, list[str]]:
+async def setup(base: str, doc: dict[str, Any], turns: bool
+                ) -> tuple[h.GameSeats, h.GameSeats, list[str], h.GameSeats | None]:
     async with httpx.AsyncClient(base_url=base, timeout=600) as c:
         victims = await h.new_game(c, "dno-demo")
         started = time.perf_counter()
@@ -212,7 +274,8 @@ async def setup(base: str, doc: dict[str, Any]) -> tuple[h.GameSeats, h.GameSeat
                              headers=h.bearer(big.gm_token))).json()
         axis = {p["id"] for p in doc["powers"] if p["side"] == "axis"}
         units = sorted(u for u, x in state["units"].items() if x["power"] in axis)
-    return victims, big, units
+        played = await h.new_game(c, doc) if turns else None
+    return victims, big, units, played
 
 
 @contextlib.contextmanager
@@ -228,31 +291,37 @@ def checkout(rev: str) -> Iterator[Path]:
         subprocess.run(["rm", "-rf", str(folder)], check=False)
 
 
-def server(url: str, code: Path) -> h.Server:
+# The protections of issue 33 switched off by settings (`--off`): heavy requests and big
+# games' decisions on the serving process (its threads), no per-address rate limit.
+OFF = {"HEAVY_WORKERS": "0", "RATE_LIMIT_ADDRESS": "0"}
+
+
+def server(url: str, code: Path, env: dict[str, str]) -> h.Server:
     """`python -m service serve` of the code in `code` (its folder first on sys.path)."""
     return h.Server([h.PYTHON, "-m", "service", "serve"],
-                    {"DATABASE_URL": url, "LOG_LEVEL": "warning"}, cwd=code,
+                    {"DATABASE_URL": url, "LOG_LEVEL": "warning", **env}, cwd=code,
                     name=f"referee ({code.name})")
 
 
-def run(label: str, code: Path, doc: dict[str, Any], args: argparse.Namespace
-        ) -> dict[str, Any]:
-    print(f"{label}: {code}")
+def run(label: str, code: Path, doc: dict[str, Any], args: argparse.Namespace,
+        env: dict[str, str] | None = None) -> dict[str, Any]:
+    print(f"{label}: {code} {env or ''}")
     with h.database() as db:
         h.migrate(db.url)
-        with server(db.url, code) as s:
-            victims, big, units = asyncio.run(setup(s.base, doc))
+        with server(db.url, code, env or {}) as s:
+            victims, big, units, played = asyncio.run(setup(s.base, doc, args.turns))
             out: dict[str, Any] = {}
             for name, attacking in (("quiet", False), ("attack", True)):
                 before = sum(h.cpu_seconds(s.pids()).values())
-                if label == "after":
+                if label != "before":
                     asyncio.run(ready(s.base))  # reset the loop's recent longest hold
                 out[name] = asyncio.run(phase(s.base, victims, big if attacking else None,
-                                              units, args))
+                                              units, args, played if attacking else None))
                 out[name]["server_cpu_s"] = round(
                     sum(h.cpu_seconds(s.pids()).values()) - before, 1)
-                if label == "after":
+                if label != "before":
                     out[name]["readyz"] = asyncio.run(ready(s.base))
+                out[name]["load"] = os.getloadavg()
                 show(name, out[name])
             return out
 
@@ -269,6 +338,10 @@ def show(name: str, found: dict[str, Any]) -> None:
                   f"  max {victims[kind]['max']:7.1f} ms  (n {victims[kind]['n']})")
     if found.get("attacker"):
         print(f"    attacker answers: {found['attacker']['statuses']}")
+        for kind in ("turn-ending order", "turn order"):
+            if kind in found["attacker"]:
+                x = found["attacker"][kind]
+                print(f"    attacker's {kind}s: n {x['n']}, p50 {x['p50']} max {x['max']} ms")
     if found.get("readyz"):
         print(f"    server: loop {found['readyz'].get('loop')}; heavy "
               f"{found['readyz'].get('heavy', {}).get('served')}")
@@ -286,6 +359,11 @@ def main() -> int:
                         "revision (the figures before issue 33)")
     parser.add_argument("--skip-after", action="store_true",
                         help="only the --before revision")
+    parser.add_argument("--off", action="store_true", help="also run this code with the "
+                        "protections switched off by settings (HEAVY_WORKERS=0, "
+                        "RATE_LIMIT_ADDRESS=0)")
+    parser.add_argument("--no-turns", dest="turns", action="store_false",
+                        help="leave out the attacker playing a second big game's turns")
     args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()}")
     doc = scenario_to_json(generate_scenario(args.hexes, args.units))
@@ -295,6 +373,8 @@ def main() -> int:
     if args.before:
         with checkout(args.before) as code:
             results["before"] = run("before", code, doc, args)
+    if args.off:
+        results["off"] = run("off", ROOT, doc, args, OFF)
     if not args.skip_after:
         results["after"] = run("after", ROOT, doc, args)
     results["load_end"] = os.getloadavg()
