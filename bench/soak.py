@@ -206,14 +206,16 @@ async def sampler(server: h.Server, every: float, stop: asyncio.Event, played: P
                       "games_cached": ready["memory"]["games"],
                       "evicted": ready["memory"]["evicted_games"],
                       "orders": played.orders, "games_played": played.games,
-                      "loop_longest_ms": ready["loop"]["recent_longest_ms"]}
+                      "loop_longest_ms": ready["loop"]["recent_longest_ms"],
+                      "loop_computing_over_50ms": ready["loop"]["computing"]["over_50ms"]}
             samples.append(sample)
             print(f"  {sample['minute']:6.2f} min  RSS {sample['rss_mb']:7.1f} MB "
                   f"{sample['processes']}  caches {sample['caches_mb']} MB "
                   f"(workers {sample['worker_caches_mb']})  games cached "
                   f"{sample['games_cached']}, forgotten {sample['evicted']}; orders "
                   f"{played.orders}, games played {played.games}; loop "
-                  f"{sample['loop_longest_ms']} ms", flush=True)
+                  f"{sample['loop_longest_ms']} ms (computing past 50 ms: "
+                  f"{sample['loop_computing_over_50ms']} so far)", flush=True)
             try:
                 await asyncio.wait_for(stop.wait(), every)
             except TimeoutError:
