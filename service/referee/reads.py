@@ -345,10 +345,11 @@ def known_big(game_id: str) -> bool | None:
 
 
 async def is_big(uow: UnitOfWork, game_id: str) -> bool:
-    """Whether a game is big, reading it (and so keeping it here) when this process does
-    not hold it yet."""
+    """Whether a game is big; when this process does not hold it, by its scenario's
+    counts (PostgreSQL counts them: an anonymous request makes this process parse
+    nothing)."""
     known = known_big(game_id)
-    return known if known is not None else big(await uow.games.get(game_id))
+    return known if known is not None else _big(*await uow.games.size(game_id))
 
 
 async def state_view(uow: UnitOfWork, game_id: str, token: str,

@@ -324,6 +324,17 @@ class Games:
         _CACHE.keep_setup(row.id, setup)
         return setup
 
+    async def size(self, game_id: str) -> tuple[int, int]:
+        """A game's hexes and units as its scenario gives them, counted by PostgreSQL
+        (nothing is parsed or kept here)."""
+        found = (await self.session.execute(
+            select(func.jsonb_array_length(GameRow.scenario["map"]["hexes"]),
+                   func.jsonb_array_length(GameRow.scenario["units"]))
+            .where(GameRow.id == game_id))).first()
+        if found is None:
+            raise GameNotFound(game_id)
+        return int(found[0] or 0), int(found[1] or 0)
+
     async def scenario(self, game_id: str) -> dict[str, Any]:
         found: dict[str, Any] | None = await self.session.scalar(
             select(GameRow.scenario).where(GameRow.id == game_id))

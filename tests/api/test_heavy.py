@@ -27,6 +27,7 @@ from service.referee.errors import NotFound
 from service.referee.offload import Limits, Offload, Overloaded, Throttled, Where
 from service.referee.work import Reads
 from service.store.database import make_engine, make_sessionmaker
+from service.store.memory import BUDGET
 from service.store.uow import Transactions
 
 
@@ -194,11 +195,14 @@ async def test_a_big_games_orders_and_acts_are_decided_by_a_worker(
                         lambda g, s: (heard.append((g, s)), publish and publish(g, s)))
     monkeypatch.setattr(reads, "BIG", 0)
     done = app.state.offload.served["done"]
+    position = await axis.position()
+    BUDGET.forget(game.id)  # this process holds nothing of it: PostgreSQL counts its size
+    assert reads.known_big(game.id) is None
 
-    envelope = axis.envelope("roll", {"dice": "2d10", "purpose": "test"},
-                             await axis.position())
+    envelope = axis.envelope("roll", {"dice": "2d10", "purpose": "test"}, position)
     dry = await client.post(f"{url}?dry_run=true", json=envelope, headers=axis.headers)
     assert dry.status_code == 200 and dry.json()["valid"], dry.text
+    assert reads.known_big(game.id) is None  # nothing of it parsed here
     first = await client.post(url, json=envelope, headers=axis.headers)
     assert first.status_code == 201, first.text
     assert heard == [(game.id, first.json()["head"]["seq"])]
