@@ -156,7 +156,7 @@ def lifespan_of(settings: Settings, database_url: str | None
         BUDGET.configure(settings.cache_mb * MB, settings.cache_idle_seconds)
         app.state.offload = offload = Offload(
             Where(url, tuple(settings.database_replica_url), settings.cache_mb * MB,
-                  settings.cache_idle_seconds),
+                  settings.cache_idle_seconds, settings.heavy_nice),
             Limits(workers=settings.heavy_workers, budget=settings.heavy_budget,
                    queue=settings.heavy_queue, per_caller=settings.heavy_per_caller),
             app.state.reads)

@@ -103,6 +103,10 @@ class Settings(BaseSettings):
     heavy_per_caller: int = Field(
         default=1, ge=1, description="heavy requests in flight per token (else per address): "
         "past it 429 request/heavy_in_flight with Retry-After")
+    heavy_nice: int = Field(
+        default=10, ge=0, le=19, description="how much the heavy workers yield the cores "
+        "(their nice value): on a busy machine the serving process and PostgreSQL, which "
+        "answer everyone, run first; 0: as the serving process")
     cache_mb: int = Field(
         default=256, ge=1, description="megabytes (estimated) the per-game caches of one "
         "process may hold: states, parsed scenarios, views, supply, legal choices, planners; "

@@ -24,3 +24,8 @@ async def refuse(uow: UnitOfWork, what: str) -> bytes:
 
 async def crash(uow: UnitOfWork) -> bytes:
     os._exit(3)
+
+
+async def niceness(uow: UnitOfWork) -> bytes:
+    """The worker's nice value."""
+    return str(os.nice(0)).encode()

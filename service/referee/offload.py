@@ -35,6 +35,7 @@ import contextlib
 import importlib
 import logging
 import multiprocessing
+import os
 import signal
 import threading
 import time
@@ -81,13 +82,14 @@ class Limits:
 
 @dataclass(frozen=True, slots=True)
 class Where:
-    """What a worker opens: the primary, the replicas reads may use; and the memory
-    budget of its caches (`CACHE_MB`, `CACHE_IDLE_SECONDS`)."""
+    """What a worker opens: the primary, the replicas reads may use; the memory budget
+    of its caches (`CACHE_MB`, `CACHE_IDLE_SECONDS`); its priority (`HEAVY_NICE`)."""
 
     url: str
     replicas: tuple[str, ...] = ()
     cache_bytes: int = 256 * MB
     cache_idle: float = 1800.0
+    nice: int = 0  # HEAVY_NICE: how much it yields the cores to the serving process
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +171,10 @@ def _serve(connection: Connection, where: Where) -> None:
     # serving process's to handle: it closes the pipe, and a worker ends at its end.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    # Heavy work waits for a core while the serving process (and PostgreSQL) need one:
+    # what it delays is the attacker's answer, not everyone's.
+    with contextlib.suppress(OSError):
+        os.nice(where.nice)
     BUDGET.configure(where.cache_bytes, where.cache_idle)
 
     loop = asyncio.new_event_loop()

@@ -17,7 +17,7 @@ import httpx
 import pytest
 from conftest import local_settings
 from fastapi import Request, Response
-from heavy_cases import crash, refuse, slow
+from heavy_cases import crash, niceness, refuse, slow
 from support import AXIS_FIRST, full_game, to_action
 
 from service.api.auth import heavy
@@ -32,10 +32,10 @@ from service.store.uow import Transactions
 
 
 @contextlib.asynccontextmanager
-async def _offload(url: str, **limits: Any) -> AsyncIterator[Offload]:
+async def _offload(url: str, nice: int = 0, **limits: Any) -> AsyncIterator[Offload]:
     engine = make_engine(url, pool_size=1)
     reads = Reads(Transactions(make_sessionmaker(engine)))
-    offload = Offload(Where(url), Limits(**limits), reads)
+    offload = Offload(Where(url, nice=nice), Limits(**limits), reads)
     try:
         yield offload
     finally:
@@ -56,6 +56,13 @@ async def test_a_case_runs_in_a_worker_process(migrated_url: str) -> None:
         assert answer["tag"] == "a" and answer["pid"] != os.getpid()
         assert offload.pids() == [answer["pid"]]
         assert offload.figures()["served"] == {"done": 1}
+
+
+async def test_a_worker_yields_the_cores_to_the_serving_process(migrated_url: str) -> None:
+    """HEAVY_NICE: on a busy machine the serving process, which answers everyone, runs
+    before the heavy work."""
+    async with _offload(migrated_url, nice=7) as offload:
+        assert int(await offload.run(niceness, caller="t:a")) == min(19, os.nice(0) + 7)
 
 
 async def test_one_heavy_request_in_flight_per_caller(migrated_url: str) -> None:
