@@ -52,16 +52,28 @@ async def heavy(request: Request, case: Case, *args: object, game: str = "",
     return Response(body, status_code=status, media_type="application/json")
 
 
-async def heavy_call(request: Request, case: Callable[..., Awaitable[T]], *args: object,
-                     game: str = "", read: bool = True, min_version: int = 0) -> T:
-    """`heavy`'s work, answering what the use case answers."""
-    offload: Offload = request.app.state.offload
+def _caller(request: Request) -> str:
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     given = token.strip() if scheme.lower() == "bearer" else ""
     address = request.client.host if request.client else "?"
-    return await offload.run(case, *args, caller=caller_of(given or None, address),
-                             affinity=game, read=read, min_version=min_version)
+    return caller_of(given or None, address)
+
+
+async def heavy_call(request: Request, case: Callable[..., Awaitable[T]], *args: object,
+                     game: str = "", read: bool = True, min_version: int = 0) -> T:
+    """`heavy`'s work, answering what the use case answers."""
+    offload: Offload = request.app.state.offload
+    return await offload.run(case, *args, caller=_caller(request), affinity=game, read=read,
+                             min_version=min_version)
+
+
+def admit_heavy(request: Request, game_id: str) -> None:
+    """A request about a big game this process holds is refused (429) before it reads
+    anything while its caller's previous heavy request is not done."""
+    offload: Offload = request.app.state.offload
+    if offload.workers and reads.known_big(game_id):
+        offload.admit(_caller(request))
 
 
 async def elsewhere(request: Request, game_id: str) -> bool:

@@ -26,6 +26,7 @@ from service.answers import (
     Summary,
 )
 from service.api.auth import (
+    admit_heavy,
     bearer,
     elsewhere,
     heavy,
@@ -189,6 +190,7 @@ async def join(game_id: GameId, side: Annotated[str, Path(max_length=40)], body:
              responses={**answers(200, StateAnswer, *READ), 304: NOT_MODIFIED})
 async def game_state(game_id: GameId, request: Request, known: KnownVersion) -> Any:
     token = bearer(request)
+    admit_heavy(request, game_id)
     tag = request.headers.get("if-none-match")
     at_least = max(known, _etag_version(tag))
     found = await read(request, lambda uow: reads.state_view(uow, game_id, token, tag),

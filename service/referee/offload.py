@@ -225,11 +225,7 @@ class Offload:
         """`case(uow, *args)` in a worker (on this loop with no workers), within the
         bounds above; `affinity` (a game id) picks the worker."""
         task = _Task(case, tuple(args), read, min_version)
-        if self.in_flight[caller] >= self.limits.per_caller:
-            self.served["throttled"] += 1
-            raise Throttled("request/heavy_in_flight", "this caller's previous heavy request "
-                            "(legal choices, plans, exports, big games) is not done yet: one "
-                            "at a time (HEAVY_PER_CALLER)", headers={"Retry-After": "1"})
+        self.admit(caller)
         if self._waiting() >= self.limits.queue:
             self.served["busy"] += 1
             raise Overloaded("server/busy", "the server is busy with heavy requests "
@@ -256,6 +252,15 @@ class Offload:
             raise Overloaded("server/too_slow", f"the answer takes longer than "
                              f"{self.limits.budget:g} s (HEAVY_BUDGET); it is being "
                              "computed: retry shortly", headers={"Retry-After": "5"}) from None
+
+    def admit(self, caller: str) -> None:
+        """Refuse the caller (429) while its previous heavy request is not done: before
+        a request reads anything it may then leave to a worker."""
+        if self.in_flight[caller] >= self.limits.per_caller:
+            self.served["throttled"] += 1
+            raise Throttled("request/heavy_in_flight", "this caller's previous heavy request "
+                            "(legal choices, plans, exports, big games) is not done yet: one "
+                            "at a time (HEAVY_PER_CALLER)", headers={"Retry-After": "1"})
 
     def _release(self, caller: str) -> None:
         self.in_flight[caller] -= 1

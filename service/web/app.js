@@ -254,17 +254,19 @@ const gamePath = (suffix = "") => `/v1/games/${encodeURIComponent(page.seat.game
 // Legal choices and plans are heavy requests the server answers one at a time per seat
 // (issue 33): while one is computed another is answered 429 `request/heavy_in_flight`,
 // and a full or slow server 503; the page asks again a moment later, a few times.
+// A big game's state view is one too.
 const RETRIED = new Set(["request/heavy_in_flight", "server/busy", "server/too_slow"]);
-const get = async (suffix) => {
+const retried = async (call) => {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await api(gamePath(suffix), { token: page.seat.token });
+      return await call();
     } catch (error) {
       if (!(error instanceof WifProblem) || !RETRIED.has(error.code) || attempt >= 4) throw error;
       await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
     }
   }
 };
+const get = (suffix) => retried(() => api(gamePath(suffix), { token: page.seat.token }));
 const isGm = () => page.seat.role === "gm";
 const isPlayer = () => page.seat.role === "player";
 
@@ -425,7 +427,7 @@ async function refreshOnce() {
   const headers = page.etag ? { "If-None-Match": page.etag } : {};
   const [summary, state] = await Promise.all([
     get(""),
-    api(gamePath("/state"), { token: page.seat.token, headers }),
+    retried(() => api(gamePath("/state"), { token: page.seat.token, headers })),
   ]);
   page.summary = summary.data;
   if (!state.notModified) {

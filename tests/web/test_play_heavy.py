@@ -2,7 +2,8 @@
 at a time per seat, so a second request while one is computed gets 429
 `request/heavy_in_flight`; the page asks again a moment later instead of showing the
 refusal. Here the server's first answer for the unit is that 429 (Playwright stands in
-for it), and the unit's reach still shows on the map, with no error.
+for it), and the unit's reach still shows on the map, with no error; so is the first
+answer for the state view (a big game's is a heavy request), and the page still shows.
 
 Needs /usr/bin/chromium and the playwright package: scripts/install-browser.sh."""
 
@@ -70,4 +71,25 @@ async def test_the_page_asks_again_when_its_heavy_request_waits_its_turn(
     assert len(asked) == 2
     await expect(axis.locator("[data-form=play] .selected-unit")).not_to_contain_text(
         "heavy request")
+
+    # A big game's state view is a heavy request too: the page asks again for it.
+    communists, states = players["communists"], []
+
+    async def state_in_flight(route: Route) -> None:
+        states.append(route.request.url)
+        if len(states) == 1:
+            await route.fulfill(status=429, headers={"Retry-After": "1"},
+                                content_type="application/problem+json", body=json.dumps({
+                                    "type": "/problems/request/heavy_in_flight",
+                                    "title": "Too many requests", "status": 429,
+                                    "code": "request/heavy_in_flight",
+                                    "detail": "this caller's previous heavy request is not "
+                                              "done yet"}))
+        else:
+            await route.continue_()
+
+    await communists.route("**/v1/games/*/state", state_in_flight)
+    await communists.reload()
+    await expect(communists.locator("#my-move")).to_contain_text("Waiting for")
+    assert len(states) >= 2
     assert pages.problems.seen == []
