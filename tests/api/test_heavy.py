@@ -251,3 +251,37 @@ async def test_a_big_games_deadline_is_swept_by_a_worker(
     after = (await client.get(f"/v1/games/{game.id}", headers=game.gm)).json()
     assert after["version"] > before["version"]
     assert after["position"] != before["position"]
+
+
+async def test_a_big_games_view_is_refused_before_any_read_while_the_caller_waits(
+        client: httpx.AsyncClient, app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One heavy request in flight per caller: a big game's state view, even one this
+    process has at hand, is a 429 with Retry-After while the caller's previous heavy
+    request is not done, and is answered again once it is."""
+    from service.referee.offload import caller_of
+
+    game = await full_game(client, dice=AXIS_FIRST)
+    axis = await to_action(game)
+    monkeypatch.setattr(reads, "BIG", 0)
+    url = f"/v1/games/{game.id}/state"
+    assert (await client.get(url, headers=axis.headers)).status_code == 200
+    offload = app.state.offload
+    caller = caller_of(axis.token, "127.0.0.1")
+    read_view = reads.state_view
+    views: list[str] = []
+
+    async def counted(uow: Any, game_id: str, *args: Any, **kwargs: Any) -> Any:
+        views.append(game_id)
+        return await read_view(uow, game_id, *args, **kwargs)
+
+    monkeypatch.setattr(reads, "state_view", counted)
+    offload.in_flight[caller] += 1  # its previous heavy request, still computed
+    try:
+        refused = await client.get(url, headers=axis.headers)
+    finally:
+        offload._release(caller)
+    assert views == []  # refused before reading anything
+    assert refused.status_code == 429 and refused.headers["retry-after"]
+    assert refused.json()["code"] == "request/heavy_in_flight"
+    assert (await client.get(url, headers=axis.headers)).status_code == 200
+    assert views == [game.id]
