@@ -12,6 +12,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from service import __version__, clock
 from service.api import (
@@ -130,6 +131,30 @@ def collect_less(thresholds: tuple[int, ...]) -> None:
     gc.freeze()
 
 
+def offload_of(settings: Settings, url: str, reads: Reads) -> Offload:
+    """The heavy requests' workers (service/referee/offload.py), as the settings say."""
+    return Offload(
+        Where(url, tuple(settings.database_replica_url), settings.cache_mb * MB,
+              settings.cache_idle_seconds, settings.heavy_nice),
+        Limits(workers=settings.heavy_workers, budget=settings.heavy_budget,
+               queue=settings.heavy_queue, per_caller=settings.heavy_per_caller),
+        reads)
+
+
+def shared_rates(app: FastAPI, settings: Settings, url: str) -> AsyncEngine | None:
+    """The rate limits' buckets shared by every process through PostgreSQL
+    (`RATE_LIMIT_SHARED`), per token and per address; their engine, if any."""
+    if settings.rate_limit <= 0 or not settings.rate_limit_shared:
+        return None
+    engine = make_engine(url, pool_size=2)
+    buckets = RateBuckets(engine)
+    app.state.rate_budget = SharedBudget(buckets, settings.rate_limit, settings.rate_burst)
+    if settings.rate_limit_address > 0:
+        app.state.address_budget = SharedBudget(buckets, settings.rate_limit_address,
+                                                settings.rate_burst_address)
+    return engine
+
+
 def lifespan_of(settings: Settings, database_url: str | None
                 ) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
     """What the app does when it starts and stops: the engine, the stream hub, the
@@ -154,21 +179,8 @@ def lifespan_of(settings: Settings, database_url: str | None
             if settings.database_replica_url else None
         app.state.reads = Reads(app.state.transactions, replicas)
         BUDGET.configure(settings.cache_mb * MB, settings.cache_idle_seconds)
-        app.state.offload = offload = Offload(
-            Where(url, tuple(settings.database_replica_url), settings.cache_mb * MB,
-                  settings.cache_idle_seconds, settings.heavy_nice),
-            Limits(workers=settings.heavy_workers, budget=settings.heavy_budget,
-                   queue=settings.heavy_queue, per_caller=settings.heavy_per_caller),
-            app.state.reads)
-        rate_engine = None
-        if settings.rate_limit > 0 and settings.rate_limit_shared:
-            rate_engine = make_engine(url, pool_size=2)
-            buckets = RateBuckets(rate_engine)
-            app.state.rate_budget = SharedBudget(buckets, settings.rate_limit,
-                                                 settings.rate_burst)
-            if settings.rate_limit_address > 0:
-                app.state.address_budget = SharedBudget(
-                    buckets, settings.rate_limit_address, settings.rate_burst_address)
+        app.state.offload = offload = offload_of(settings, url, app.state.reads)
+        rate_engine = shared_rates(app, settings, url)
         await hub.start()
         if order_call is not None:
             await order_call.start()
