@@ -8,7 +8,7 @@ scenario's tables decide), `combat` (the table engine), `gm` (the game master),
 `standing` (answers given ahead) and `scenario` (the format).
 """
 
-from service.rules.awaiting import awaiting, current_step, next_due, position
+from service.rules.awaiting import awaiting, clock_started, current_step, next_due, position
 from service.rules.command import Actor, Command
 from service.rules.decide import ACT_BODIES, GM_ACTS, ORDER_BODIES, ORDERS, Decision, decide
 from service.rules.errors import Forbidden, Malformed, Refused, RulesError
@@ -32,7 +32,7 @@ __all__ = [
     "ACT_BODIES", "GM_ACTS", "ORDERS", "ORDER_BODIES", "RULES_VERSION", "ActBody", "Actor",
     "Command", "DeadlinesBody", "Decision", "DropoutBody", "EditBody", "Event", "Forbidden",
     "KeyBody", "PauseBody", "PositionStep", "ReasonBody", "RollbackBody", "Step", "WeatherBody",
-    "Malformed", "Refused", "RulesError", "Setup", "State", "awaiting", "combat_preview",
-    "current_step",
+    "Malformed", "Refused", "RulesError", "Setup", "State", "awaiting", "clock_started",
+    "combat_preview", "current_step",
     "decide", "evolve", "fold", "initial_state", "next_due", "position",
 ]
