@@ -32,7 +32,7 @@ export const STANDING_DEFAULTS = {
 // The kinds of combat question a standing order answers: each answer in words, and the
 // care that asks the side instead (RULES-NOTES 32).
 export const CHOICE_STEPS = [
-  ["combat.losses", { default: "the default units take the step losses (the weakest first)" },
+  ["combat.losses", { default: "the weakest units take the step losses (the default)" },
     "a unit would be eliminated"],
   ["combat.retreat", { retreat: "retreat as far as the result allows, entering no enemy ZOC",
     losses: "take the retreat options as step losses" }, "no retreat path avoids every enemy ZOC"],
@@ -120,10 +120,14 @@ function choiceRow(ctx, [step, answers, care], order) {
       h("button", { type: "button", name: `standing-disarm-${step}`,
         onclick: () => ctx.send("standing", { step, armed: false }) }, "Disarm"));
   }
-  const pick = h("select", { name: `standing-answer-${step}`, "aria-label": `${label}: the answer` },
-    Object.entries(answers).map(([value, said]) => h("option", { value }, said)));
+  const choices = Object.entries(answers);
+  const pick = choices.length > 1
+    ? h("select", { name: `standing-answer-${step}`, "aria-label": `${label}: the answer` },
+      choices.map(([value, said]) => h("option", { value }, said)))
+    : null;
+  const answer = () => (pick ? pick.value : choices[0][0]);
   return h("li", { dataset: { standing: step, armed: "no" } }, h("strong", {}, label), ": ",
-    h("span.muted", {}, "asked"), " ", pick, " ",
+    h("span.muted", {}, pick ? "asked" : `asked (armed: ${choices[0][1]})`), " ", pick, " ",
     h("button", { type: "button", name: `standing-arm-${step}`,
-      onclick: () => ctx.send("standing", { step, answer: pick.value }) }, "Arm"));
+      onclick: () => ctx.send("standing", { step, answer: answer() }) }, "Arm"));
 }
