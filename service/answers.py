@@ -17,7 +17,7 @@ from typing_extensions import TypedDict
 from service.rules.awaiting import AwaitingEntry, Position
 from service.rules.events import EventRecord
 from service.rules.modes import PreviewShown, UnitChoices
-from service.rules.reorg import PlanShown
+from service.rules.reorg import PlanShown, RepairShown
 from service.rules.view import StateView, Status
 
 
@@ -377,6 +377,15 @@ class ReorgPlan(PlanShown):
 
     position: Position
     version: int
+
+
+class ReorgRepairs(TypedDict):
+    """`GET /reorg/repairs`: the damaged ports of the reader's side (the GM: every
+    side's) and the ways to repair each now (11.18.4), at this position and version."""
+
+    position: Position
+    version: int
+    ports: list[RepairShown]
 
 
 class UnitOptions(UnitChoices):

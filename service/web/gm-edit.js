@@ -1,13 +1,14 @@
 // The GM's edits from the page (issue 30; docs/game-master.md "State edits"): a unit
 // (where it is, face up, shattered, its mode and side showing), a hex (its controller,
-// its port's damage), a power's figures (BP, RPs, chits), each sent as `admin/edit` with
+// its port's damage), a power's figures (BP, RPs, chits, and its fuel stock where the
+// scenario has fuel, RULES-NOTES 30), each sent as `admin/edit` with
 // only what changed; and the weather table from a turn on (`admin/weather`). Every edit
 // is an event in the log with the reason typed in the panel's Reason field.
 
 import { fill, h, words } from "./dom.js";
 
 const MODES = ["combat", "move", "reserve", "strat", "exploit", "dg"];
-const FIGURES = ["bp_spent_last_turn", "bp_on_rps", "rps", "chits"];
+const FIGURES = ["bp_spent_last_turn", "bp_on_rps", "rps", "chits", "fuel"];
 
 function field(label, control) {
   return h("label.field", {}, h("span", {}, label), control);
@@ -148,20 +149,25 @@ export class GmEdit {
     const powers = Object.keys(this.state.powers);
     const pick = h("select", { name: "edit-power" }, options(powers, words));
     const inputs = Object.fromEntries(FIGURES.map((f) => [f, h("input", { type: "number", min: 0,
-      max: 10000, step: 1, name: `edit-power-${f}`, "aria-label": words(f) })]));
+      max: f === "fuel" ? 100000 : 10000, step: 1, name: `edit-power-${f}`, "aria-label": words(f) })]));
+    // A scenario without fuel has no stock to edit (RULES-NOTES 30).
+    const fuelField = field("Fuel", inputs.fuel);
     const fillIn = () => {
       const p = this.state.powers[pick.value];
       for (const f of FIGURES) inputs[f].value = p?.[f] ?? 0;
+      fuelField.hidden = p?.fuel == null;
     };
     pick.addEventListener("change", fillIn);
     const form = h("fieldset.gm-edit-part", {}, h("legend", {}, "A power's figures"),
       field("Power", pick),
-      h("div.inline-row", {}, FIGURES.map((f) => field(words(f).replace("bp", "BP").replace("rps", "RPs"), inputs[f]))),
+      h("div.inline-row", {}, FIGURES.filter((f) => f !== "fuel")
+        .map((f) => field(words(f).replace("bp", "BP").replace("rps", "RPs"), inputs[f])), fuelField),
       h("div.buttons", {}, h("button", { type: "button", name: "admin-edit-power", onclick: () => {
         const p = this.state.powers[pick.value];
         const changed = {};
         for (const f of FIGURES) {
           const value = Number.parseInt(inputs[f].value, 10);
+          if (f === "fuel" && p.fuel == null) continue;
           if (!Number.isNaN(value) && value !== p[f]) changed[f] = value;
         }
         this.edit("powers", Object.keys(changed).length ? { [pick.value]: changed } : {}, form, fillIn);

@@ -12,6 +12,7 @@ from typing_extensions import TypedDict
 
 from service.rules.modes import Mode, Orientation
 from service.rules.options import WeatherRow
+from service.rules.scenario import MOST_FUEL
 from service.rules.shapes import OrderKind, closed
 from service.rules.state import Step
 
@@ -85,12 +86,14 @@ class HexChange(TypedDict, total=False):
 
 @closed
 class PowerEdit(TypedDict, total=False):
-    """What the GM may set of a power's figures."""
+    """What the GM may set of a power's figures: production, RPs, chits and, where the
+    scenario has fuel (RULES-NOTES 30), the fuel stock."""
 
     bp_spent_last_turn: Figure
     bp_on_rps: Figure
     rps: Figure
     chits: Figure
+    fuel: Annotated[int, Ge(0), Le(MOST_FUEL)]
 
 
 @closed

@@ -1,5 +1,5 @@
-"""The GM's state edits: units, hex control and port damage, BP and RP figures,
-each logged with the GM's reason (docs/game-master.md)."""
+"""The GM's state edits: units, hex control and port damage, BP and RP figures and
+fuel stocks, each logged with the GM's reason (docs/game-master.md)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from service.rules.events import Event, EventKind
 from service.rules.flow import Flow
 from service.rules.gm.common import RULE, is_int, reason_of, with_reason
 from service.rules.modes import MODES, ORIENTATIONS
-from service.rules.scenario import uses_modes
+from service.rules.scenario import MOST_FUEL, uses_modes
 from service.rules.state import (
     Evolver,
     HexEdit,
@@ -118,9 +118,17 @@ def _edit_power(state: State, pid: str, change: object, problems: list[tuple[str
         return {}
     out: dict[str, Any] = {}
     for key, value in sorted(change.items()):
-        if key not in _POWER_FIELDS:
-            problems.append((f"{where}/{key}",
-                             f"unknown field {key!r}; editable: {', '.join(_POWER_FIELDS)}"))
+        if key == "fuel":
+            if state.powers[pid].fuel is None:
+                problems.append((f"{where}/fuel", "this scenario gives no fuel (RULES-NOTES "
+                                                  "30): there is no stock to edit"))
+            elif not is_int(value, MOST_FUEL):
+                problems.append((f"{where}/fuel", f"expected an integer 0-{MOST_FUEL}"))
+            else:
+                out[key] = value
+        elif key not in _POWER_FIELDS:
+            problems.append((f"{where}/{key}", f"unknown field {key!r}; editable: "
+                                               f"{', '.join(_POWER_FIELDS)}, fuel"))
         elif not is_int(value):
             problems.append((f"{where}/{key}", "expected an integer 0-10000"))
         else:
