@@ -69,6 +69,15 @@ function capacityLines(ctx, capacity) {
   });
 }
 
+/** "Reorganize 2 units", "Repair 1 port", "Reorganize 1 unit, repair 1 port". */
+function submitLabel(entries) {
+  const ports = entries.filter(([, b]) => b.method === "port_repair").length;
+  const units = entries.length - ports;
+  const parts = [units ? `reorganize ${plural(units, "unit")}` : null,
+    ports ? `repair ${plural(ports, "port")}` : null].filter(Boolean).join(", ") || "reorganize";
+  return parts[0].toUpperCase() + parts.slice(1);
+}
+
 /** The panel of the current position (rebuilt when the position changes). */
 let panel = null;
 
@@ -418,7 +427,7 @@ class ReorgPanel {
           onclick: () => this.check() }, "Check the cost (dry run)"),
         h("button.primary", { type: "button", name: "reorg-submit", disabled: !entries.length,
           onclick: () => this.submit() },
-        entries.length ? `Reorganize ${plural(entries.length, "unit")}` : "Reorganize"),
+        submitLabel(entries)),
         // The basket as the side's own plan for the turn's final reorganization: its
         // standing order plays it first, then the cheapest way for the rest (issue 30).
         entries.length && this.ctx.mine.some((a) => a.step === "reorganization")
