@@ -17,8 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _readme_commands() -> tuple[str, str]:
     text = (ROOT / "README.md").read_text()
-    run = re.search(r"<!-- run -->\s*```sh\n(.+?)\n```", text, re.S)
-    test = re.search(r"<!-- test -->\s*```sh\n(.+?)\n```", text, re.S)
+    run = re.search(r"<!-- example: run -->\s*```sh\n(.+?)\n```", text, re.S)
+    test = re.search(r"<!-- example: test -->\s*```sh\n(.+?)\n```", text, re.S)
     assert run and test, "README must mark its run and test commands"
     return run.group(1).strip(), test.group(1).strip()
 
