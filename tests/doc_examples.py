@@ -37,7 +37,7 @@ class Block:
 def blocks(path: Path) -> Iterator[Block]:
     """The fenced blocks of a page, each with the name its marker gives it."""
     lines = path.read_text(encoding="utf-8").splitlines()
-    page = str(path.relative_to(ROOT))
+    page = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else path.name
     i = 0
     while i < len(lines):
         opening = FENCE.match(lines[i])
@@ -135,3 +135,31 @@ def agrees(shown: Any, real: Any, where: str = "") -> list[str]:
     elif shown == real and type(shown) is type(real):
         return []
     return [f"{where}: shown {shown!r}, is {real!r}"]
+
+
+# ---------------------------------------------------------------------- transcripts
+
+
+def transcript(text: str) -> list[tuple[str, list[str]]]:
+    """A console block's commands (after `$ `, a trailing backslash continuing them)
+    and the lines each prints."""
+    steps: list[tuple[str, list[str]]] = []
+    for line in text.splitlines():
+        if line.startswith("$ "):
+            steps.append((line[2:], []))
+        elif steps and steps[-1][0].endswith("\\") and not steps[-1][1]:
+            steps[-1] = (steps[-1][0] + "\n" + line, [])
+        else:
+            assert steps, f"output before any command: {line!r}"
+            steps[-1][1].append(line)
+    return steps
+
+
+def prints(shown: list[str], real: list[str]) -> bool:
+    """Whether `real` lines are what a transcript shows: each line as `agrees` reads a
+    string, a line `...` any number of lines."""
+    if not shown:
+        return not real
+    if shown[0] == "...":
+        return any(prints(shown[1:], real[i:]) for i in range(len(real) + 1))
+    return bool(real) and agrees(shown[0], real[0]) == [] and prints(shown[1:], real[1:])

@@ -6,6 +6,8 @@ request (`agrees`). A block no test runs, or one left unmarked, fails here."""
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import importlib.util
 import json
 import os
@@ -13,6 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,13 +24,25 @@ from typing import Any
 import httpx
 import pytest
 from conftest import free_port, fresh_database, local_settings
-from doc_examples import PAGES, REGISTERED, ROOT, agrees, blocks, example, indented_code, runs
+from doc_examples import (
+    PAGES,
+    REGISTERED,
+    ROOT,
+    agrees,
+    blocks,
+    example,
+    indented_code,
+    prints,
+    runs,
+    transcript,
+)
 
-from service.client.api import join_body
+from service.client.api import Client, join_body
 from service.crypto import signing
-from tests.support import Game, Player, create_game, join
+from tests.support import AXIS_FIRST, Game, Player, create_game, full_game, join, to_action
 
 TOOLS = ("bash", "curl", "jq")
+BUILTIN = ROOT / "service" / "rules" / "scenario" / "scenarios" / "dno-demo.json"
 
 
 # ---------------------------------------------------------------------- every block
@@ -46,6 +61,8 @@ def test_every_block_is_marked_and_run() -> None:
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
+        if str(path.parent) not in sys.path:  # its neighbours (tests/web/js_tools.py)
+            sys.path.append(str(path.parent))
         spec.loader.exec_module(module)
     found, unmarked, indented = set(), [], []
     for page in PAGES:
@@ -63,16 +80,12 @@ def test_every_block_is_marked_and_run() -> None:
 
 
 def test_the_check_finds_unmarked_and_indented_blocks(tmp_path: Path) -> None:
-    page = ROOT / "docs" / "probe-of-the-check.md"
-    text = ("# Probe\n\n<!-- example: shown -->\n```sh\necho one\n```\n\n```json\n{}\n```\n\n"
-            "Text.\n\n    indented code\n\n- a list\n\n    its paragraph\n")
-    page.write_text(text)
-    try:
-        found = [(b.name, b.lang, b.line) for b in blocks(page)]
-        assert found == [("shown", "sh", 4), (None, "json", 8)]
-        assert indented_code(page) == [14]
-    finally:
-        page.unlink()
+    page = tmp_path / "probe.md"
+    page.write_text("# Probe\n\n<!-- example: shown -->\n```sh\necho one\n```\n\n```json\n{}\n"
+                    "```\n\nText.\n\n    indented code\n\n- a list\n\n    its paragraph\n")
+    found = [(b.name, b.lang, b.line) for b in blocks(page)]
+    assert found == [("shown", "sh", 4), (None, "json", 8)]
+    assert indented_code(page) == [14]
 
 
 def test_agreeing_with_a_real_answer_is_strict_where_the_page_is() -> None:
@@ -129,7 +142,7 @@ def test_the_readme_walkthrough_plays_against_a_live_server(live_url: str,
 
 
 @runs("README.md", "run")
-async def test_the_readme_run_command_serves(database_url: str) -> None:
+async def test_the_readme_run_command_serves(database_url: str, tmp_path: Path) -> None:
     """The README's run command (its bootstrap half has installed this interpreter's
     environment), on a fresh database and a free port: it migrates and answers."""
     setup, serve = example("README.md", "run").split(" && ")
@@ -137,10 +150,12 @@ async def test_the_readme_run_command_serves(database_url: str) -> None:
     program, *arguments = serve.split()
     assert program == ".venv/bin/python"
     port = free_port()
+    log = tmp_path / "serve.log"
     async with fresh_database(database_url, "readme_run") as url:
-        process = subprocess.Popen([sys.executable, *arguments, "--port", str(port)],
-                                   cwd=ROOT, env={**os.environ, "DATABASE_URL": url},
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        with log.open("w") as output:
+            process = subprocess.Popen([sys.executable, *arguments, "--port", str(port)],
+                                       cwd=ROOT, env={**os.environ, "DATABASE_URL": url},
+                                       stdout=output, stderr=subprocess.STDOUT)
         try:
             async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
                 for _ in range(600):
@@ -148,20 +163,14 @@ async def test_the_readme_run_command_serves(database_url: str) -> None:
                         if (await http.get("/readyz")).status_code == 200:
                             break
                     except httpx.TransportError:
-                        assert process.poll() is None, process.stderr and process.stderr.read()
-                    await _pause()
+                        assert process.poll() is None, log.read_text()
+                    await asyncio.sleep(0.1)
                 else:
-                    pytest.fail("the README's server did not answer in 60 s")
+                    pytest.fail(f"the README's server did not answer in 60 s:\n{log.read_text()}")
                 assert (await http.get("/v1/server-key")).status_code == 200
         finally:
             process.terminate()
             process.wait(timeout=30)
-
-
-async def _pause() -> None:
-    import asyncio
-
-    await asyncio.sleep(0.1)
 
 
 @runs("README.md", "test")
@@ -379,3 +388,247 @@ async def test_the_webhook_and_channel_shown_are_registered(
     assert r.status_code == 202, r.text
     r = await send(hooks, example(API, "channel-request"), allies.token, id=game.id)
     assert r.status_code == 200, r.text
+
+
+# ---------------------------------------------------------------------- docs/client.md
+
+
+CLIENT = "docs/client.md"
+
+
+@dataclass
+class Shell:
+    """A folder a page's commands run in, `wif` on the PATH and HOME there."""
+
+    folder: Path
+    url: str
+
+    def env(self) -> dict[str, str]:
+        return {**os.environ, "HOME": str(self.folder), "PYTHONPATH": str(ROOT),
+                "PATH": f"{self.folder / '.venv' / 'bin'}{os.pathsep}{os.environ['PATH']}",
+                "NO_COLOR": "1", "COLUMNS": "200"}
+
+    def run(self, script: str, *, check: bool = True) -> str:
+        script = script.replace("http://127.0.0.1:8000", self.url)
+        done = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=self.folder,
+                              capture_output=True, text=True, timeout=120, check=False,
+                              env=self.env())
+        output = done.stdout + done.stderr
+        assert done.returncode == 0 or not check, output[-4000:]
+        return output
+
+    def console(self, block: str) -> None:
+        """Run a console block's commands: each prints what the block shows."""
+        for command, lines in transcript(block):
+            real = self.run(command, check=False).splitlines()
+            assert prints(lines, real), (command, real)
+
+
+@pytest.fixture
+def shell(live_url: str, tmp_path: Path) -> Shell:
+    _tools()
+    return Shell(_shell_folder(tmp_path), live_url)
+
+
+@runs(CLIENT, "keygen")
+def test_the_keys_shown_are_made(shell: Shell) -> None:
+    output = shell.run(example(CLIENT, "keygen")).splitlines()
+    assert len(output) == 2 and output[0] != output[1]
+    assert (shell.folder / ".wif" / "dave.key").stat().st_mode & 0o777 == 0o600
+
+
+@runs(CLIENT, "synopsis")
+def test_the_synopsis_is_the_commands(shell: Shell) -> None:
+    synopsis = example(CLIENT, "synopsis")
+    usage = shell.run("wif --help")
+    for option in re.findall(r"\[(--[a-z]+) [A-Z]+\]", synopsis):
+        assert option in usage, option
+    assert synopsis.startswith("wif ") and "COMMAND [ARGS]" in synopsis
+
+
+@runs(CLIENT, "seat", "profile")
+def test_a_seat_is_taken_as_shown_and_kept_in_the_profile(shell: Shell) -> None:
+    shell.run(example(CLIENT, "seat"))
+    created = json.loads((shell.folder / "game.json").read_text())
+    kept = json.loads((shell.folder / "allies.json").read_text())
+    assert kept["current"] == created["id"]
+    made = json.loads((shell.folder / ".wif" / "profile.json").read_text())
+    page = shown(CLIENT, "profile")
+    entry = {**page["games"].pop("<game id>"), "base_url": shell.url}
+    creator = ("name", "gm_token", "join_codes")  # kept by `create`, the rest by `join`
+    for profile, keys in ((kept, [k for k in entry if k not in creator]),
+                          (made, ["base_url", "game", *creator])):
+        page["games"][created["id"]] = {k: entry[k] for k in keys}
+        assert agrees(page, profile) == []
+
+
+def _seats(shell: Shell, dice: dict[str, Any]) -> dict[str, Any]:
+    """A dno-demo game created with `dice`, a profile per side (`<side>.json`)."""
+    created = json.loads(shell.run(
+        f"wif --url {shell.url} create --scenario dno-demo --name 'Drang 1945' "
+        f"--dice '{json.dumps(dice)}'"))
+    for side, code in created["join_codes"].items():
+        shell.run(f"wif keygen --out {side}.key && wif --profile {side}.json --url {shell.url}"
+                  f" join {created['id']} {side} --code {code} --name '{side} player' "
+                  f"--key {side}.key")
+    return dict(created)
+
+
+@runs(CLIENT, "refused", "declare", "verify")
+def test_the_command_line_plays_as_shown(shell: Shell) -> None:
+    """The Communists win the initiative (scripted dice); before anyone answers the
+    reroll window the Axis declares (refused); every side answers as `wif` offers; the
+    Communists declare; the Allies export and verify with their receipts."""
+    created = _seats(shell, {"mode": "scripted", "script": {"initiative": [1, 1, 10]}})
+    shell.console(example(CLIENT, "refused"))
+    for _ in range(10):
+        r = httpx.get(f"{shell.url}/v1/games/{created['id']}",
+                      headers={"Authorization": f"Bearer {created['gm_token']}"})
+        entry = r.json()["awaiting"][0]
+        if entry["step"] == "declare":
+            break
+        answer = ("reroll no" if entry["step"] == "initiative.reroll"
+                  else f"choose {entry['choices']['position'][0]}")
+        shell.run(f"wif --profile {entry['side']}.json {answer}")
+    shell.console(example(CLIENT, "declare"))
+    shell.run(example(CLIENT, "verify"))
+
+
+@runs(CLIENT, "imports")
+def test_the_library_imports_shown_import() -> None:
+    exec(compile(example(CLIENT, "imports"), CLIENT, "exec"), {})
+
+
+def _node() -> str:
+    found = shutil.which("node")
+    assert found, "docs/client.md's JavaScript examples need Node.js 20+ (apt-get install nodejs)"
+    return found
+
+
+@runs(CLIENT, "node-import")
+def test_node_imports_the_served_kit_as_shown(shell: Shell) -> None:
+    _node()
+    names = shell.run(example(CLIENT, "node-import").replace("https://referee.example",
+                                                             shell.url))
+    assert "WifClient" in names and "signOrder" in names
+
+
+@runs(CLIENT, "script-module")
+def test_the_module_script_shown_imports_the_served_kit(shell: Shell) -> None:
+    """The script's module code, run by Node with the kit the server serves."""
+    script = re.fullmatch(r'<script type="module">\n(.*)\n</script>',
+                          example(CLIENT, "script-module"), re.DOTALL)
+    assert script
+    shell.run(f"curl -s --fail-with-body -o wif.js {shell.url}/client/wif.js")
+    code = script[1].replace("https://referee.example/client/wif.js", "./wif.js")
+    (shell.folder / "page.mjs").write_text(code + "\nconsole.log(typeof WifClient.join);\n")
+    assert shell.run(f"{_node()} page.mjs").strip() == "function"
+
+
+@runs(CLIENT, "wif-client")
+def test_the_kit_plays_as_shown(shell: Shell) -> None:
+    """The page's program, run by Node against the live server: the kit the server
+    serves, a game created for it (its id and join code put where the page abridges
+    them); it joins, reads, and its order is answered (here refused: the game is at
+    the reroll window, which the program reports)."""
+    _node()
+    with Client(shell.url) as anyone:
+        created = anyone.create_game("Kit", "dno-demo")
+        for side in ("allies", "communists"):
+            anyone.join(created["id"], side, created["join_codes"][side], side,
+                        signing.new_private_key())
+    shell.run(f"curl -s --fail-with-body -o wif.js {shell.url}/client/wif.js")
+    code = (example(CLIENT, "wif-client")
+            .replace('"https://referee.example/client/wif.js"', '"./wif.js"')
+            .replace('"https://referee.example"', json.dumps(shell.url))
+            .replace('"70b7..."', json.dumps(created["id"]))
+            .replace('"OZSC..."', json.dumps(created["join_codes"]["axis"])))
+    (shell.folder / "play.mjs").write_text(code)
+    output = shell.run(f"{_node()} play.mjs")
+    assert output.startswith("409 order/wrong_step mode is not allowed now"), output
+
+
+# ---------------------------------------------------------------------- the other pages
+
+
+@runs("docs/rules.md", "unit-options")
+async def test_the_unit_options_shown_are_the_first_action_steps(story: Story) -> None:
+    r = await story.http.get(f"/v1/games/{story.game.id}/units/ger-inf-1/options",
+                             headers=story.axis.headers)
+    assert r.status_code == 200, r.text
+    assert agrees(shown("docs/rules.md", "unit-options"), r.json()) == []
+
+
+GM_PAGE = "docs/game-master.md"
+
+
+@runs(GM_PAGE, "edit", "consent")
+async def test_the_edit_and_the_consent_shown_are_taken(live_url: str) -> None:
+    async with httpx.AsyncClient(base_url=live_url) as http:
+        game = await full_game(http, "dno-demo", dice=AXIS_FIRST)
+        r = await game.admin("edit", shown(GM_PAGE, "edit"))
+        assert r.status_code == 200, r.text
+        axis = await to_action(game)
+        await axis.ok("roll", {"dice": "1d6", "purpose": "a roll the rollback would undo"})
+        r = await game.admin("rollback", {"turn": 1, "impulse": 1, "requested_by": "axis"})
+        assert r.status_code == 200 and r.json()["position"]["step"] == "consent", r.text
+        consent = shown(GM_PAGE, "consent")
+        allies = game.players["allies"]
+        r = await allies.order(consent["kind"], consent["body"],
+                               {**await allies.position(), "step": consent["step"]})
+        assert r.status_code == 201, r.text
+
+
+@runs(GM_PAGE, "dropout-options")
+async def test_the_dropout_options_shown_are_a_games(live_url: str) -> None:
+    options = shown(GM_PAGE, "dropout-options")
+    async with httpx.AsyncClient(base_url=live_url) as http:
+        game = await create_game(http, "dno-demo", options=options)
+        state = await game.state()
+    assert agrees(options, state["game"]["options"]) == []
+
+
+@runs("docs/rules-options.md", "movement")
+async def test_the_movement_table_shown_is_a_scenarios(live_url: str) -> None:
+    scenario = json.loads(BUILTIN.read_text()) | shown("docs/rules-options.md", "movement")
+    async with httpx.AsyncClient(base_url=live_url) as http:
+        r = await http.post("/v1/games", json={"name": "Movement", "scenario": scenario})
+    assert r.status_code == 201, r.text
+
+
+DICE = "docs/dice.md"
+
+
+@runs(DICE, "committed", "seed", "die")
+async def test_the_dice_shown_recompute_a_games_rolls(live_url: str) -> None:
+    """A fair game whose GM ends it in its first turn: the anchor is `H^n(x)` as shown,
+    the revealed seed of turn 1 (k = 0) hashes to it, and the page's `die` gives every
+    roll of the turn."""
+    assert example(DICE, "seed") == "seed = H^(n - 1 - k)(x)"
+    async with httpx.AsyncClient(base_url=live_url) as http:
+        game = await full_game(http, "dno-demo")
+        committed = next(e for e in await game.log() if e["kind"] == "dice.committed")
+        assert agrees(shown(DICE, "committed"), committed["data"]) == []
+        r = await game.admin("end", {"reason": "to reveal the seeds"})
+        assert r.status_code == 200, r.text
+        record = (await http.get(f"/v1/games/{game.id}/dice", headers=game.gm)).json()
+    turn = record["turns"][0]
+    seed = bytes.fromhex(turn["seed"])
+    assert hashlib.sha256(seed).hexdigest() == committed["data"]["anchor"]
+    space: dict[str, Any] = {}
+    exec(compile(example(DICE, "die"), DICE, "exec"), space)
+    assert turn["rolls"]
+    for roll in turn["rolls"]:
+        values = [space["die"](seed, game.id, turn["turn"], roll["index"], j, roll["purpose"],
+                               roll["trigger"], roll["faces"]) for j in range(len(roll["values"]))]
+        assert values == roll["values"], roll
+
+
+@runs("docs/operating.md", "layers")
+def test_the_layers_drawn_are_the_import_contracts() -> None:
+    drawn = [line.replace("·", "|") for line in example("docs/operating.md", "layers").splitlines()
+             if "service/" in line]
+    packages = [" | ".join(re.findall(r"service/(\w+)", line)) for line in drawn]
+    contract = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    [layers] = [c["layers"] for c in contract["contracts"] if c["name"] == "layers"]
+    assert [f"service.{p}".replace(" | ", " | service.") for p in packages] == layers

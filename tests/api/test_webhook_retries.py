@@ -21,8 +21,8 @@ from typing import Any
 import httpx
 import pytest
 from conftest import free_port, fresh_database, local_settings
-from support import Game, Player, create_game, full_game, join
 from doc_examples import agrees, example, runs
+from support import Game, Player, create_game, full_game, join
 
 from service.app import create_app
 from service.clock import utc_now

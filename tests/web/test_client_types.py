@@ -16,11 +16,13 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from doc_examples import example, runs
 from js_tools import KIT, ROOT, TYPES, client_types_script, npm_tools
 
 PROGRAM = ROOT / "tests" / "web" / "client_kit_types.ts"
@@ -75,6 +77,13 @@ def _misspell(program: str, field: str) -> tuple[str, int]:
     return "".join(lines), marked[0] + 1
 
 
+def _documented() -> str:
+    """docs/client.md's TypeScript example, with the client it uses declared."""
+    text = example("docs/client.md", "typescript")
+    imports, _, rest = text.partition("\ntype ")
+    return f"{imports}\ndeclare const client: WifClient;\ntype {rest}\n"
+
+
 @pytest.fixture(scope="module")
 def compiled(tools: Tools, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Compiled]:
     """`tsc --noEmit` of the program ("" below) and of each misspelt copy, each in a
@@ -82,10 +91,10 @@ def compiled(tools: Tools, tmp_path_factory: pytest.TempPathFactory) -> dict[str
     by side."""
     runs: dict[str, tuple[int, subprocess.Popen[str]]] = {}
     started = time.monotonic()
-    for field in ["", *MISSPELT]:
+    for field in ["", "docs", *MISSPELT]:
         folder = tmp_path_factory.mktemp("tsc")
-        program, line = (PROGRAM.read_text(), 0) if not field else _misspell(
-            PROGRAM.read_text(), field)
+        program, line = (PROGRAM.read_text(), 0) if not field else (
+            _documented(), 0) if field == "docs" else _misspell(PROGRAM.read_text(), field)
         (folder / PROGRAM.name).write_text(program)
         shutil.copy(KIT, folder / KIT.name)
         (folder / "wif-api.d.ts").write_text(tools.types)
@@ -127,3 +136,19 @@ def test_a_misspelt_field_does_not_compile(compiled: dict[str, Compiled], field:
     line, code, message = errors[0]
     assert int(line) == result.line and f"'{typo}'" in message, errors
     assert code in {"TS2353", "TS2339", "TS2551"}, errors  # unknown property
+
+
+@runs("docs/client.md", "typescript")
+def test_the_documented_typescript_compiles(compiled: dict[str, Compiled]) -> None:
+    result = compiled["docs"]
+    assert result.returncode == 0, result.output
+
+
+@runs("docs/client.md", "regenerate")
+def test_the_documented_regeneration_finds_the_types_current(tools: Tools) -> None:
+    """The page's command, with its `--check`: the committed types are what it writes."""
+    command = example("docs/client.md", "regenerate").split("#")[0].split()
+    assert command[:2] == [".venv/bin/python", "scripts/client_types.py"]
+    done = subprocess.run([sys.executable, *command[1:], "--check"], cwd=ROOT,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
