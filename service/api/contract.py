@@ -1,9 +1,10 @@
 """The OpenAPI document tells the truth (docs/api.md): every route names the answer it
-gives and every status code it can answer with, errors as `application/problem+json`
-with the `Problem` schema; routes that need a token say so (`bearer`).
+gives, every status code it can answer with and the headers each answer carries,
+errors as `application/problem+json` with the `Problem` schema; routes that need a
+token say so (`bearer`).
 
 `answers(...)` builds a route's `responses`; `document(app)` finishes the document
-(the Problem schema, the bearer scheme, the version from the changelog).
+(the Problem schema, the headers, the bearer scheme, the version from the changelog).
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ _EXTRA: dict[str, Any] = {}
 # nested too deep (every route with a body), too many requests, the database down.
 LIMITS = (429, 503)
 BODY = (413, 422)
-# A member's read of a game: a bad token, an unknown game, a bad parameter.
-READ = (401, 404, 422, *LIMITS)
+# A member's read of a game: a bad token, another game's token (or a spectator's where
+# it may not read), an unknown game, a bad parameter.
+READ = (401, 403, 404, 422, *LIMITS)
 # A change to a game: also acting for what one does not hold, and a state conflict.
 CHANGE = (401, 403, 404, 409, *BODY, *LIMITS)
 
@@ -68,6 +70,46 @@ class Problem(BaseModel):
     instance: str | None = None
     errors: list[ProblemError] | None = None
     rule: str | None = None
+
+
+def _header(description: str, schema: dict[str, Any], required: bool = False
+            ) -> dict[str, Any]:
+    return {"description": description, "required": required, "schema": schema}
+
+
+_SECONDS = {"type": "string", "pattern": "^[0-9]+$"}
+# The headers answers carry (docs/api.md, "Headers"), as components the answers name.
+HEADERS: dict[str, dict[str, Any]] = {
+    "RateLimit-Policy": _header(
+        "the rate limit policy (IETF draft-ietf-httpapi-ratelimit-headers): "
+        "`\"default\";q=50;w=1;wif-burst=200` is 50 requests per 1-second window, "
+        "sustained, in bursts of up to 200; sent when the server limits rates",
+        {"type": "string", "pattern": '^"default";q=[0-9]+;w=[0-9]+;wif-burst=[0-9]+$'}),
+    "RateLimit": _header(
+        "where the caller stands: `\"default\";r=37;t=4` is 37 requests it may send now, "
+        "and 4 seconds until its bucket is full again (on a 429: until it may send again)",
+        {"type": "string", "pattern": '^"default";r=[0-9]+;t=[0-9]+$'}),
+    "Retry-After": _header("seconds to wait before trying again", _SECONDS, required=True),
+    "ETag": _header("the view's version: send it back as If-None-Match",
+                    {"type": "string"}, required=True),
+    "Idempotent-Replayed": _header(
+        "the same order (seq and bytes) was taken before: this is its first answer",
+        {"type": "string", "enum": ["true"]}),
+    "WWW-Authenticate": _header("`Bearer`: a token is wanted", {"type": "string"}),
+}
+# The headers of one operation's answers besides those every answer of its kind has.
+ROUTE_HEADERS: dict[str, dict[str, tuple[str, ...]]] = {
+    "game_state": {"200": ("ETag",), "304": ("ETag",)},
+    "post_order": {"200": ("Idempotent-Replayed",)},
+}
+
+
+def _headers_of(path: str, operation: str, status: str) -> list[str]:
+    """The headers an answer of `status` from `operation` at `path` may carry."""
+    names = ["RateLimit-Policy", "RateLimit"] if path.startswith("/v1/") else []
+    names += {"429": ["Retry-After"], "503": ["Retry-After"],
+              "401": ["WWW-Authenticate"]}.get(status, [])
+    return names + list(ROUTE_HEADERS.get(operation, {}).get(status, ()))
 
 
 def link(operation: str, **parameters: str) -> dict[str, Any]:
@@ -154,14 +196,20 @@ def document(app: FastAPI, version: str) -> dict[str, Any]:
         schemas.setdefault(name, schema)
     schemas.pop("HTTPValidationError", None)
     schemas.pop("ValidationError", None)
+    components["headers"] = HEADERS
     components["securitySchemes"] = {"bearer": {
         "type": "http", "scheme": "bearer",
         "description": "a player's or the GM's token (the operator key for creating and "
                        "importing games, when the server has one)"}}
-    for operations in spec["paths"].values():
+    for path, operations in spec["paths"].items():
         for operation in operations.values():
             for parameter in operation.get("parameters", []):
                 _not_null(parameter)
+            for status, response in operation["responses"].items():
+                names = _headers_of(path, operation["operationId"], status)
+                if names:
+                    response["headers"] = {name: {"$ref": f"#/components/headers/{name}"}
+                                           for name in names}
     _no_nul(spec["paths"])
     _no_nul(schemas)
     app.openapi_schema = spec
