@@ -14,7 +14,7 @@ from typing import Any, Literal, NotRequired
 
 from typing_extensions import TypedDict
 
-from service.rules.awaiting import AwaitingEntry, Position
+from service.rules.awaiting import AwaitingEntry, Choices, Position
 from service.rules.events import EventRecord
 from service.rules.modes import UnitChoices
 from service.rules.reorg import PlanShown
@@ -277,6 +277,53 @@ class StateAnswer(StateView):
     head: Head
     supply: dict[str, SupplyShown]
     webhook: WebhookStatus | None
+
+
+class ProblemUnit(TypedDict):
+    """The unit an offending item is about: its id and its name."""
+
+    id: str
+    name: str
+
+
+class ProblemError(TypedDict):
+    """One offending item: a JSON pointer into the request, what is wrong there, and the
+    unit it is about, if any."""
+
+    path: str
+    message: str
+    unit: NotRequired[ProblemUnit]
+
+
+class Problem(TypedDict):
+    """An RFC 9457 problem (docs/api.md, "Status codes and problems"): `type` is
+    `/problems/<code>`; `rule` names the rule broken (a rule number such as 11.18.4 or
+    OCS 5.7c, or a document of docs/). A refused order carries its signed `receipt`, and
+    where it helps where the game stands (`current`, `awaiting`), the `choices` this
+    state offers, the `head` for an unknown `prev`, the unit, item or hex at fault, the
+    RPs that would lapse, when a new key may order, or the caller's webhook."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    code: str
+    instance: NotRequired[str]
+    errors: NotRequired[list[ProblemError]]
+    rule: NotRequired[str]
+    receipt: NotRequired[SignedReceipt]
+    current: NotRequired[Position]
+    awaiting: NotRequired[list[AwaitingEntry]]
+    choices: NotRequired[Choices]
+    head: NotRequired[Head]
+    unit: NotRequired[str]
+    unit_name: NotRequired[str]
+    item: NotRequired[int]
+    method: NotRequired[str]
+    hex: NotRequired[str]
+    lapse: NotRequired[dict[str, int]]
+    effective_at: NotRequired[str]
+    webhook: NotRequired[WebhookStatus]
 
 
 class ServerKey(TypedDict):

@@ -37,8 +37,10 @@ from doc_examples import (
     transcript,
 )
 
+from service.answers import Problem
 from service.client.api import Client, join_body
 from service.crypto import signing
+from tests.api.test_answers import conforms
 from tests.support import AXIS_FIRST, Game, Player, create_game, full_game, join, to_action
 
 TOOLS = ("bash", "curl", "jq")
@@ -249,6 +251,7 @@ async def story(live_url: str) -> AsyncIterator[Story]:
 @runs(API, "problem")
 async def test_the_problem_shown_is_a_real_refusal(story: Story) -> None:
     assert agrees(shown(API, "problem"), story.answers["problem"]) == []
+    conforms(story.answers["problem"], Problem)
 
 
 def http_message(text: str) -> tuple[str, dict[str, str], Any]:
@@ -300,6 +303,7 @@ async def test_the_declaration_shown_is_taken_and_its_answers_shown(story: Story
     r = await axis.order("mode", {"changes": [{"unit": "ger-inf-1", "mode": "reserve",
                                                "orientation": "combat"}]})
     assert agrees(shown(API, "problem-unit"), r.json()) == []
+    conforms(r.json(), Problem)
 
 
 @runs(API, "ticket-request", "ticket-answer", "sse-message")
@@ -632,3 +636,25 @@ def test_the_layers_drawn_are_the_import_contracts() -> None:
     contract = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
     [layers] = [c["layers"] for c in contract["contracts"] if c["name"] == "layers"]
     assert [f"service.{p}".replace(" | ", " | service.") for p in packages] == layers
+
+
+@runs("docs/security.md", "receipt")
+async def test_the_receipt_check_shown_holds_a_real_receipt(live_url: str) -> None:
+    """The page's check, on an order's real receipt: it holds, and fails for another
+    order or a receipt changed after signing."""
+    space: dict[str, Any] = {}
+    exec(compile(example("docs/security.md", "receipt"), "docs/security.md", "exec"), space)
+    holds = space["receipt_holds"]
+    async with httpx.AsyncClient(base_url=live_url) as http:
+        game = await full_game(http, "dno-demo")
+        axis = game.players["axis"]
+        envelope = axis.envelope("initiative.reroll", {"demand": False}, await axis.position())
+        r = await http.post(f"/v1/games/{game.id}/orders", json=envelope, headers=axis.headers)
+        assert r.status_code == 201, r.text
+        signed = r.json()["receipt"]
+        keys = (await http.get("/v1/server-key")).json()["keys"]
+    key = next(k["public_key"] for k in keys if k["id"] == signed["receipt"]["key"])
+    assert holds(signed, envelope["order"], key)
+    assert not holds(signed, {**envelope["order"], "seq": 99}, key)
+    forged = {**signed, "receipt": {**signed["receipt"], "result": "refused"}}
+    assert not holds(forged, envelope["order"], key)

@@ -13,11 +13,18 @@ from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import TypeAdapter
 
+from service.answers import Problem
 from service.api.problems import MEDIA_TYPE, TITLES
 
 PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
+PROBLEM_EXAMPLE = {
+    "type": "/problems/reorg/no_supply_path", "title": "Conflict with the current state",
+    "status": 409, "detail": "item 0 (primary, 11.18.5): no basic path from 1227",
+    "code": "reorg/no_supply_path", "instance": "/v1/games/7f3a/orders",
+    "errors": [{"path": "/order/body/items/0/source", "message": "no basic path"}],
+    "rule": "11.18.5"}
 BEARER: dict[str, Any] = {"security": [{"bearer": []}]}
 # Routes the operator key guards when the server has one (docs/security.md).
 OPTIONAL_BEARER: dict[str, Any] = {"security": [{}, {"bearer": []}]}
@@ -33,43 +40,6 @@ BODY = (413, 422)
 READ = (401, 403, 404, 422, *LIMITS)
 # A change to a game: also acting for what one does not hold, and a state conflict.
 CHANGE = (401, 403, 404, 409, *BODY, *LIMITS)
-
-
-class ProblemUnit(BaseModel):
-    """The unit an offending item is about: its id and its name."""
-
-    id: str
-    name: str
-
-
-class ProblemError(BaseModel):
-    """One offending item: a JSON pointer into the request, what is wrong there, and
-    the unit it is about, if any."""
-
-    path: str
-    message: str
-    unit: ProblemUnit | None = None
-
-
-class Problem(BaseModel):
-    """An RFC 9457 problem: `type` is `/problems/<code>`; `rule` names the rule broken
-    (a rule number such as 11.18.4 or OCS 5.7c, or a document of docs/); refusals of
-    orders carry more (`current`, `awaiting`, `choices`, `receipt`, ...)."""
-
-    model_config = ConfigDict(extra="allow", json_schema_extra={"examples": [{
-        "type": "/problems/reorg/no_supply_path", "title": "Conflict with the current state",
-        "status": 409, "detail": "item 0 (primary, 11.18.5): no basic path from 1227",
-        "code": "reorg/no_supply_path", "instance": "/v1/games/7f3a/orders",
-        "errors": [{"path": "/order/body/items/0/source", "message": "no basic path"}],
-        "rule": "11.18.5"}]})
-    type: str
-    title: str
-    status: int = Field(ge=400, le=599)
-    detail: str
-    code: str
-    instance: str | None = None
-    errors: list[ProblemError] | None = None
-    rule: str | None = None
 
 
 def _header(description: str, schema: dict[str, Any], required: bool = False
@@ -188,9 +158,11 @@ def document(app: FastAPI, version: str) -> dict[str, Any]:
                        routes=app.routes)
     components = spec.setdefault("components", {})
     schemas = components.setdefault("schemas", {})
-    problem = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
+    problem = TypeAdapter(Problem).json_schema(ref_template="#/components/schemas/{model}")
     for name, schema in problem.pop("$defs", {}).items():
-        schemas[name] = schema
+        schemas.setdefault(name, schema)
+    problem["properties"]["status"].update(minimum=400, maximum=599)
+    problem["examples"] = [PROBLEM_EXAMPLE]
     schemas["Problem"] = problem
     for name, schema in _EXTRA.items():
         schemas.setdefault(name, schema)

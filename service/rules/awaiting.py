@@ -8,12 +8,12 @@ proposal is pending, only the sides whose consent it needs are awaited (step
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any, Final, NotRequired
+from typing import Final, Literal, NotRequired
 
 from typing_extensions import TypedDict
 
 from service.rules import state as st
-from service.rules.state import PositionStep, State
+from service.rules.state import Action, PositionStep, State
 
 CONSENT: Final = "consent"
 
@@ -27,6 +27,22 @@ class Position(TypedDict):
     step: PositionStep
 
 
+# Every kind of order a player signs (decide.ORDER_BODIES has each one's body; a test
+# keeps the two equal).
+OrderKind = Literal["initiative.reroll", "initiative.choose", "declare", "done", "production",
+                    "roll", "mode", "release", "report", "reorg", "consent", "standing",
+                    "steps"]
+Place = Literal["first", "last", "before", "after"]
+
+# The values a step's decision may take where they are a fixed set, by body field.
+Choices = TypedDict("Choices", {
+    "demand": NotRequired[list[bool]],  # initiative.reroll
+    "position": NotRequired[list[Place]],  # initiative.choose
+    "actions.*": NotRequired[list[Action]],  # declare: every power's action
+    "agree": NotRequired[list[bool]],  # consent
+})
+
+
 class AwaitingEntry(TypedDict):
     """A side that must act: the powers it answers for, the step and its deadline, the
     order kinds that answer it and, where the step's decision is a fixed set, its
@@ -36,8 +52,8 @@ class AwaitingEntry(TypedDict):
     powers: list[str]
     step: PositionStep
     deadline: str | None
-    orders: list[str]
-    choices: NotRequired[dict[str, list[Any]]]
+    orders: list[OrderKind]
+    choices: NotRequired[Choices]
     # Added by the server where the choices depend on the map: the endpoint listing them.
     options: NotRequired[str]
 
@@ -73,7 +89,7 @@ def next_due(state: State) -> str | None:
 # The orders that answer each step, and the fixed choices of the step's decision where
 # it has some (a step whose choices depend on the map has none here: the options
 # endpoints list them).
-_ORDERS: dict[str, tuple[str, ...]] = {
+_ORDERS: dict[str, tuple[OrderKind, ...]] = {
     st.JOIN: (), CONSENT: (CONSENT,), st.REROLL: ("initiative.reroll",),
     st.CHOOSE: ("initiative.choose",), st.DECLARE: ("declare", "steps"),
     st.ACTION: ("mode", "report", "roll", "done", "steps"),
@@ -86,7 +102,7 @@ _ORDERS: dict[str, tuple[str, ...]] = {
 }
 
 
-def choices(state: State, step: str) -> dict[str, list[Any]]:
+def choices(state: State, step: str) -> Choices:
     """The values the step's decision may take, by body field, where they are a fixed
     set: a value outside them is malformed (422), one of them refused by the state of
     the game is a conflict (409)."""
@@ -96,7 +112,8 @@ def choices(state: State, step: str) -> dict[str, list[Any]]:
         return {"demand": [True, False]}
     if step == st.CHOOSE:
         first = all(x is None for x in state.initiative.slots)
-        return {"position": ["first", "last"] if first else ["before", "after"]}
+        places: list[Place] = ["first", "last"] if first else ["before", "after"]
+        return {"position": places}
     if step == st.DECLARE:
         return {"actions.*": list(st.ACTIONS)}
     return {}

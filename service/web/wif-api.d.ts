@@ -1577,11 +1577,8 @@ export interface components {
             /** Deadline */
             deadline: string | null;
             /** Orders */
-            orders: string[];
-            /** Choices */
-            choices?: {
-                [key: string]: unknown[];
-            };
+            orders: ("initiative.reroll" | "initiative.choose" | "declare" | "done" | "production" | "roll" | "mode" | "release" | "report" | "reorg" | "consent" | "standing" | "steps")[];
+            choices?: components["schemas"]["Choices"];
             /** Options */
             options?: string;
         };
@@ -1685,6 +1682,17 @@ export interface components {
             kind: "air" | "land" | "naval" | "combined" | "reorganize_hqs" | "reorganize_units";
             /** Hq */
             hq: string;
+        };
+        /** Choices */
+        Choices: {
+            /** Demand */
+            demand?: boolean[];
+            /** Position */
+            position?: ("first" | "last" | "before" | "after")[];
+            /** Actions.* */
+            "actions.*"?: ("pass" | "land" | "air" | "naval" | "combined")[];
+            /** Agree */
+            agree?: boolean[];
         };
         /**
          * ChooseBody
@@ -4895,16 +4903,15 @@ export interface components {
         };
         /**
          * ProblemError
-         * @description One offending item: a JSON pointer into the request, what is wrong there, and
-         *     the unit it is about, if any.
+         * @description One offending item: a JSON pointer into the request, what is wrong there, and the
+         *     unit it is about, if any.
          */
         ProblemError: {
             /** Path */
             path: string;
             /** Message */
             message: string;
-            /** @default null */
-            unit: components["schemas"]["ProblemUnit"] | null;
+            unit?: components["schemas"]["ProblemUnit"];
         };
         /**
          * ProblemUnit
@@ -4918,23 +4925,26 @@ export interface components {
         };
         /**
          * Problem
-         * @description An RFC 9457 problem: `type` is `/problems/<code>`; `rule` names the rule broken
-         *     (a rule number such as 11.18.4 or OCS 5.7c, or a document of docs/); refusals of
-         *     orders carry more (`current`, `awaiting`, `choices`, `receipt`, ...).
+         * @description An RFC 9457 problem (docs/api.md, "Status codes and problems"): `type` is
+         *     `/problems/<code>`; `rule` names the rule broken (a rule number such as 11.18.4 or
+         *     OCS 5.7c, or a document of docs/). A refused order carries its signed `receipt`, and
+         *     where it helps where the game stands (`current`, `awaiting`), the `choices` this
+         *     state offers, the `head` for an unknown `prev`, the unit, item or hex at fault, the
+         *     RPs that would lapse, when a new key may order, or the caller's webhook.
          * @example {
-         *       "code": "reorg/no_supply_path",
+         *       "type": "/problems/reorg/no_supply_path",
+         *       "title": "Conflict with the current state",
+         *       "status": 409,
          *       "detail": "item 0 (primary, 11.18.5): no basic path from 1227",
+         *       "code": "reorg/no_supply_path",
+         *       "instance": "/v1/games/7f3a/orders",
          *       "errors": [
          *         {
-         *           "message": "no basic path",
-         *           "path": "/order/body/items/0/source"
+         *           "path": "/order/body/items/0/source",
+         *           "message": "no basic path"
          *         }
          *       ],
-         *       "instance": "/v1/games/7f3a/orders",
-         *       "rule": "11.18.5",
-         *       "status": 409,
-         *       "title": "Conflict with the current state",
-         *       "type": "/problems/reorg/no_supply_path"
+         *       "rule": "11.18.5"
          *     }
          */
         Problem: {
@@ -4948,23 +4958,35 @@ export interface components {
             detail: string;
             /** Code */
             code: string;
-            /**
-             * Instance
-             * @default null
-             */
-            instance: string | null;
-            /**
-             * Errors
-             * @default null
-             */
-            errors: components["schemas"]["ProblemError"][] | null;
-            /**
-             * Rule
-             * @default null
-             */
-            rule: string | null;
-        } & {
-            [key: string]: unknown;
+            /** Instance */
+            instance?: string;
+            /** Errors */
+            errors?: components["schemas"]["ProblemError"][];
+            /** Rule */
+            rule?: string;
+            receipt?: components["schemas"]["SignedReceipt"];
+            current?: components["schemas"]["Position"];
+            /** Awaiting */
+            awaiting?: components["schemas"]["AwaitingEntry"][];
+            choices?: components["schemas"]["Choices"];
+            head?: components["schemas"]["Head"];
+            /** Unit */
+            unit?: string;
+            /** Unit Name */
+            unit_name?: string;
+            /** Item */
+            item?: number;
+            /** Method */
+            method?: string;
+            /** Hex */
+            hex?: string;
+            /** Lapse */
+            lapse?: {
+                [key: string]: number;
+            };
+            /** Effective At */
+            effective_at?: string;
+            webhook?: components["schemas"]["WebhookStatus"];
         };
         /**
          * Preview

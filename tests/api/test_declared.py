@@ -2,7 +2,8 @@
 items 3 and 6): every operation is called, by every kind of caller (no token, another
 game's token, a spectator, a player, the GM), over HTTP on a server that limits rates;
 each answer's status is one the operation declares, each of the API's own headers it
-carries is declared for that status, and each header declared required is there."""
+carries is declared for that status, each header declared required is there, and a
+problem carries only the members the `Problem` schema declares (item 2)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ import pytest
 from conftest import LiveServer, local_settings
 from support import Game, full_game
 
+from service.answers import Problem
 from service.app import create_app
+from tests.api.test_answers import conforms
 
 # The headers the API itself sends (the rest are HTTP's or the server's own).
 API_HEADERS = ("ratelimit-policy", "ratelimit", "retry-after", "etag", "idempotent-replayed",
@@ -102,6 +105,8 @@ async def test_every_status_and_header_answered_is_declared(server: str) -> None
                     wrong.append(f"{operation} as {caller}: {status} is not declared "
                                  f"({r.headers.get('content-type')})")
                     continue
+                if r.headers.get("content-type", "").startswith("application/problem+json"):
+                    conforms(r.json(), Problem)
                 names = {h.lower(): h for h in declared[status].get("headers", {})}
                 wrong += [f"{operation} {status} as {caller}: {h} is not declared"
                           for h in API_HEADERS if h in r.headers and h not in names]
