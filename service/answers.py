@@ -18,7 +18,10 @@ from service.rules.awaiting import AwaitingEntry, Choices, Position
 from service.rules.events import EventRecord
 from service.rules.modes import UnitChoices
 from service.rules.reorg import PlanShown
-from service.rules.view import StateView, Status
+from service.rules.state import PositionStep
+from service.rules.view import Divergence, StateView, Status
+
+DiceMode = Literal["fair", "seeded", "scripted"]
 
 
 class Head(TypedDict):
@@ -149,16 +152,16 @@ class Summary(TypedDict):
     status: Status
     version: int
     scenario: str
-    dice_mode: str
+    dice_mode: DiceMode
     turn: int
     round: int
     impulse: int
-    step: str
+    step: PositionStep
     phasing_side: str | None
     awaiting: list[AwaitingEntry]
     position: Position
     head: Head
-    divergence: NotRequired[dict[str, Any] | None]
+    divergence: NotRequired[Divergence | None]
 
 
 class GameList(TypedDict):
@@ -339,13 +342,15 @@ class ServerKeys(TypedDict):
 
 
 class Chain(TypedDict):
-    """A seed chain's commitment (docs/dice.md)."""
+    """A seed chain's commitment (docs/dice.md): the `dice.committed` (or, with its
+    `reason`, `dice.recommitted`) event at `seq`."""
 
     seq: int
     chain: int
     from_turn: int
     anchor: str
     length: int
+    reason: NotRequired[str]
 
 
 class TurnDice(TypedDict):
@@ -360,10 +365,10 @@ class TurnDice(TypedDict):
 
 class DiceRecord(TypedDict):
     game: str
-    mode: str
+    mode: DiceMode
     scripted: bool
     algorithm: str
-    chains: list[dict[str, Any]]
+    chains: list[Chain]
     turns: list[TurnDice]
 
 

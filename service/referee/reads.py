@@ -10,6 +10,7 @@ from typing import Any, cast
 import orjson
 
 from service.answers import (
+    Chain,
     DiceRecord,
     Export,
     LogPage,
@@ -26,7 +27,7 @@ from service.rules import Event, State
 from service.rules.board import SupplyMemo, SupplyStatus, supply_memo, supply_since
 from service.rules.codec import to_data
 from service.rules.events import EventRecord
-from service.rules.view import UnitViews, Viewer, is_sealed, unit_views, view
+from service.rules.view import Divergence, UnitViews, Viewer, is_sealed, unit_views, view
 from service.store.games import Game
 from service.store.log import DICE_KINDS
 from service.store.uow import UnitOfWork
@@ -107,7 +108,7 @@ async def dice(uow: UnitOfWork, game_id: str, token: str) -> DiceRecord:
     what its seed must hash to, the seed once revealed, and every roll with its inputs."""
     game = (await members.member(uow, game_id, token, watching=True)).game
     abandoned = await rollbacks(uow, game.id)
-    chains: list[dict[str, Any]] = []
+    chains: list[Chain] = []
     turns: dict[int, TurnDice] = {}
 
     def turn_entry(t: int) -> TurnDice:
@@ -116,7 +117,7 @@ async def dice(uow: UnitOfWork, game_id: str, token: str) -> DiceRecord:
     for row in await uow.log.of_kinds(game.id, DICE_KINDS):
         data, kind = row["data"], row["kind"]
         if kind in ("dice.committed", "dice.recommitted"):
-            chains.append({"seq": row["seq"], **data})
+            chains.append(cast(Chain, {"seq": row["seq"], **data}))
             turn_entry(int(data["from_turn"]))["commitment"] = data["anchor"]
         elif kind == "dice.revealed":
             t = int(data["turn"])
@@ -310,7 +311,8 @@ def rendered_view(game: Game, viewer: Viewer, hook: WebhookStatus | None = None)
     body["game"]["name"] = game.row.name
     body["game"]["gm_signs"] = bool(game.row.gm_public_key)
     if viewer.role == "gm":
-        body["game"]["divergence"] = flag  # `service replay-check` (docs/game-master.md)
+        # `service replay-check` (docs/game-master.md)
+        body["game"]["divergence"] = cast(Divergence | None, flag)
     rendered = orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)
     _VIEWS[key] = rendered
     _views_bytes += len(rendered)

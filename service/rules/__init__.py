@@ -7,7 +7,7 @@ map engine), `reorg` (11.18), `modes` (OCS 5.0), `gm` (the game master) and
 `scenario` (the format).
 """
 
-from service.rules.awaiting import awaiting, current_step, next_due, position
+from service.rules.awaiting import awaiting, current_step, next_due, position, steps_of
 from service.rules.command import Actor, Command
 from service.rules.decide import ACT_BODIES, GM_ACTS, ORDER_BODIES, ORDERS, Decision, decide
 from service.rules.errors import Forbidden, Malformed, Refused, RulesError
@@ -31,5 +31,5 @@ __all__ = [
     "Command", "DeadlinesBody", "Decision", "DropoutBody", "EditBody", "Event", "Forbidden",
     "KeyBody", "PauseBody", "PositionStep", "ReasonBody", "RollbackBody", "Step", "WeatherBody",
     "Malformed", "Refused", "RulesError", "Setup", "State", "awaiting", "current_step",
-    "decide", "evolve", "fold", "initial_state", "next_due", "position",
+    "decide", "evolve", "fold", "initial_state", "next_due", "position", "steps_of",
 ]

@@ -8,7 +8,7 @@ proposal is pending, only the sides whose consent it needs are awaited (step
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Final, Literal, NotRequired
+from typing import Final, Literal, NotRequired, get_args
 
 from typing_extensions import TypedDict
 
@@ -89,7 +89,7 @@ def next_due(state: State) -> str | None:
 # The orders that answer each step, and the fixed choices of the step's decision where
 # it has some (a step whose choices depend on the map has none here: the options
 # endpoints list them).
-_ORDERS: dict[str, tuple[OrderKind, ...]] = {
+_ORDERS: dict[PositionStep, tuple[OrderKind, ...]] = {
     st.JOIN: (), CONSENT: (CONSENT,), st.REROLL: ("initiative.reroll",),
     st.CHOOSE: ("initiative.choose",), st.DECLARE: ("declare", "steps"),
     st.ACTION: ("mode", "report", "roll", "done", "steps"),
@@ -100,6 +100,13 @@ _ORDERS: dict[str, tuple[OrderKind, ...]] = {
     st.FINAL_REORGANIZATION: ("reorg", "done", "steps"),
     st.PRODUCTION: ("production",),
 }
+
+
+def steps_of(kind: str) -> tuple[PositionStep, ...]:
+    """The steps an order of `kind` answers: those that list it, and every step for a
+    standing order (armed ahead) and for the GM's acts (taken at any position)."""
+    steps = tuple(step for step, kinds in _ORDERS.items() if kind in kinds)
+    return steps or get_args(PositionStep)
 
 
 def choices(state: State, step: str) -> Choices:

@@ -798,6 +798,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
@@ -852,6 +853,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
@@ -904,6 +906,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
@@ -961,6 +964,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
@@ -1013,6 +1017,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
@@ -1065,6 +1070,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
@@ -1118,6 +1124,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
@@ -1170,6 +1177,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
@@ -1224,6 +1232,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
@@ -1276,6 +1285,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
@@ -1331,6 +1341,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
@@ -1383,6 +1394,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
@@ -1498,6 +1510,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
@@ -1594,6 +1607,25 @@ export interface components {
             limit: number | null;
             /** Left After */
             left_after: number | null;
+        };
+        /**
+         * Chain
+         * @description A seed chain's commitment (docs/dice.md): the `dice.committed` (or, with its
+         *     `reason`, `dice.recommitted`) event at `seq`.
+         */
+        Chain: {
+            /** Seq */
+            seq: number;
+            /** Chain */
+            chain: number;
+            /** From Turn */
+            from_turn: number;
+            /** Anchor */
+            anchor: string;
+            /** Length */
+            length: number;
+            /** Reason */
+            reason?: string;
         };
         /** ChainView */
         ChainView: {
@@ -1809,9 +1841,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "consent";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2009,9 +2042,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "declare";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2028,16 +2062,17 @@ export interface components {
         DiceRecord: {
             /** Game */
             game: string;
-            /** Mode */
-            mode: string;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "fair" | "seeded" | "scripted";
             /** Scripted */
             scripted: boolean;
             /** Algorithm */
             algorithm: string;
             /** Chains */
-            chains: {
-                [key: string]: unknown;
-            }[];
+            chains: components["schemas"]["Chain"][];
             /** Turns */
             turns: components["schemas"]["TurnDice"][];
         };
@@ -2058,6 +2093,35 @@ export interface components {
             rolls_this_turn: number;
             /** Chains */
             chains: components["schemas"]["ChainView"][];
+        };
+        /**
+         * Divergence
+         * @description A replay of the log that differs from the stored state (`python -m service
+         *     replay-check`, docs/game-master.md): at event `seq`, after `after_seq` replayed the
+         *     same; `what` and `path` say where; `stored` and `replayed` are the two values there,
+         *     any JSON.
+         */
+        Divergence: {
+            /** Seq */
+            seq: number;
+            /** After Seq */
+            after_seq: number;
+            /** What */
+            what: string;
+            /** Path */
+            path: string;
+            /** Stored */
+            stored: unknown;
+            /** Replayed */
+            replayed: unknown;
+            /** Event Kinds */
+            event_kinds: string[];
+            /** Logged Rules Versions */
+            logged_rules_versions: string[];
+            /** Rules Version */
+            rules_version: string;
+            /** Checked At */
+            checked_at: string;
         };
         /**
          * DoneBody
@@ -2119,9 +2183,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2400,10 +2465,7 @@ export interface components {
             version?: number;
             /** Gm Signs */
             gm_signs?: boolean;
-            /** Divergence */
-            divergence?: {
-                [key: string]: unknown;
-            } | null;
+            divergence?: components["schemas"]["Divergence"] | null;
         };
         /**
          * Head
@@ -2440,9 +2502,7 @@ export interface components {
             /** Through */
             through: string;
             /** Stops */
-            stops: {
-                [key: string]: unknown;
-            }[];
+            stops: components["schemas"]["StopBody"][];
         };
         /**
          * HexChange
@@ -2610,9 +2670,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "initiative.choose";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2662,9 +2723,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "initiative.reroll";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3014,9 +3076,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "action";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3260,10 +3323,7 @@ export interface components {
             holder: string | null;
             /** Declared */
             declared: string | null;
-            /** Chit */
-            chit: {
-                [key: string]: unknown;
-            } | null;
+            chit: components["schemas"]["Chit"] | null;
             /** Production */
             production: {
                 [key: string]: number;
@@ -3334,9 +3394,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "production";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3543,9 +3604,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "reaction" | "exploitation";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3646,9 +3708,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "reorganization" | "final_reorganization";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3788,9 +3851,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "action" | "reaction" | "combat" | "exploitation";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3868,9 +3932,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "action" | "reaction" | "combat" | "exploitation";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4119,7 +4184,7 @@ export interface components {
             /** Factories */
             factories: number;
             /** Out Of Communication Used */
-            out_of_communication_used: unknown;
+            out_of_communication_used: string | null;
         };
         /**
          * Spectator
@@ -4241,6 +4306,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
@@ -4266,9 +4332,7 @@ export interface components {
             /** Seq */
             seq: number | null;
             /** Stops */
-            stops: {
-                [key: string]: unknown;
-            }[];
+            stops: components["schemas"]["StopBody"][];
             /** Demand */
             demand?: boolean;
         };
@@ -4447,9 +4511,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4494,26 +4559,29 @@ export interface components {
             version: number;
             /** Scenario */
             scenario: string;
-            /** Dice Mode */
-            dice_mode: string;
+            /**
+             * Dice Mode
+             * @enum {string}
+             */
+            dice_mode: "fair" | "seeded" | "scripted";
             /** Turn */
             turn: number;
             /** Round */
             round: number;
             /** Impulse */
             impulse: number;
-            /** Step */
-            step: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
             /** Phasing Side */
             phasing_side: string | null;
             /** Awaiting */
             awaiting: components["schemas"]["AwaitingEntry"][];
             position: components["schemas"]["Position"];
             head: components["schemas"]["Head"];
-            /** Divergence */
-            divergence?: {
-                [key: string]: unknown;
-            } | null;
+            divergence?: components["schemas"]["Divergence"] | null;
         };
         /**
          * SupplyShown

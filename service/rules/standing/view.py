@@ -4,10 +4,11 @@ answer is a sealed decision)."""
 
 from __future__ import annotations
 
-from typing import Any, NotRequired
+from typing import NotRequired
 
 from typing_extensions import TypedDict
 
+from service.rules.standing.bodies import StopBody
 from service.rules.standing.stops import stops_data
 from service.rules.state import State
 
@@ -20,7 +21,7 @@ class StandingShown(TypedDict):
     step: str
     player: str
     seq: int | None
-    stops: list[dict[str, Any]]
+    stops: list[StopBody]
     demand: NotRequired[bool]
 
 
@@ -33,7 +34,7 @@ class HeldShown(TypedDict):
     seq: int | None
     after: str
     through: str
-    stops: list[dict[str, Any]]
+    stops: list[StopBody]
 
 
 class StandingView(TypedDict):
