@@ -381,6 +381,17 @@ class ExportedGame(TypedDict):
     gm_public_key: str | None
 
 
+class PlayerKey(TypedDict):
+    """One of a player's keys: it signs the orders from event `from_seq` on (and, for a
+    replaced key without the old one's consent, from `effective_at`), with the old key's
+    signed `consent` if it gave one (docs/game-master.md)."""
+
+    public_key: str
+    from_seq: int
+    effective_at: NotRequired[str | None]
+    consent: NotRequired[str | None]
+
+
 class ExportedPlayer(TypedDict):
     id: str
     side: str
@@ -388,7 +399,18 @@ class ExportedPlayer(TypedDict):
     powers: list[str]
     public_key: str
     active: bool
-    keys: list[dict[str, Any]]
+    keys: list[PlayerKey]
+
+
+class ExportedDice(TypedDict):
+    """How the game's dice are made (docs/dice.md): the master seed of a seeded game and
+    the script of a scripted one once the game is over."""
+
+    mode: DiceMode
+    algorithm: str
+    scripted: NotRequired[bool]
+    script: NotRequired[dict[str, list[int]]]
+    master_seed: NotRequired[str]
 
 
 class Export(TypedDict):
@@ -399,7 +421,7 @@ class Export(TypedDict):
     game: ExportedGame
     scenario: dict[str, Any]
     options: dict[str, Any]
-    dice: dict[str, Any]
+    dice: ExportedDice
     players: list[ExportedPlayer]
     orders: list[dict[str, Any]]
     commands: list[dict[str, Any]]

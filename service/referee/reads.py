@@ -13,6 +13,7 @@ from service.answers import (
     Chain,
     DiceRecord,
     Export,
+    ExportedDice,
     LogPage,
     StateAnswer,
     SupplyShown,
@@ -160,7 +161,7 @@ async def export(uow: UnitOfWork, game_id: str, token: str) -> Export:
         commands = [_sealed_command(c, sealed, ends.get(int(c["first_event"]), game.head_seq),
                                     viewer) for c in commands]
     config = game.row.dice
-    dice_info: dict[str, Any] = {"mode": config["mode"], "algorithm": crypto_dice.ALGORITHM}
+    dice_info: ExportedDice = {"mode": config["mode"], "algorithm": crypto_dice.ALGORITHM}
     if config["mode"] == "scripted":
         dice_info["scripted"] = True
         if state.status == "finished":

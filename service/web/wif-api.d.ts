@@ -1690,7 +1690,7 @@ export interface components {
              * Digest Minutes
              * @default 0
              */
-            digest_minutes: number;
+            digest_minutes?: number;
         };
         /**
          * Channels
@@ -2345,10 +2345,7 @@ export interface components {
             options: {
                 [key: string]: unknown;
             };
-            /** Dice */
-            dice: {
-                [key: string]: unknown;
-            };
+            dice: components["schemas"]["ExportedDice"];
             /** Players */
             players: components["schemas"]["ExportedPlayer"][];
             /** Orders */
@@ -2370,6 +2367,28 @@ export interface components {
             state: components["schemas"]["StateView"];
             /** Complete */
             complete: boolean;
+        };
+        /**
+         * ExportedDice
+         * @description How the game's dice are made (docs/dice.md): the master seed of a seeded game and
+         *     the script of a scripted one once the game is over.
+         */
+        ExportedDice: {
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "fair" | "seeded" | "scripted";
+            /** Algorithm */
+            algorithm: string;
+            /** Scripted */
+            scripted?: boolean;
+            /** Script */
+            script?: {
+                [key: string]: number[];
+            };
+            /** Master Seed */
+            master_seed?: string;
         };
         /** ExportedGame */
         ExportedGame: {
@@ -2404,9 +2423,7 @@ export interface components {
             /** Active */
             active: boolean;
             /** Keys */
-            keys: {
-                [key: string]: unknown;
-            }[];
+            keys: components["schemas"]["PlayerKey"][];
         };
         /**
          * FairDice
@@ -3000,10 +3017,13 @@ export interface components {
         };
         /** ModeChoice */
         ModeChoice: {
-            /** Mode */
-            mode: string;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "combat" | "move" | "reserve" | "strat" | "exploit" | "dg";
             /** Orientation */
-            orientation: string | null;
+            orientation: ("combat" | "move") | null;
         };
         /**
          * ModeChoices
@@ -3089,10 +3109,13 @@ export interface components {
         };
         /** ModeRefused */
         ModeRefused: {
-            /** Mode */
-            mode: string;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "combat" | "move" | "reserve" | "strat" | "exploit" | "dg";
             /** Orientation */
-            orientation: string | null;
+            orientation: ("combat" | "move") | null;
             /** Code */
             code: string;
             /** Rule */
@@ -3143,7 +3166,7 @@ export interface components {
             method: string;
             /** Legal */
             legal: boolean;
-            item: components["schemas"]["ReorgItem-Output"];
+            item: components["schemas"]["ReorgItem"];
             /** Power */
             power?: string | null;
             /** Cost */
@@ -3221,6 +3244,22 @@ export interface components {
             /** May */
             may: boolean;
             why: components["schemas"]["Why"] | null;
+        };
+        /**
+         * PlayerKey
+         * @description One of a player's keys: it signs the orders from event `from_seq` on (and, for a
+         *     replaced key without the old one's consent, from `effective_at`), with the old key's
+         *     signed `consent` if it gave one (docs/game-master.md).
+         */
+        PlayerKey: {
+            /** Public Key */
+            public_key: string;
+            /** From Seq */
+            from_seq: number;
+            /** Effective At */
+            effective_at?: string | null;
+            /** Consent */
+            consent?: string | null;
         };
         /**
          * PlayerSettings
@@ -3466,7 +3505,7 @@ export interface components {
              * Timezone
              * @default UTC
              */
-            timezone: string;
+            timezone?: string;
         };
         /** QuietHoursShown */
         QuietHoursShown: {
@@ -3633,13 +3672,13 @@ export interface components {
             /** Power */
             power: string;
             /** Items */
-            items: components["schemas"]["service__rules__reorg__bodies__ReorgItem"][];
+            items: components["schemas"]["ReorgItem"][];
         };
         /**
          * ReorgItem
          * @description One unit reorganized (or, `port_repair`, one port repaired) by `method`.
          */
-        "ReorgItem-Output": {
+        ReorgItem: {
             /**
              * Method
              * @enum {string}
@@ -3743,6 +3782,18 @@ export interface components {
             position: components["schemas"]["Position"];
             /** Version */
             version: number;
+        };
+        /**
+         * ReorgStep
+         * @description A `reorg` in a `steps` order (named apart from the reorganization's own items).
+         */
+        ReorgStep: {
+            /**
+             * Kind
+             * @constant
+             */
+            kind: "reorg";
+            body: components["schemas"]["ReorgBody"];
         };
         /**
          * ReorgView
@@ -3971,22 +4022,22 @@ export interface components {
              * Initiative
              * @default []
              */
-            initiative: number[];
+            initiative?: number[];
             /**
              * Weather
              * @default []
              */
-            weather: number[];
+            weather?: number[];
             /**
              * Turn End
              * @default []
              */
-            turn_end: number[];
+            turn_end?: number[];
             /**
              * Roll
              * @default []
              */
-            roll: number[];
+            roll?: number[];
         };
         /**
          * ScriptedDice
@@ -4210,7 +4261,7 @@ export interface components {
              * @description who watches, as the GM lists them
              * @default spectator
              */
-            name: string;
+            name?: string;
         };
         /**
          * SpectatorIssued
@@ -4448,7 +4499,7 @@ export interface components {
          */
         StepsBody: {
             /** Orders */
-            orders: (components["schemas"]["DeclareItem"] | components["schemas"]["ModeItem"] | components["schemas"]["ReleaseItem"] | components["schemas"]["ReportItem"] | components["schemas"]["RollItem"] | components["schemas"]["DoneItem"] | components["schemas"]["service__rules__standing__bodies__ReorgItem"])[];
+            orders: (components["schemas"]["DeclareItem"] | components["schemas"]["ModeItem"] | components["schemas"]["ReleaseItem"] | components["schemas"]["ReportItem"] | components["schemas"]["RollItem"] | components["schemas"]["DoneItem"] | components["schemas"]["ReorgStep"])[];
             /**
              * Through
              * @enum {string}
@@ -4887,7 +4938,7 @@ export interface components {
              * Every Event
              * @default false
              */
-            every_event: boolean;
+            every_event?: boolean;
         };
         /**
          * WebhookStatus
@@ -4934,40 +4985,6 @@ export interface components {
             work: "engineering" | "gauge" | "rail_repair" | "hedgehog";
             /** Hex */
             hex?: string;
-        };
-        /**
-         * ReorgItem
-         * @description One unit reorganized (or, `port_repair`, one port repaired) by `method`.
-         */
-        service__rules__reorg__bodies__ReorgItem: {
-            /**
-             * Method
-             * @enum {string}
-             */
-            method: "atr" | "hq" | "limited" | "overseas" | "primary" | "rail" | "secondary" | "supply_unit" | "trs" | "at_sea" | "chit" | "port_repair";
-            /** Unit */
-            unit?: string;
-            /** Atr */
-            atr?: string;
-            /** Hq */
-            hq?: string;
-            /** Source */
-            source?: string;
-            /** Port */
-            port?: string;
-            /** Supply Unit */
-            supply_unit?: string;
-            /** Trs */
-            trs?: string;
-        };
-        /** ReorgItem */
-        service__rules__standing__bodies__ReorgItem: {
-            /**
-             * Kind
-             * @constant
-             */
-            kind: "reorg";
-            body: components["schemas"]["ReorgBody"];
         };
         /**
          * ProblemError

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 from doc_examples import example, runs
-from js_tools import KIT, ROOT, TYPES, client_types_script, npm_tools
+from js_tools import KIT, ROOT, TYPES, client_types_script, node, npm_tools
 
 PROGRAM = ROOT / "tests" / "web" / "client_kit_types.ts"
 TSCONFIG = {"compilerOptions": {
@@ -48,12 +48,16 @@ def tools() -> Tools:
     return Tools(folder, types, installed, time.monotonic() - started)
 
 
-# The misspellings the program marks (`// misspell: <name>`): the text, and its typo.
+# The misspellings the program marks (`// misspell: <name>`): the text, its typo, and
+# what the compiler's error quotes.
 MISSPELT = {
-    "mode": ('mode: "move"', 'mdoe: "move"'),  # a field of a mode order's body
-    "awaiting": ("summary.awaiting", "summary.awaitng"),  # Summary.awaiting
-    "unit.mode": ("unit.mode", "unit.mdoe"),  # UnitView.mode
-    "chits": ("power.chits", "power.chtis"),  # PowerView.chits
+    "mode": ('mode: "move"', 'mdoe: "move"', "mdoe"),  # a field of a mode order's body
+    "awaiting": ("summary.awaiting", "summary.awaitng", "awaitng"),  # Summary.awaiting
+    "unit.mode": ("unit.mode", "unit.mdoe", "mdoe"),  # UnitView.mode
+    "chits": ("power.chits", "power.chtis", "chtis"),  # PowerView.chits
+    # The kit's order() is typed by kind: a body's field, and a kind, misspelt.
+    "demand": ("{ demand:", "{ demnad:", "demnad"),
+    "kind": ('"initiative.choose",', '"initiative.chose",', '"initiative.chose"'),
 }
 
 
@@ -67,7 +71,7 @@ class Compiled:
 
 def _misspell(program: str, field: str) -> tuple[str, int]:
     """`program` with `field` misspelt on the line marked for it; and that line."""
-    right, wrong = MISSPELT[field]
+    right, wrong, _ = MISSPELT[field]
     lines = program.splitlines(keepends=True)
     marked = [i for i, line in enumerate(lines) if line.rstrip().endswith(f"// misspell: {field}")]
     assert len(marked) == 1
@@ -122,20 +126,21 @@ def test_a_typescript_frontend_compiles_against_the_api_types(
     result = compiled[""]
     assert result.returncode == 0, result.output
     print(f"npm tools {tools.install_seconds:.1f} s, types {tools.generate_seconds:.1f} s, "
-          f"tsc (5 side by side) {max(c.seconds for c in compiled.values()):.1f} s")
+          f"tsc ({len(compiled)} side by side) {max(c.seconds for c in compiled.values()):.1f} s")
 
 
 @pytest.mark.parametrize("field", list(MISSPELT))
 def test_a_misspelt_field_does_not_compile(compiled: dict[str, Compiled], field: str) -> None:
     result = compiled[field]
     assert result.returncode != 0, result.output
-    typo = MISSPELT[field][1].split(".")[-1].split(":")[0]
+    typo = MISSPELT[field][2]
     errors = re.findall(r"^client_kit_types\.ts\((\d+),\d+\): error (TS\d+): (.*)$",
                         result.output, re.M)
     assert errors, result.output
     line, code, message = errors[0]
     assert int(line) == result.line and f"'{typo}'" in message, errors
-    assert code in {"TS2353", "TS2339", "TS2551"}, errors  # unknown property
+    # An unknown property, or (a kind) an argument of no order kind.
+    assert code in {"TS2353", "TS2561", "TS2339", "TS2551", "TS2345", "TS2769"}, errors
 
 
 @runs("docs/client.md", "typescript")
@@ -152,3 +157,55 @@ def test_the_documented_regeneration_finds_the_types_current(tools: Tools) -> No
     done = subprocess.run([sys.executable, *command[1:], "--check"], cwd=ROOT,
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_typed_turn_has_no_cast() -> None:
+    """The program plays its turn without telling the compiler what a value is: no `as`,
+    no non-null `!`, no `<Type>` assertion (comments aside)."""
+    code = "\n".join(line.split("//")[0] for line in PROGRAM.read_text().splitlines()
+                     if not line.lstrip().startswith(("*", "/*", "//")))
+    casts = re.findall(r"\bas\b|[\w\])]!(?=[.\[;,)\s])|<[A-Z]\w*>\s*[\w(]", code)
+    assert casts == []
+
+
+# Where the generated types say `unknown` besides the header maps of every answer (an
+# answer may carry headers the document does not name): the fields open by design.
+OPEN_BY_DESIGN = {
+    "components.schemas.ActBody.body.[key]": "the body of `kind`: that order kind's, checked "
+    "as if the side had signed it",
+    **{f"components.schemas.{at}.[key]": "a whole scenario, checked by the scenario reader, "
+       "which lists every problem (docs/scenario.md)"
+       for at in ("CreateGame.scenario", "Export.scenario")},
+    **{f"components.schemas.{at}.[key]": "the game options, checked by the rules, which list "
+       "every problem (docs/rules-options.md)"
+       for at in ("CreateGame.options", "GameView.options", "Export.options")},
+    "components.schemas.Export.orders.[key]": "the signed orders, as the verifier replays "
+    "them (docs/security.md)",
+    "components.schemas.Export.commands.[key]": "the commands, as the verifier replays them",
+    "components.schemas.Divergence.stored": "the value a replay found stored: any JSON",
+    "components.schemas.Divergence.replayed": "the value the replay made: any JSON",
+    **{f"components.schemas.ImportGame.{part}.[key]": "an export from another server, "
+       "verified as a whole; the verifier names what is wrong (docs/game-master.md)"
+       for part in ("game", "scenario", "options", "dice", "players", "orders", "commands",
+                    "events", "server_keys", "state")},
+    "components.schemas.EventRecord.data.[key]": "(to be typed)",
+    "components.schemas.Message.payload.[key]": "(to be typed)",
+    "components.schemas.TurnDice.rolls.[key]": "(to be typed)",
+}
+
+
+def test_unknown_is_left_only_where_the_api_is_open_by_design(
+    tools: Tools, tmp_path: Path,
+) -> None:
+    generated = tmp_path / "wif-api.d.ts"
+    generated.write_text(tools.types)
+    typescript = tools.folder / "node_modules" / "typescript" / "lib" / "typescript.js"
+    done = subprocess.run([node(), str(Path(__file__).with_name("unknowns.mjs")),
+                           str(typescript), str(generated)],
+                          capture_output=True, text=True, check=True)
+    found: list[str] = json.loads(done.stdout)
+    headers = [path for path in found if path.endswith(".headers.[name]")]
+    rest = sorted(path for path in found if path not in headers)
+    print(f"unknown in the generated types: {len(found)}: {len(headers)} in the header maps "
+          f"of the answers, {len(rest)} in fields open by design")
+    assert rest == sorted(OPEN_BY_DESIGN)

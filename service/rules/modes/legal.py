@@ -20,6 +20,7 @@ from service.rules import state as st
 from service.rules.board import Board
 from service.rules.errors import RulesError
 from service.rules.modes import vocabulary as m
+from service.rules.modes.bodies import Mode, Orientation
 from service.rules.modes.change import check_change
 from service.rules.modes.effective import effective, power_passed
 from service.rules.modes.movement import Mover, ma_rule, mover, reachable
@@ -41,8 +42,8 @@ class Why(TypedDict):
 
 
 class ModeChoice(TypedDict):
-    mode: str
-    orientation: str | None
+    mode: Mode
+    orientation: Orientation | None
 
 
 class ModeRefused(ModeChoice, Why):
@@ -189,10 +190,12 @@ def _modes(state: State, board: Board, uid: str, side: str) -> ModeChoices:
     for mode, orientation in CANDIDATES:
         given = orientation if orientation is not None else unit.orientation
         problem = step or _problem(check_change, state, board, uid, mode, given)
+        choice: ModeChoice = {"mode": cast(Mode, mode),
+                              "orientation": cast(Orientation | None, given)}
         if problem is None:
-            legal.append({"mode": mode, "orientation": given})
+            legal.append(choice)
         else:
-            illegal.append({"mode": mode, "orientation": given, **problem})
+            illegal.append({**choice, **problem})
     return {"legal": legal, "illegal": illegal}
 
 
