@@ -11,7 +11,6 @@ from typing import Any, get_args
 
 from service.referee import notifications
 from service.rules import ACT_BODIES, ORDER_BODIES
-from service.rules.awaiting import OrderKind
 from service.rules.events import EventKind
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,7 +71,3 @@ def test_every_order_kind_and_gm_act_is_in_the_api_document() -> None:
     for kind in (*ORDER_BODIES, *ACT_BODIES):
         assert f"| `{kind}` |" in API, kind
 
-
-def test_the_order_kinds_typed_are_the_order_bodies() -> None:
-    """`awaiting[].orders` is typed with OrderKind: a new order kind goes in both."""
-    assert list(get_args(OrderKind)) == list(ORDER_BODIES)

@@ -23,7 +23,7 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import free_port, fresh_database, local_settings
+from conftest import documented_hosts, free_port, fresh_database, local_settings
 from doc_examples import (
     PAGES,
     REGISTERED,
@@ -327,6 +327,15 @@ async def test_the_ticket_and_the_stream_shown_are_real(story: Story) -> None:
     assert agrees(page["data"], frame["data"]) == []
 
 
+@runs(API, "settings-request", "settings-answer")
+async def test_the_settings_shown_are_set(live_url: str) -> None:
+    async with httpx.AsyncClient(base_url=live_url) as http:
+        game = await full_game(http, "dno-demo")
+        r = await send(http, example(API, "settings-request"), game.players["axis"].token,
+                       id=game.id)
+    answer_agrees(example(API, "settings-answer"), r)
+
+
 @runs(API, "create-game")
 async def test_the_creation_shown_creates_a_game(live_url: str) -> None:
     async with httpx.AsyncClient(base_url=live_url) as http:
@@ -349,16 +358,6 @@ async def test_the_join_shown_takes_a_seat(live_url: str) -> None:
     assert r.json()["powers"] == body["powers"]
 
 
-# The pages' webhook and channel hosts, as a resolver answers them: a public address
-# (this machine may have no DNS; the server checks the address, as it would any).
-PUBLIC = "93.184.215.14"
-
-
-async def _documented_hosts(host: str, port: int) -> list[str]:
-    assert host in ("example.org", "discord.com"), host
-    return [PUBLIC]
-
-
 @pytest.fixture
 async def hooks(migrated_url: str) -> AsyncIterator[httpx.AsyncClient]:
     """A server that resolves the pages' hosts, without the background workers (nothing
@@ -369,7 +368,7 @@ async def hooks(migrated_url: str) -> AsyncIterator[httpx.AsyncClient]:
     app = create_app(local_settings(migrated_url, rate_limit=0, sweep_interval=0),
                      database_url=migrated_url)
     async with app.router.lifespan_context(app):
-        app.state.egress = egress.Policy(resolver=_documented_hosts)
+        app.state.egress = egress.Policy(resolver=documented_hosts)
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
             yield c

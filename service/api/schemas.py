@@ -47,6 +47,7 @@ class Script(Strict):
     weather: list[Annotated[int, Field(ge=1, le=10)]] = Field(default=[], max_length=10_000)
     turn_end: list[Annotated[int, Field(ge=1, le=10)]] = Field(default=[], max_length=10_000)
     roll: list[Annotated[int, Field(ge=1, le=100)]] = Field(default=[], max_length=10_000)
+    combat: list[Annotated[int, Field(ge=1, le=20)]] = Field(default=[], max_length=10_000)
 
 
 class ScriptedDice(Strict):
@@ -235,7 +236,7 @@ class SignedOrder(Strict):
 class WebhookSettings(Strict):
     model_config = ConfigDict(
         extra="forbid", strict=True,
-        json_schema_extra={"examples": [{"url": "https://203.0.113.10/wif-hook",
+        json_schema_extra={"examples": [{"url": "https://example.org/wif-hook",
                                          "every_event": False}]},
     )
     url: str = Field(min_length=8, max_length=2000, pattern=r"^https?://[^\s/?#]+[^\s]*$")
@@ -263,7 +264,7 @@ class ChannelSettings(Strict):
     model_config = ConfigDict(
         extra="forbid", strict=True,
         json_schema_extra={"examples": [{
-            "target": "https://203.0.113.10/api/webhooks/1/abc",
+            "target": "https://discord.com/api/webhooks/1234567890/wif-example",
             "quiet_hours": {"from": "22:00", "to": "07:30", "timezone": "Europe/Paris"},
             "digest_minutes": 0}]})
     target: str = Field(min_length=3, max_length=2000)

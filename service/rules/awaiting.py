@@ -13,6 +13,7 @@ from typing import Final, Literal, NotRequired, get_args
 from typing_extensions import TypedDict
 
 from service.rules import state as st
+from service.rules.shapes import OrderKind
 from service.rules.state import Action, PositionStep, State
 
 CONSENT: Final = "consent"
@@ -27,11 +28,6 @@ class Position(TypedDict):
     step: PositionStep
 
 
-# Every kind of order a player signs (decide.ORDER_BODIES has each one's body; a test
-# keeps the two equal).
-OrderKind = Literal["initiative.reroll", "initiative.choose", "declare", "done", "production",
-                    "roll", "mode", "release", "report", "reorg", "consent", "standing",
-                    "steps"]
 Place = Literal["first", "last", "before", "after"]
 
 # The values a step's decision may take where they are a fixed set, by body field.

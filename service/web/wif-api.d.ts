@@ -1679,7 +1679,7 @@ export interface components {
          *         "timezone": "Europe/Paris",
          *         "to": "07:30"
          *       },
-         *       "target": "https://203.0.113.10/api/webhooks/1/abc"
+         *       "target": "https://discord.com/api/webhooks/1234567890/wif-example"
          *     }
          */
         ChannelSettings: {
@@ -4038,6 +4038,11 @@ export interface components {
              * @default []
              */
             roll?: number[];
+            /**
+             * Combat
+             * @default []
+             */
+            combat?: number[];
         };
         /**
          * ScriptedDice
@@ -4928,7 +4933,7 @@ export interface components {
          * WebhookSettings
          * @example {
          *       "every_event": false,
-         *       "url": "https://203.0.113.10/wif-hook"
+         *       "url": "https://example.org/wif-hook"
          *     }
          */
         WebhookSettings: {
