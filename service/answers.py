@@ -15,7 +15,8 @@ from typing import Any, Literal, NotRequired
 from typing_extensions import TypedDict
 
 from service.rules.awaiting import AwaitingEntry, Choices, Position
-from service.rules.events import EventRecord
+from service.rules.event_data import DiceRolledData
+from service.rules.events import EventKind, EventRecord
 from service.rules.modes import UnitChoices
 from service.rules.reorg import PlanShown
 from service.rules.state import PositionStep
@@ -232,12 +233,85 @@ class Attempt(TypedDict):
     error: str | None
 
 
+class YourMoveData(TypedDict):
+    """The player's entry of `awaiting`, where the game stands, the step's deadline."""
+
+    game: str
+    awaiting: AwaitingEntry
+    position: Position
+    deadline: str | None
+
+
+class YourMove(TypedDict):
+    """`game.your_move`: the game newly awaits the player (docs/api.md, "What is sent")."""
+
+    type: Literal["game.your_move"]
+    timestamp: str
+    data: YourMoveData
+
+
+class EventsData(TypedDict):
+    """The events an order or act appended: read them from the log (`after` first_seq - 1)."""
+
+    game: str
+    first_seq: int
+    last_seq: int
+    kinds: list[EventKind]
+
+
+class EventsNotice(TypedDict):
+    """`game.events`: to a player with `every_event`, and always to the GM."""
+
+    type: Literal["game.events"]
+    timestamp: str
+    data: EventsData
+
+
+Elapsed = Literal["50%", "90%"]
+
+
+class ReminderData(TypedDict):
+    game: str
+    awaiting: AwaitingEntry
+    deadline: str
+    elapsed: Elapsed
+
+
+class DeadlineReminder(TypedDict):
+    """`game.deadline_reminder`: half and nine tenths of the step's deadline have passed,
+    to the player awaited."""
+
+    type: Literal["game.deadline_reminder"]
+    timestamp: str
+    data: ReminderData
+
+
+class NoticeData(TypedDict):
+    game: str
+    awaiting: list[AwaitingEntry]
+    deadline: str
+    elapsed: Elapsed
+
+
+class DeadlineNotice(TypedDict):
+    """`game.deadline_notice`: the same, to the GM, with every entry still awaited."""
+
+    type: Literal["game.deadline_notice"]
+    timestamp: str
+    data: NoticeData
+
+
+# What a webhook (or a channel) is sent, by `type` (docs/api.md, "What is sent").
+Notification = YourMove | EventsNotice | DeadlineReminder | DeadlineNotice
+MessageKind = Literal["your_move", "events", "reminder"]
+
+
 class Message(TypedDict):
     """A notification and its delivery attempts."""
 
     id: str
-    kind: str
-    payload: dict[str, Any]
+    kind: MessageKind
+    payload: Notification
     state: Literal["pending", "delivered", "failed"]
     attempts: list[Attempt]
     next_attempt_at: str | None
@@ -353,13 +427,21 @@ class Chain(TypedDict):
     reason: NotRequired[str]
 
 
+class RollShown(DiceRolledData):
+    """A roll of the dice record: its `dice.rolled` event's data and seq, and whether a
+    rollback abandoned it."""
+
+    seq: int
+    rolled_back: NotRequired[bool]
+
+
 class TurnDice(TypedDict):
     """A turn's dice: what its seed must hash to, the seed once revealed, every roll."""
 
     turn: int
     commitment: str | None
     seed: str | None
-    rolls: list[dict[str, Any]]
+    rolls: list[RollShown]
     earlier_seeds: NotRequired[list[str]]
 
 

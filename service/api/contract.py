@@ -9,14 +9,18 @@ token say so (`bearer`).
 
 from __future__ import annotations
 
-from typing import Any
+import copy
+import typing
+from typing import Annotated, Any, Literal, Union, cast
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
-from pydantic import TypeAdapter
+from pydantic import Field, TypeAdapter
+from typing_extensions import TypedDict
 
-from service.answers import Problem
+from service.answers import Notification, Problem
 from service.api.problems import MEDIA_TYPE, TITLES
+from service.rules import EVENT_DATA, EventRecord
 
 PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
 PROBLEM_EXAMPLE = {
@@ -149,6 +153,68 @@ def _not_null(parameter: dict[str, Any]) -> None:
         parameter["schema"] = {**options[0], **rest}
 
 
+def _event_name(kind: str) -> str:
+    return "".join(p.capitalize() for p in kind.replace(".", "_").split("_")) + "Event"
+
+
+def event_union() -> dict[str, Any]:
+    """The JSON schema of an event record as a union discriminated by `kind`: one variant
+    per kind (`PowerDeclaredEvent`), each with its kind's `data` (the rules' registry,
+    service/rules/event_data.py), and their definitions (`$defs`)."""
+    fields = typing.get_type_hints(EventRecord, include_extras=True)
+    base = {k: v for k, v in fields.items() if k not in ("kind", "data")}
+    variants = [TypedDict(_event_name(kind), {  # type: ignore[operator]
+        **base, "kind": cast(Any, Literal)[kind], "data": data})
+        for kind, data in EVENT_DATA.items()]
+    union: Any = Annotated[Union.__getitem__(tuple(variants)), Field(discriminator="kind")]
+    schema: dict[str, Any] = TypeAdapter(union).json_schema(
+        ref_template="#/components/schemas/{model}")
+    return schema
+
+
+def _add(schemas: dict[str, Any], name: str, schema: dict[str, Any]) -> None:
+    """A component, unless the document has one of that name already (then the same)."""
+    if schemas.setdefault(name, schema) != schema:
+        raise ValueError(f"two schemas named {name}")
+
+
+# What every notification's request carries (Standard Webhooks; docs/api.md, "Signatures").
+_SIGNED = [
+    {"name": "webhook-id", "in": "header", "required": True, "schema": {"type": "string"},
+     "description": "the message's id: the same for every attempt and resend"},
+    {"name": "webhook-timestamp", "in": "header", "required": True,
+     "schema": {"type": "string", "pattern": "^[0-9]+$"},
+     "description": "the attempt's time, Unix seconds"},
+    {"name": "webhook-signature", "in": "header", "required": True,
+     "schema": {"type": "string", "pattern": "^v1,"},
+     "description": "v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>, "
+                    "keyed by the secret"},
+]
+
+
+def webhooks(schemas: dict[str, Any]) -> dict[str, Any]:
+    """The `webhooks` section: one POST per notification `type` a webhook (or a channel)
+    is sent, its body's schema added to `schemas`."""
+    union = TypeAdapter(Notification).json_schema(ref_template="#/components/schemas/{model}")
+    for name, schema in union.pop("$defs").items():
+        _add(schemas, name, schema)
+    out: dict[str, Any] = {}
+    for ref in union["anyOf"]:
+        name = ref["$ref"].rsplit("/", 1)[-1]
+        kind = schemas[name]["properties"]["type"]["const"]
+        out[kind] = {"post": {
+            "operationId": kind.replace(".", "_"),
+            "summary": schemas[name]["description"].split("\n")[0],
+            "parameters": copy.deepcopy(_SIGNED),
+            "requestBody": {"required": True, "content": {"application/json": {
+                "schema": {"$ref": f"#/components/schemas/{name}"}}}},
+            "responses": {"200": {"description": "any 2xx delivers the message; anything "
+                                                 "else is an attempt failed, tried again "
+                                                 "(docs/api.md, \"Delivery\")"}},
+        }}
+    return out
+
+
 def document(app: FastAPI, version: str) -> dict[str, Any]:
     """The OpenAPI document, made once: the routes' own parts, the Problem schema and
     the bearer scheme."""
@@ -166,6 +232,15 @@ def document(app: FastAPI, version: str) -> dict[str, Any]:
     schemas["Problem"] = problem
     for name, schema in _EXTRA.items():
         schemas.setdefault(name, schema)
+    events = event_union()
+    for name, schema in events.pop("$defs").items():
+        _add(schemas, name, schema)
+    spec["webhooks"] = webhooks(schemas)
+    schemas["EventRecord"] = {**events, "description": (
+        "An event as it is stored, hashed and shown (docs/api.md, \"The log\"): its `data` "
+        "is its `kind`'s; `hash` chains it to the one before; `rolled_back` marks one a later "
+        "rollback abandoned and `sealed` one whose content is withheld until its window "
+        "closes (neither is hashed).")}
     schemas.pop("HTTPValidationError", None)
     schemas.pop("ValidationError", None)
     components["headers"] = HEADERS
@@ -183,6 +258,7 @@ def document(app: FastAPI, version: str) -> dict[str, Any]:
                     response["headers"] = {name: {"$ref": f"#/components/headers/{name}"}
                                            for name in names}
     _no_nul(spec["paths"])
+    _no_nul(spec["webhooks"])
     _no_nul(schemas)
     app.openapi_schema = spec
     return spec

@@ -15,6 +15,7 @@ from service.answers import (
     Export,
     ExportedDice,
     LogPage,
+    RollShown,
     StateAnswer,
     SupplyShown,
     TurnDice,
@@ -130,7 +131,7 @@ async def dice(uow: UnitOfWork, game_id: str, token: str) -> DiceRecord:
             if nxt["commitment"] is None:
                 nxt["commitment"] = data["seed"]
         else:
-            roll = {"seq": row["seq"], **data}
+            roll = cast(RollShown, {"seq": row["seq"], **data})
             if rolled_back(row["seq"], abandoned):
                 roll["rolled_back"] = True
             turn_entry(int(data["turn"]))["rolls"].append(roll)

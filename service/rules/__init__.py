@@ -11,7 +11,8 @@ from service.rules.awaiting import awaiting, current_step, next_due, position, s
 from service.rules.command import Actor, Command
 from service.rules.decide import ACT_BODIES, GM_ACTS, ORDER_BODIES, ORDERS, Decision, decide
 from service.rules.errors import Forbidden, Malformed, Refused, RulesError
-from service.rules.events import RULES_VERSION, Event
+from service.rules.event_data import EVENT_DATA, Sealed
+from service.rules.events import RULES_VERSION, Event, EventRecord
 from service.rules.evolve import evolve, fold
 from service.rules.gm import (
     ActBody,
@@ -27,9 +28,10 @@ from service.rules.gm import (
 from service.rules.state import PositionStep, Setup, State, Step, initial_state
 
 __all__ = [
-    "ACT_BODIES", "GM_ACTS", "ORDERS", "ORDER_BODIES", "RULES_VERSION", "ActBody", "Actor",
-    "Command", "DeadlinesBody", "Decision", "DropoutBody", "EditBody", "Event", "Forbidden",
-    "KeyBody", "PauseBody", "PositionStep", "ReasonBody", "RollbackBody", "Step", "WeatherBody",
-    "Malformed", "Refused", "RulesError", "Setup", "State", "awaiting", "current_step",
-    "decide", "evolve", "fold", "initial_state", "next_due", "position", "steps_of",
+    "ACT_BODIES", "EVENT_DATA", "GM_ACTS", "ORDERS", "ORDER_BODIES", "RULES_VERSION", "ActBody",
+    "Actor", "Command", "DeadlinesBody", "Decision", "DropoutBody", "EditBody", "Event",
+    "EventRecord", "Forbidden", "KeyBody", "PauseBody", "PositionStep", "ReasonBody",
+    "RollbackBody", "Step", "WeatherBody", "Malformed", "Refused", "RulesError", "Sealed",
+    "Setup", "State", "awaiting", "current_step", "decide", "evolve", "fold", "initial_state",
+    "next_due", "position", "steps_of",
 ]

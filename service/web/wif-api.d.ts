@@ -694,7 +694,76 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "game.your_move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `game.your_move`: the game newly awaits the player (docs/api.md, "What is sent"). */
+        post: operations["game_your_move"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "game.events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `game.events`: to a player with `every_event`, and always to the GM. */
+        post: operations["game_events"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "game.deadline_reminder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `game.deadline_reminder`: half and nine tenths of the step's deadline have passed, */
+        post: operations["game_deadline_reminder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "game.deadline_notice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `game.deadline_notice`: the same, to the GM, with every entry still awaited. */
+        post: operations["game_deadline_notice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -1957,6 +2026,35 @@ export interface components {
             };
         };
         /**
+         * DeadlineNotice
+         * @description `game.deadline_notice`: the same, to the GM, with every entry still awaited.
+         */
+        DeadlineNotice: {
+            /**
+             * Type
+             * @constant
+             */
+            type: "game.deadline_notice";
+            /** Timestamp */
+            timestamp: string;
+            data: components["schemas"]["NoticeData"];
+        };
+        /**
+         * DeadlineReminder
+         * @description `game.deadline_reminder`: half and nine tenths of the step's deadline have passed,
+         *     to the player awaited.
+         */
+        DeadlineReminder: {
+            /**
+             * Type
+             * @constant
+             */
+            type: "game.deadline_reminder";
+            /** Timestamp */
+            timestamp: string;
+            data: components["schemas"]["ReminderData"];
+        };
+        /**
          * DeadlinesBody
          * @description `admin.deadlines`: seconds per step (null: none).
          */
@@ -2277,45 +2375,35 @@ export interface components {
          * @example {}
          */
         Empty: Record<string, never>;
+        /** @description An event as it is stored, hashed and shown (docs/api.md, "The log"): its `data` is its `kind`'s; `hash` chains it to the one before; `rolled_back` marks one a later rollback abandoned and `sealed` one whose content is withheld until its window closes (neither is hashed). */
+        EventRecord: components["schemas"]["GameCreatedEvent"] | components["schemas"]["SeatTakenEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["GamePausedEvent"] | components["schemas"]["GameResumedEvent"] | components["schemas"]["GameEndedEvent"] | components["schemas"]["DeadlinesSetEvent"] | components["schemas"]["DeadlinePassedEvent"] | components["schemas"]["DefaultForcedEvent"] | components["schemas"]["SideDroppedOutEvent"] | components["schemas"]["SideReturnedEvent"] | components["schemas"]["SideRestoredEvent"] | components["schemas"]["StateEditedEvent"] | components["schemas"]["PlayerKeyReplacedEvent"] | components["schemas"]["SeatReopenedEvent"] | components["schemas"]["SeatSubstitutedEvent"] | components["schemas"]["GmPlayedEvent"] | components["schemas"]["RollbackProposedEvent"] | components["schemas"]["RollbackConsentedEvent"] | components["schemas"]["RollbackRefusedEvent"] | components["schemas"]["RollbackWithdrawnEvent"] | components["schemas"]["GameRolledBackEvent"] | components["schemas"]["GameImportedEvent"] | components["schemas"]["DiceCommittedEvent"] | components["schemas"]["DiceRolledEvent"] | components["schemas"]["DiceRevealedEvent"] | components["schemas"]["DiceRecommittedEvent"] | components["schemas"]["TurnBeganEvent"] | components["schemas"]["InitiativeRolledEvent"] | components["schemas"]["InitiativeRerollAnsweredEvent"] | components["schemas"]["InitiativeRerollClosedEvent"] | components["schemas"]["InitiativeRankedEvent"] | components["schemas"]["InitiativeChosenEvent"] | components["schemas"]["TurnOrderSetEvent"] | components["schemas"]["RoundBeganEvent"] | components["schemas"]["WeatherSetEvent"] | components["schemas"]["WeatherTableSetEvent"] | components["schemas"]["ImpulseBeganEvent"] | components["schemas"]["StepBeganEvent"] | components["schemas"]["StepSkippedEvent"] | components["schemas"]["SideSkippedEvent"] | components["schemas"]["PowerDeclaredEvent"] | components["schemas"]["SideDoneEvent"] | components["schemas"]["ImpulseCleanedUpEvent"] | components["schemas"]["RpsGrantedEvent"] | components["schemas"]["TurnEndRolledEvent"] | components["schemas"]["ImpulseEndedEvent"] | components["schemas"]["TurnEndedEvent"] | components["schemas"]["InitiativeShiftedEvent"] | components["schemas"]["ProductionSubmittedEvent"] | components["schemas"]["ProductionAppliedEvent"] | components["schemas"]["UnitReorganizedEvent"] | components["schemas"]["PortRepairedEvent"] | components["schemas"]["RpsLapsedEvent"] | components["schemas"]["UnitModeChangedEvent"] | components["schemas"]["ReservesReleasedEvent"] | components["schemas"]["ReportFiledEvent"] | components["schemas"]["UnitMovedEvent"] | components["schemas"]["UnitWorkedEvent"] | components["schemas"]["CombatReportedEvent"] | components["schemas"]["CombatResultIgnoredEvent"] | components["schemas"]["HexDisorganizedEvent"] | components["schemas"]["ReserveRemovedEvent"] | components["schemas"]["UnitsRetreatedEvent"] | components["schemas"]["UnitsAdvancedEvent"] | components["schemas"]["UnitStepLostEvent"] | components["schemas"]["UnitEliminatedEvent"] | components["schemas"]["UnitsExploitAwardedEvent"] | components["schemas"]["UnitsTurnedFaceDownEvent"] | components["schemas"]["UnitsShatteredEvent"] | components["schemas"]["UnitFlewMissionEvent"] | components["schemas"]["CombatRolledEvent"] | components["schemas"]["CombatClosedEvent"] | components["schemas"]["StandingArmedEvent"] | components["schemas"]["StandingAnsweredEvent"] | components["schemas"]["StandingDisarmedEvent"];
         /**
-         * EventRecord
-         * @description An event as it is stored, hashed and shown (docs/api.md "The log"): `hash` chains
-         *     it to the one before; `rolled_back` marks one a later rollback abandoned and
-         *     `sealed` one whose content is withheld from the reader until its window closes
-         *     (neither is hashed).
+         * EventsData
+         * @description The events an order or act appended: read them from the log (`after` first_seq - 1).
          */
-        EventRecord: {
-            /** Seq */
-            seq: number;
-            /** Turn */
-            turn: number;
-            /** Impulse */
-            impulse: number;
-            /** Step */
-            step: string;
+        EventsData: {
+            /** Game */
+            game: string;
+            /** First Seq */
+            first_seq: number;
+            /** Last Seq */
+            last_seq: number;
+            /** Kinds */
+            kinds: ("game.created" | "seat.taken" | "game.started" | "game.paused" | "game.resumed" | "game.ended" | "deadlines.set" | "deadline.passed" | "default.forced" | "side.dropped_out" | "side.returned" | "side.restored" | "state.edited" | "player.key_replaced" | "seat.reopened" | "seat.substituted" | "gm.played" | "rollback.proposed" | "rollback.consented" | "rollback.refused" | "rollback.withdrawn" | "game.rolled_back" | "game.imported" | "dice.committed" | "dice.rolled" | "dice.revealed" | "dice.recommitted" | "turn.began" | "initiative.rolled" | "initiative.reroll_answered" | "initiative.reroll_closed" | "initiative.ranked" | "initiative.chosen" | "turn.order_set" | "round.began" | "weather.set" | "weather.table_set" | "impulse.began" | "step.began" | "step.skipped" | "side.skipped" | "power.declared" | "side.done" | "impulse.cleaned_up" | "rps.granted" | "turn_end.rolled" | "impulse.ended" | "turn.ended" | "initiative.shifted" | "production.submitted" | "production.applied" | "unit.reorganized" | "port.repaired" | "rps.lapsed" | "unit.mode_changed" | "reserves.released" | "report.filed" | "unit.moved" | "unit.worked" | "combat.reported" | "combat.result_ignored" | "hex.disorganized" | "reserve.removed" | "units.retreated" | "units.advanced" | "unit.step_lost" | "unit.eliminated" | "units.exploit_awarded" | "units.turned_face_down" | "units.shattered" | "unit.flew_mission" | "combat.rolled" | "combat.closed" | "standing.armed" | "standing.answered" | "standing.disarmed")[];
+        };
+        /**
+         * EventsNotice
+         * @description `game.events`: to a player with `every_event`, and always to the GM.
+         */
+        EventsNotice: {
             /**
-             * Kind
-             * @enum {string}
+             * Type
+             * @constant
              */
-            kind: "game.created" | "seat.taken" | "game.started" | "game.paused" | "game.resumed" | "game.ended" | "deadlines.set" | "deadline.passed" | "default.forced" | "side.dropped_out" | "side.returned" | "side.restored" | "state.edited" | "player.key_replaced" | "seat.reopened" | "seat.substituted" | "gm.played" | "rollback.proposed" | "rollback.consented" | "rollback.refused" | "rollback.withdrawn" | "game.rolled_back" | "game.imported" | "dice.committed" | "dice.rolled" | "dice.revealed" | "dice.recommitted" | "turn.began" | "initiative.rolled" | "initiative.reroll_answered" | "initiative.reroll_closed" | "initiative.ranked" | "initiative.chosen" | "turn.order_set" | "round.began" | "weather.set" | "weather.table_set" | "impulse.began" | "step.began" | "step.skipped" | "side.skipped" | "power.declared" | "side.done" | "impulse.cleaned_up" | "rps.granted" | "turn_end.rolled" | "impulse.ended" | "turn.ended" | "initiative.shifted" | "production.submitted" | "production.applied" | "unit.reorganized" | "port.repaired" | "rps.lapsed" | "unit.mode_changed" | "reserves.released" | "report.filed" | "unit.moved" | "unit.worked" | "combat.reported" | "combat.result_ignored" | "hex.disorganized" | "reserve.removed" | "units.retreated" | "units.advanced" | "unit.step_lost" | "unit.eliminated" | "units.exploit_awarded" | "units.turned_face_down" | "units.shattered" | "unit.flew_mission" | "combat.rolled" | "combat.closed" | "standing.armed" | "standing.answered" | "standing.disarmed";
-            /** Actor */
-            actor: string;
-            /** Text */
-            text: string;
-            /** Data */
-            data: {
-                [key: string]: unknown;
-            };
-            /** At */
-            at: string;
-            /** Rules Version */
-            rules_version: string;
-            /** Hash */
-            hash?: string;
-            /** Rolled Back */
-            rolled_back?: boolean;
-            /** Sealed */
-            sealed?: boolean;
+            type: "game.events";
+            /** Timestamp */
+            timestamp: string;
+            data: components["schemas"]["EventsData"];
         };
         /** ExploitChoice */
         ExploitChoice: {
@@ -2957,12 +3045,13 @@ export interface components {
         Message: {
             /** Id */
             id: string;
-            /** Kind */
-            kind: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "your_move" | "events" | "reminder";
             /** Payload */
-            payload: {
-                [key: string]: unknown;
-            };
+            payload: components["schemas"]["YourMove"] | components["schemas"]["EventsNotice"] | components["schemas"]["DeadlineReminder"] | components["schemas"]["DeadlineNotice"];
             /**
              * State
              * @enum {string}
@@ -3155,6 +3244,20 @@ export interface components {
             transport: {
                 [key: string]: components["schemas"]["TransportChoice"][];
             };
+        };
+        /** NoticeData */
+        NoticeData: {
+            /** Game */
+            game: string;
+            /** Awaiting */
+            awaiting: components["schemas"]["AwaitingEntry"][];
+            /** Deadline */
+            deadline: string;
+            /**
+             * Elapsed
+             * @enum {string}
+             */
+            elapsed: "50%" | "90%";
         };
         /**
          * OptionShown
@@ -3654,6 +3757,19 @@ export interface components {
             kind: "release";
             body: components["schemas"]["ReleaseBody"];
         };
+        /** ReminderData */
+        ReminderData: {
+            /** Game */
+            game: string;
+            awaiting: components["schemas"]["AwaitingEntry"];
+            /** Deadline */
+            deadline: string;
+            /**
+             * Elapsed
+             * @enum {string}
+             */
+            elapsed: "50%" | "90%";
+        };
         /**
          * ReopenAct
          * @description `admin.reopen_seat` signed by the GM: revoke a player's seat for a substitute.
@@ -3993,6 +4109,38 @@ export interface components {
              */
             kind: "roll";
             body: components["schemas"]["RollBody"];
+        };
+        /**
+         * RollShown
+         * @description A roll of the dice record: its `dice.rolled` event's data and seq, and whether a
+         *     rollback abandoned it.
+         */
+        RollShown: {
+            /** Turn */
+            turn: number;
+            /** Index */
+            index: number;
+            /** Purpose */
+            purpose: string;
+            /** Faces */
+            faces: number;
+            /** Values */
+            values: number[];
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "fair" | "seeded" | "scripted";
+            /** Trigger */
+            trigger: string;
+            /** Scripted */
+            scripted: number;
+            /** Label */
+            label?: string;
+            /** Seq */
+            seq: number;
+            /** Rolled Back */
+            rolled_back?: boolean;
         };
         /**
          * RollbackBody
@@ -4716,9 +4864,7 @@ export interface components {
             /** Seed */
             seed: string | null;
             /** Rolls */
-            rolls: {
-                [key: string]: unknown;
-            }[];
+            rolls: components["schemas"]["RollShown"][];
             /** Earlier Seeds */
             earlier_seeds?: string[];
         };
@@ -4992,6 +5138,32 @@ export interface components {
             hex?: string;
         };
         /**
+         * YourMove
+         * @description `game.your_move`: the game newly awaits the player (docs/api.md, "What is sent").
+         */
+        YourMove: {
+            /**
+             * Type
+             * @constant
+             */
+            type: "game.your_move";
+            /** Timestamp */
+            timestamp: string;
+            data: components["schemas"]["YourMoveData"];
+        };
+        /**
+         * YourMoveData
+         * @description The player's entry of `awaiting`, where the game stands, the step's deadline.
+         */
+        YourMoveData: {
+            /** Game */
+            game: string;
+            awaiting: components["schemas"]["AwaitingEntry"];
+            position: components["schemas"]["Position"];
+            /** Deadline */
+            deadline: string | null;
+        };
+        /**
          * ProblemError
          * @description One offending item: a JSON pointer into the request, what is wrong there, and the
          *     unit it is about, if any.
@@ -5105,6 +5277,3358 @@ export interface components {
             position?: components["schemas"]["Position"];
             /** Awaiting */
             awaiting?: components["schemas"]["AwaitingEntry"][];
+        };
+        /** CombatClosedData */
+        CombatClosedData: {
+            /** Hex */
+            hex: string;
+            /** By */
+            by: string;
+        };
+        /** CombatClosedEvent */
+        CombatClosedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.closed";
+            data: components["schemas"]["CombatClosedData"];
+        };
+        /** CombatReportedData */
+        CombatReportedData: {
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /**
+             * By
+             * @enum {string}
+             */
+            by: "overrun" | "combat" | "barrage" | "naval";
+            /** Hex */
+            hex: string;
+            /** Attackers */
+            attackers: string[];
+            /** Defenders */
+            defenders: string[];
+            /** Dice */
+            dice?: string;
+        };
+        /** CombatReportedEvent */
+        CombatReportedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.reported";
+            data: components["schemas"]["CombatReportedData"];
+        };
+        /** CombatResultIgnoredEvent */
+        CombatResultIgnoredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.result_ignored";
+            data: components["schemas"]["ResultIgnoredData"];
+        };
+        /** CombatRolledData */
+        CombatRolledData: {
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /**
+             * By
+             * @enum {string}
+             */
+            by: "overrun" | "combat" | "barrage" | "naval";
+            /** Hex */
+            hex: string;
+            /** Attackers */
+            attackers: string[];
+            /** Defenders */
+            defenders: string[];
+            /** Dice */
+            dice: string;
+            /** Values */
+            values: number[];
+        };
+        /** CombatRolledEvent */
+        CombatRolledEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.rolled";
+            data: components["schemas"]["CombatRolledData"];
+        };
+        /** DeadlinePassedData */
+        DeadlinePassedData: {
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /** Deadline */
+            deadline: string;
+            /** Sides */
+            sides: string[];
+        };
+        /** DeadlinePassedEvent */
+        DeadlinePassedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "deadline.passed";
+            data: components["schemas"]["DeadlinePassedData"];
+        };
+        /** DeadlinesSetData */
+        DeadlinesSetData: {
+            /** Reason */
+            reason: string;
+            /** Deadlines */
+            deadlines: {
+                [key: string]: number | null;
+            };
+        };
+        /** DeadlinesSetEvent */
+        DeadlinesSetEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "deadlines.set";
+            data: components["schemas"]["DeadlinesSetData"];
+        };
+        /** DefaultForcedData */
+        DefaultForcedData: {
+            /** Reason */
+            reason: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+        };
+        /** DefaultForcedEvent */
+        DefaultForcedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "default.forced";
+            data: components["schemas"]["DefaultForcedData"];
+        };
+        /** DiceCommittedData */
+        DiceCommittedData: {
+            /** Chain */
+            chain: number;
+            /** From Turn */
+            from_turn: number;
+            /** Anchor */
+            anchor: string;
+            /** Length */
+            length: number;
+        };
+        /** DiceCommittedEvent */
+        DiceCommittedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "dice.committed";
+            data: components["schemas"]["DiceCommittedData"];
+        };
+        /** DiceRecommittedData */
+        DiceRecommittedData: {
+            /** Chain */
+            chain: number;
+            /** From Turn */
+            from_turn: number;
+            /** Anchor */
+            anchor: string;
+            /** Length */
+            length: number;
+            /** Reason */
+            reason: string;
+        };
+        /** DiceRecommittedEvent */
+        DiceRecommittedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "dice.recommitted";
+            data: components["schemas"]["DiceRecommittedData"];
+        };
+        /** DiceRevealedData */
+        DiceRevealedData: {
+            /** Turn */
+            turn: number;
+            /** Seed */
+            seed: string;
+        };
+        /** DiceRevealedEvent */
+        DiceRevealedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "dice.revealed";
+            data: components["schemas"]["DiceRevealedData"];
+        };
+        /**
+         * DiceRolledData
+         * @description A roll and its inputs: die `j` of roll `index` of `turn` (docs/dice.md).
+         */
+        DiceRolledData: {
+            /** Turn */
+            turn: number;
+            /** Index */
+            index: number;
+            /** Purpose */
+            purpose: string;
+            /** Faces */
+            faces: number;
+            /** Values */
+            values: number[];
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "fair" | "seeded" | "scripted";
+            /** Trigger */
+            trigger: string;
+            /** Scripted */
+            scripted: number;
+            /** Label */
+            label?: string;
+        };
+        /** DiceRolledEvent */
+        DiceRolledEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "dice.rolled";
+            data: components["schemas"]["DiceRolledData"];
+        };
+        /** EliminatedData */
+        EliminatedData: {
+            /** Cause */
+            cause: string;
+            /** Rule */
+            rule: string;
+            /** Unit */
+            unit: string;
+            /** Hex */
+            hex: string;
+        };
+        /** ExploitAwardedData */
+        ExploitAwardedData: {
+            /** Units */
+            units: string[];
+            /** Rating */
+            rating: number;
+            /** Hex */
+            hex: string;
+        };
+        /** FlewMissionData */
+        FlewMissionData: {
+            /** Unit */
+            unit: string;
+            /** To */
+            to: string;
+            /** Base */
+            base: string | null;
+            /** Mission */
+            mission: string;
+            /** Result */
+            result: ("shattered" | "eliminated") | null;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+        };
+        /**
+         * GameCreatedData
+         * @description The game as created: the scenario (its hash), the options, the dice, the sides.
+         */
+        GameCreatedData: {
+            /** Name */
+            name: string;
+            /** Scenario */
+            scenario: string;
+            /** Title */
+            title: string;
+            /** Scenario Hash */
+            scenario_hash: string;
+            /** Options */
+            options: {
+                [key: string]: unknown;
+            };
+            /**
+             * Dice Mode
+             * @enum {string}
+             */
+            dice_mode: "fair" | "seeded" | "scripted";
+            /** Dice Algorithm */
+            dice_algorithm: string;
+            /** Sides */
+            sides: string[];
+            /** Gm Public Key */
+            gm_public_key: string | null;
+        };
+        /** GameCreatedEvent */
+        GameCreatedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.created";
+            data: components["schemas"]["GameCreatedData"];
+        };
+        /** GameEndedEvent */
+        GameEndedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.ended";
+            data: components["schemas"]["Reasoned"];
+        };
+        /** GameImportedData */
+        GameImportedData: {
+            source: components["schemas"]["ImportSource"];
+            /** Seeds Elsewhere */
+            seeds_elsewhere: number[];
+        };
+        /** GameImportedEvent */
+        GameImportedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.imported";
+            data: components["schemas"]["GameImportedData"];
+        };
+        /** GamePausedData */
+        GamePausedData: {
+            /** Reason */
+            reason: string;
+            /** Hours */
+            hours: number;
+            /** Until */
+            until: string;
+        };
+        /** GamePausedEvent */
+        GamePausedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.paused";
+            data: components["schemas"]["GamePausedData"];
+        };
+        /** GameResumedData */
+        GameResumedData: {
+            /** Reason */
+            reason: string;
+            /** Until */
+            until?: string;
+        };
+        /** GameResumedEvent */
+        GameResumedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.resumed";
+            data: components["schemas"]["GameResumedData"];
+        };
+        /** GameRolledBackData */
+        GameRolledBackData: {
+            /** Reason */
+            reason: string;
+            /** Proposal */
+            proposal: number | null;
+            /** To Seq */
+            to_seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Abandons */
+            abandons: number[];
+            /** Kept */
+            kept: number[];
+            /** Rolls */
+            rolls: number;
+            /** Consents */
+            consents: string[];
+            /** State */
+            state: {
+                [key: string]: unknown;
+            };
+        };
+        /** GameRolledBackEvent */
+        GameRolledBackEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.rolled_back";
+            data: components["schemas"]["GameRolledBackData"];
+        };
+        /** GameStartedEvent */
+        GameStartedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.started";
+            data: components["schemas"]["NoData"];
+        };
+        /** GmPlayedData */
+        GmPlayedData: {
+            /** Reason */
+            reason: string;
+            /** Side */
+            side: string;
+            /** Kind */
+            kind: string;
+            /** Body */
+            body: {
+                [key: string]: unknown;
+            };
+        };
+        /** GmPlayedEvent */
+        GmPlayedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "gm.played";
+            data: components["schemas"]["GmPlayedData"];
+        };
+        /** HexDisorganizedData */
+        HexDisorganizedData: {
+            /** Cause */
+            cause: string;
+            /** Rule */
+            rule: string;
+            /** Hex */
+            hex: string;
+            /** Units */
+            units: string[];
+            /** Markers Removed */
+            markers_removed: {
+                [key: string]: string;
+            };
+            /** Trucks */
+            trucks: string[];
+        };
+        /** HexDisorganizedEvent */
+        HexDisorganizedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "hex.disorganized";
+            data: components["schemas"]["HexDisorganizedData"];
+        };
+        /** ImportSource */
+        ImportSource: {
+            /** Rules Version */
+            rules_version: string | null;
+            /** Version */
+            version: number | null;
+            /** Events */
+            events: number;
+            /** Dice Mode */
+            dice_mode: string | null;
+        };
+        /** ImpulseBeganData */
+        ImpulseBeganData: {
+            /** Impulse */
+            impulse: number;
+            /** Side */
+            side: string;
+        };
+        /** ImpulseBeganEvent */
+        ImpulseBeganEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "impulse.began";
+            data: components["schemas"]["ImpulseBeganData"];
+        };
+        /** ImpulseCleanedUpData */
+        ImpulseCleanedUpData: {
+            /** Side */
+            side: string;
+            /** Units */
+            units: string[];
+        };
+        /** ImpulseCleanedUpEvent */
+        ImpulseCleanedUpEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "impulse.cleaned_up";
+            data: components["schemas"]["ImpulseCleanedUpData"];
+        };
+        /** ImpulseEndedData */
+        ImpulseEndedData: {
+            /** Side */
+            side: string;
+            /** Impulses Taken */
+            impulses_taken: number;
+        };
+        /** ImpulseEndedEvent */
+        ImpulseEndedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "impulse.ended";
+            data: components["schemas"]["ImpulseEndedData"];
+        };
+        /** InitiativeChosenData */
+        InitiativeChosenData: {
+            /** Side */
+            side: string;
+            /**
+             * Position
+             * @enum {string}
+             */
+            position: "first" | "last" | "before" | "after" | "remaining";
+            /** Slot */
+            slot: number;
+        };
+        /** InitiativeChosenEvent */
+        InitiativeChosenEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "initiative.chosen";
+            data: components["schemas"]["InitiativeChosenData"];
+        };
+        /** InitiativeRankedData */
+        InitiativeRankedData: {
+            /** Ranking */
+            ranking: string[];
+        };
+        /** InitiativeRankedEvent */
+        InitiativeRankedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "initiative.ranked";
+            data: components["schemas"]["InitiativeRankedData"];
+        };
+        /** InitiativeRerollAnsweredEvent */
+        InitiativeRerollAnsweredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "initiative.reroll_answered";
+            /** Data */
+            data: components["schemas"]["RerollAnsweredData"] | components["schemas"]["Sealed"];
+        };
+        /** InitiativeRerollClosedEvent */
+        InitiativeRerollClosedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "initiative.reroll_closed";
+            data: components["schemas"]["RerollClosedData"];
+        };
+        /** InitiativeRolledData */
+        InitiativeRolledData: {
+            /** Dice */
+            dice: {
+                [key: string]: number;
+            };
+            /** Boxes */
+            boxes: {
+                [key: string]: number;
+            };
+            /** Totals */
+            totals: {
+                [key: string]: number;
+            };
+            /** Reroll */
+            reroll: boolean;
+        };
+        /** InitiativeRolledEvent */
+        InitiativeRolledEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "initiative.rolled";
+            data: components["schemas"]["InitiativeRolledData"];
+        };
+        /** InitiativeShiftedData */
+        InitiativeShiftedData: {
+            /** Before */
+            before: {
+                [key: string]: number;
+            };
+            /** Boxes */
+            boxes: {
+                [key: string]: number;
+            };
+            /** Rank */
+            rank: string[];
+        };
+        /** InitiativeShiftedEvent */
+        InitiativeShiftedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "initiative.shifted";
+            data: components["schemas"]["InitiativeShiftedData"];
+        };
+        /** KeyReplacedData */
+        KeyReplacedData: {
+            /** Reason */
+            reason: string;
+            /** Player Id */
+            player_id: string;
+            /** Side */
+            side: string;
+            /** Public Key */
+            public_key: string;
+            /** Consented */
+            consented: boolean;
+            /** Effective At */
+            effective_at: string | null;
+        };
+        /** ModeChangedData */
+        ModeChangedData: {
+            from: components["schemas"]["ModeSet"];
+            /** Unit */
+            unit: string;
+            /** Side */
+            side: string;
+            /** Hex */
+            hex: string;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "combat" | "move" | "reserve" | "strat" | "exploit" | "dg";
+            /**
+             * Orientation
+             * @enum {string}
+             */
+            orientation: "combat" | "move";
+        };
+        /** ModeSet */
+        ModeSet: {
+            /** Mode */
+            mode: ("combat" | "move" | "reserve" | "strat" | "exploit" | "dg") | null;
+            /** Orientation */
+            orientation: ("combat" | "move") | null;
+        };
+        /**
+         * NoData
+         * @description Nothing more to say than the event's kind.
+         */
+        NoData: Record<string, never>;
+        /** PlayerKeyReplacedEvent */
+        PlayerKeyReplacedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "player.key_replaced";
+            data: components["schemas"]["KeyReplacedData"];
+        };
+        /** PortRepairedEvent */
+        PortRepairedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "port.repaired";
+            data: components["schemas"]["ReorganizedData"];
+        };
+        /** PowerDeclaredData */
+        PowerDeclaredData: {
+            /** Power */
+            power: string;
+            /**
+             * Action
+             * @enum {string}
+             */
+            action: "pass" | "land" | "air" | "naval" | "combined";
+            chit: components["schemas"]["Chit"] | null;
+        };
+        /** PowerDeclaredEvent */
+        PowerDeclaredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "power.declared";
+            data: components["schemas"]["PowerDeclaredData"];
+        };
+        /** Production */
+        Production: {
+            /** Bp Spent */
+            bp_spent: number;
+            /** Bp On Rps */
+            bp_on_rps: number;
+        };
+        /** ProductionAppliedData */
+        ProductionAppliedData: {
+            /** Powers */
+            powers: {
+                [key: string]: components["schemas"]["Production"];
+            };
+        };
+        /** ProductionAppliedEvent */
+        ProductionAppliedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "production.applied";
+            data: components["schemas"]["ProductionAppliedData"];
+        };
+        /** ProductionSubmittedData */
+        ProductionSubmittedData: {
+            /** Power */
+            power: string;
+            /** Bp Spent */
+            bp_spent: number;
+            /** Bp On Rps */
+            bp_on_rps: number;
+            /** Next Turn Rps */
+            next_turn_rps: number;
+        };
+        /** ProductionSubmittedEvent */
+        ProductionSubmittedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "production.submitted";
+            data: components["schemas"]["ProductionSubmittedData"];
+        };
+        /** ProposalSideData */
+        ProposalSideData: {
+            /** Proposal */
+            proposal: number;
+            /** Side */
+            side: string;
+        };
+        /** Reasoned */
+        Reasoned: {
+            /** Reason */
+            reason: string;
+        };
+        /**
+         * ReorganizedData
+         * @description One item of a `reorg` order: what it cost and used, and the path for people.
+         */
+        ReorganizedData: {
+            /** Period */
+            period: string;
+            /** Power */
+            power: string;
+            /** Unit */
+            unit: string | null;
+            /** Method */
+            method: string;
+            item: components["schemas"]["ReorgItem"];
+            /** Cost */
+            cost: number;
+            /** Full Cost */
+            full_cost: number;
+            /** Rps Left */
+            rps_left: number;
+            /** Provider */
+            provider: string | null;
+            path: components["schemas"]["PathShown"] | null;
+            /** Uses */
+            uses: {
+                [key: string]: number;
+            };
+            /** Dispensed */
+            dispensed: string[][];
+            /** Flips */
+            flips: string[];
+            /** Expends */
+            expends: string | null;
+            /** Repairs */
+            repairs: string | null;
+            /** Isolated */
+            isolated: string | null;
+            /** Shattered */
+            shattered: boolean;
+            /** Notes */
+            notes: string[];
+        };
+        /** ReportFiledData */
+        ReportFiledData: {
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /** Moves */
+            moves: number;
+            /** Works */
+            works: number;
+            /** Missions */
+            missions: number;
+            /** Combats */
+            combats: number;
+            /** Face Down */
+            face_down: number;
+        };
+        /** ReportFiledEvent */
+        ReportFiledEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "report.filed";
+            data: components["schemas"]["ReportFiledData"];
+        };
+        /** RerollAnsweredData */
+        RerollAnsweredData: {
+            /** Side */
+            side: string;
+            /** Demand */
+            demand: boolean;
+            /** Salt */
+            salt: string;
+        };
+        /** RerollClosedData */
+        RerollClosedData: {
+            /** Answers */
+            answers: {
+                [key: string]: boolean;
+            };
+            /** Demanded */
+            demanded: string[];
+            /** Boxes */
+            boxes: {
+                [key: string]: number;
+            };
+        };
+        /** ReserveRemovedData */
+        ReserveRemovedData: {
+            /** Hex */
+            hex: string;
+            /** Units */
+            units: string[];
+            /** Rule */
+            rule: string;
+        };
+        /** ReserveRemovedEvent */
+        ReserveRemovedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "reserve.removed";
+            data: components["schemas"]["ReserveRemovedData"];
+        };
+        /** ReservesReleasedData */
+        ReservesReleasedData: {
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /** Units */
+            units: string[];
+            /** Orientations */
+            orientations: {
+                [key: string]: "combat" | "move";
+            };
+        };
+        /** ReservesReleasedEvent */
+        ReservesReleasedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "reserves.released";
+            data: components["schemas"]["ReservesReleasedData"];
+        };
+        /** ResultIgnoredData */
+        ResultIgnoredData: {
+            /** Hex */
+            hex: string;
+            /** Text */
+            text: string;
+        };
+        /** RollbackConsentedEvent */
+        RollbackConsentedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rollback.consented";
+            data: components["schemas"]["ProposalSideData"];
+        };
+        /**
+         * RollbackProposedData
+         * @description A rollback to `to_seq` (the start of `turn`.`impulse`) waiting for the sides in
+         *     `needs`: it would abandon the events `abandons` (but `kept`) and `rolls` rolls.
+         */
+        RollbackProposedData: {
+            /** Reason */
+            reason: string;
+            /** Proposal */
+            proposal: number;
+            /** To Seq */
+            to_seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Abandons */
+            abandons: number[];
+            /** Kept */
+            kept: number[];
+            /** Rolls */
+            rolls: number;
+            /** Needs */
+            needs: string[];
+            /** Requested By */
+            requested_by: string | null;
+            /** State */
+            state: {
+                [key: string]: unknown;
+            };
+        };
+        /** RollbackProposedEvent */
+        RollbackProposedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rollback.proposed";
+            data: components["schemas"]["RollbackProposedData"];
+        };
+        /** RollbackRefusedEvent */
+        RollbackRefusedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rollback.refused";
+            data: components["schemas"]["ProposalSideData"];
+        };
+        /** RollbackWithdrawnData */
+        RollbackWithdrawnData: {
+            /** Reason */
+            reason: string;
+            /** Proposal */
+            proposal: number;
+        };
+        /** RollbackWithdrawnEvent */
+        RollbackWithdrawnEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rollback.withdrawn";
+            data: components["schemas"]["RollbackWithdrawnData"];
+        };
+        /** RoundBeganData */
+        RoundBeganData: {
+            /** Round */
+            round: number;
+        };
+        /** RoundBeganEvent */
+        RoundBeganEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "round.began";
+            data: components["schemas"]["RoundBeganData"];
+        };
+        /** RpsGrantedData */
+        RpsGrantedData: {
+            /** Rps */
+            rps: {
+                [key: string]: number;
+            };
+        };
+        /** RpsGrantedEvent */
+        RpsGrantedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rps.granted";
+            data: components["schemas"]["RpsGrantedData"];
+        };
+        /** RpsLapsedData */
+        RpsLapsedData: {
+            /** Power */
+            power: string;
+            /** Amount */
+            amount: number;
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+        };
+        /** RpsLapsedEvent */
+        RpsLapsedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rps.lapsed";
+            data: components["schemas"]["RpsLapsedData"];
+        };
+        /**
+         * Sealed
+         * @description Another side's answer while its window is open: who answered, nothing more.
+         */
+        Sealed: {
+            /** Side */
+            side: string;
+            /**
+             * Sealed
+             * @constant
+             */
+            sealed: true;
+        };
+        /** SeatReopenedData */
+        SeatReopenedData: {
+            /** Reason */
+            reason: string;
+            /** Player Id */
+            player_id: string;
+            /** Side */
+            side: string;
+            /** Powers */
+            powers: string[];
+        };
+        /** SeatReopenedEvent */
+        SeatReopenedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "seat.reopened";
+            data: components["schemas"]["SeatReopenedData"];
+        };
+        /** SeatSubstitutedData */
+        SeatSubstitutedData: {
+            /** Player Id */
+            player_id: string;
+            /** Old Player Id */
+            old_player_id: string;
+            /** Side */
+            side: string;
+            /** Name */
+            name: string;
+            /** Powers */
+            powers: string[];
+        };
+        /** SeatSubstitutedEvent */
+        SeatSubstitutedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "seat.substituted";
+            data: components["schemas"]["SeatSubstitutedData"];
+        };
+        /** SeatTakenData */
+        SeatTakenData: {
+            /** Player Id */
+            player_id: string;
+            /** Side */
+            side: string;
+            /** Name */
+            name: string;
+            /** Powers */
+            powers: string[];
+        };
+        /** SeatTakenEvent */
+        SeatTakenEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "seat.taken";
+            data: components["schemas"]["SeatTakenData"];
+        };
+        /** ShatteredData */
+        ShatteredData: {
+            /** Cause */
+            cause: string;
+            /** Rule */
+            rule: string;
+            /** Units */
+            units: string[];
+            /** Hex */
+            hex: string;
+        };
+        /** SideData */
+        SideData: {
+            /** Side */
+            side: string;
+        };
+        /** SideDoneData */
+        SideDoneData: {
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+        };
+        /** SideDoneEvent */
+        SideDoneEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "side.done";
+            data: components["schemas"]["SideDoneData"];
+        };
+        /** SideDroppedOutData */
+        SideDroppedOutData: {
+            /** Reason */
+            reason: string;
+            /** Side */
+            side: string;
+            /** Policy */
+            policy: string;
+        };
+        /** SideDroppedOutEvent */
+        SideDroppedOutEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "side.dropped_out";
+            data: components["schemas"]["SideDroppedOutData"];
+        };
+        /** SideRestoredData */
+        SideRestoredData: {
+            /** Reason */
+            reason: string;
+            /** Side */
+            side: string;
+        };
+        /** SideRestoredEvent */
+        SideRestoredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "side.restored";
+            data: components["schemas"]["SideRestoredData"];
+        };
+        /** SideReturnedEvent */
+        SideReturnedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "side.returned";
+            data: components["schemas"]["SideData"];
+        };
+        /** SideSkippedData */
+        SideSkippedData: {
+            /** Reason */
+            reason: string;
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+        };
+        /** SideSkippedEvent */
+        SideSkippedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "side.skipped";
+            data: components["schemas"]["SideSkippedData"];
+        };
+        /** StandingAnsweredEvent */
+        StandingAnsweredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "standing.answered";
+            /** Data */
+            data: components["schemas"]["StandingNamed"] | components["schemas"]["Sealed"];
+        };
+        /** StandingArmedData */
+        StandingArmedData: {
+            /** Side */
+            side: string;
+            /** Step */
+            step: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "standing" | "steps";
+            /** Player */
+            player: string;
+            /** Seq */
+            seq: number | null;
+            /** Stops */
+            stops: components["schemas"]["StopBody"][];
+            /** Hits Seen */
+            hits_seen: number;
+            /** Demand */
+            demand?: boolean;
+            /** First Window */
+            first_window?: number;
+            /** Turn */
+            turn?: number;
+            /** Impulse */
+            impulse?: number;
+            /** After */
+            after?: string;
+        };
+        /** StandingArmedEvent */
+        StandingArmedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "standing.armed";
+            /** Data */
+            data: components["schemas"]["StandingArmedData"] | components["schemas"]["Sealed"];
+        };
+        /** StandingDisarmedData */
+        StandingDisarmedData: {
+            /** Side */
+            side: string;
+            /** Step */
+            step: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "standing" | "steps";
+            /** Player */
+            player: string;
+            /** Seq */
+            seq: number | null;
+            /** Reason */
+            reason: string;
+            /** Stop */
+            stop: string | null;
+        };
+        /** StandingDisarmedEvent */
+        StandingDisarmedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "standing.disarmed";
+            data: components["schemas"]["StandingDisarmedData"];
+        };
+        /**
+         * StandingNamed
+         * @description The standing order (or held steps) by the side, step, kind, and the order that
+         *     armed it (`player`, `seq`).
+         */
+        StandingNamed: {
+            /** Side */
+            side: string;
+            /** Step */
+            step: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "standing" | "steps";
+            /** Player */
+            player: string;
+            /** Seq */
+            seq: number | null;
+        };
+        /** StateEditedData */
+        StateEditedData: {
+            /** Reason */
+            reason: string;
+            /** Units */
+            units: {
+                [key: string]: components["schemas"]["UnitEdit"];
+            };
+            /** Hexes */
+            hexes: {
+                [key: string]: components["schemas"]["HexChange"];
+            };
+            /** Powers */
+            powers: {
+                [key: string]: components["schemas"]["PowerEdit"];
+            };
+        };
+        /** StateEditedEvent */
+        StateEditedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "state.edited";
+            data: components["schemas"]["StateEditedData"];
+        };
+        /** StepBeganData */
+        StepBeganData: {
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /** Sides */
+            sides: string[];
+            /** Chooser */
+            chooser?: string;
+            /** Positions */
+            positions?: string[];
+        };
+        /** StepBeganEvent */
+        StepBeganEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "step.began";
+            data: components["schemas"]["StepBeganData"];
+        };
+        /** StepLostData */
+        StepLostData: {
+            /** Cause */
+            cause: string;
+            /** Rule */
+            rule: string;
+            /** Unit */
+            unit: string;
+            /** Steps */
+            steps: number;
+        };
+        /** StepSkippedData */
+        StepSkippedData: {
+            /** Reason */
+            reason: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /** Skipped */
+            skipped?: ("join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished")[];
+        };
+        /** StepSkippedEvent */
+        StepSkippedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "step.skipped";
+            data: components["schemas"]["StepSkippedData"];
+        };
+        /** TurnBeganEvent */
+        TurnBeganEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "turn.began";
+            data: components["schemas"]["TurnData"];
+        };
+        /** TurnData */
+        TurnData: {
+            /** Turn */
+            turn: number;
+        };
+        /** TurnEndRolledData */
+        TurnEndRolledData: {
+            /** Side */
+            side: string;
+            /** Values */
+            values: number[];
+            /** Bonus Per Die */
+            bonus_per_die: number;
+            /** Added */
+            added: number;
+            /** Total */
+            total: number;
+            /** Threshold */
+            threshold: number;
+            /** Last Die */
+            last_die: number;
+            /** Certain */
+            certain: boolean;
+            /** Ends */
+            ends: boolean;
+        };
+        /** TurnEndRolledEvent */
+        TurnEndRolledEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "turn_end.rolled";
+            data: components["schemas"]["TurnEndRolledData"];
+        };
+        /** TurnEndedData */
+        TurnEndedData: {
+            /** Turn */
+            turn: number;
+            /** Impulses Taken */
+            impulses_taken: {
+                [key: string]: number;
+            };
+        };
+        /** TurnEndedEvent */
+        TurnEndedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "turn.ended";
+            data: components["schemas"]["TurnEndedData"];
+        };
+        /** TurnOrderSetData */
+        TurnOrderSetData: {
+            /** Order */
+            order: string[];
+        };
+        /** TurnOrderSetEvent */
+        TurnOrderSetEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "turn.order_set";
+            data: components["schemas"]["TurnOrderSetData"];
+        };
+        /** TurnedFaceDownData */
+        TurnedFaceDownData: {
+            /** Units */
+            units: string[];
+            /** Cause */
+            cause?: string;
+            /** Rule */
+            rule?: string;
+        };
+        /** UnitEliminatedEvent */
+        UnitEliminatedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.eliminated";
+            data: components["schemas"]["EliminatedData"];
+        };
+        /** UnitFlewMissionEvent */
+        UnitFlewMissionEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.flew_mission";
+            data: components["schemas"]["FlewMissionData"];
+        };
+        /** UnitModeChangedEvent */
+        UnitModeChangedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.mode_changed";
+            data: components["schemas"]["ModeChangedData"];
+        };
+        /**
+         * UnitMovedData
+         * @description A move: `mp` charged against the allowance, `cost` the terrain's, the path and
+         *     how it went; a carrier's own move names the unit it is `carrying`.
+         */
+        UnitMovedData: {
+            /** From */
+            from: string;
+            /** Unit */
+            unit: string;
+            /** To */
+            to: string;
+            /** Mp */
+            mp: number;
+            /** Transport */
+            transport: string | null;
+            /** Path */
+            path: string[];
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /** Cost */
+            cost?: number;
+            /** Filled */
+            filled?: boolean;
+            /** Notes */
+            notes?: string[];
+            /** Seas */
+            seas?: string[];
+            /** Carrier */
+            carrier?: string;
+            /** Rail Power */
+            rail_power?: string;
+            /** Carrying */
+            carrying?: string;
+        };
+        /** UnitMovedEvent */
+        UnitMovedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.moved";
+            data: components["schemas"]["UnitMovedData"];
+        };
+        /** UnitReorganizedEvent */
+        UnitReorganizedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.reorganized";
+            data: components["schemas"]["ReorganizedData"];
+        };
+        /** UnitStepLostEvent */
+        UnitStepLostEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.step_lost";
+            data: components["schemas"]["StepLostData"];
+        };
+        /** UnitWorkedData */
+        UnitWorkedData: {
+            /** Unit */
+            unit: string;
+            /** Work */
+            work: string;
+            /** Hex */
+            hex: string;
+        };
+        /** UnitWorkedEvent */
+        UnitWorkedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.worked";
+            data: components["schemas"]["UnitWorkedData"];
+        };
+        /** UnitsAdvancedData */
+        UnitsAdvancedData: {
+            /** Units */
+            units: string[];
+            /** To */
+            to: string;
+        };
+        /** UnitsAdvancedEvent */
+        UnitsAdvancedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "units.advanced";
+            data: components["schemas"]["UnitsAdvancedData"];
+        };
+        /** UnitsExploitAwardedEvent */
+        UnitsExploitAwardedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "units.exploit_awarded";
+            data: components["schemas"]["ExploitAwardedData"];
+        };
+        /** UnitsRetreatedData */
+        UnitsRetreatedData: {
+            /** From */
+            from: string;
+            /** Units */
+            units: string[];
+            /** To */
+            to: string;
+            /** Hexes */
+            hexes: number;
+            /** Enemy Zoc */
+            enemy_zoc: boolean;
+        };
+        /** UnitsRetreatedEvent */
+        UnitsRetreatedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "units.retreated";
+            data: components["schemas"]["UnitsRetreatedData"];
+        };
+        /** UnitsShatteredEvent */
+        UnitsShatteredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "units.shattered";
+            data: components["schemas"]["ShatteredData"];
+        };
+        /** UnitsTurnedFaceDownEvent */
+        UnitsTurnedFaceDownEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "units.turned_face_down";
+            data: components["schemas"]["TurnedFaceDownData"];
+        };
+        /** WeatherSetEvent */
+        WeatherSetEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "weather.set";
+            data: components["schemas"]["WeatherRow"];
+        };
+        /** WeatherTableSetData */
+        WeatherTableSetData: {
+            /** Reason */
+            reason: string;
+            /** Table */
+            table: components["schemas"]["WeatherRow"][] | null;
+            /** From Turn */
+            from_turn: number | null;
+        };
+        /** WeatherTableSetEvent */
+        WeatherTableSetEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "weather.table_set";
+            data: components["schemas"]["WeatherTableSetData"];
         };
     };
     responses: never;
@@ -9772,6 +13296,122 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    game_your_move: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same for every attempt and resend */
+                "webhook-id": string;
+                /** @description the attempt's time, Unix seconds */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>, keyed by the secret */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["YourMove"];
+            };
+        };
+        responses: {
+            /** @description any 2xx delivers the message; anything else is an attempt failed, tried again (docs/api.md, "Delivery") */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    game_events: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same for every attempt and resend */
+                "webhook-id": string;
+                /** @description the attempt's time, Unix seconds */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>, keyed by the secret */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventsNotice"];
+            };
+        };
+        responses: {
+            /** @description any 2xx delivers the message; anything else is an attempt failed, tried again (docs/api.md, "Delivery") */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    game_deadline_reminder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same for every attempt and resend */
+                "webhook-id": string;
+                /** @description the attempt's time, Unix seconds */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>, keyed by the secret */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeadlineReminder"];
+            };
+        };
+        responses: {
+            /** @description any 2xx delivers the message; anything else is an attempt failed, tried again (docs/api.md, "Delivery") */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    game_deadline_notice: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same for every attempt and resend */
+                "webhook-id": string;
+                /** @description the attempt's time, Unix seconds */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>, keyed by the secret */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeadlineNotice"];
+            };
+        };
+        responses: {
+            /** @description any 2xx delivers the message; anything else is an attempt failed, tried again (docs/api.md, "Delivery") */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

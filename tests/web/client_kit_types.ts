@@ -111,6 +111,49 @@ export function describe(summary: Schemas["Summary"], state: Schemas["StateAnswe
   return [...awaited, ...state.awaiting.map((entry) => entry.side), ...modes, ...chits];
 }
 
+/** What the log (or the stream) says, read by kind: each event's `data` is its kind's. */
+export function chronicle(events: Schemas["EventRecord"][]): string[] {
+  const lines: string[] = [];
+  for (const event of events) {
+    switch (event.kind) {
+      case "power.declared":
+        lines.push(`${event.data.power} ${event.data.action}`); // misspell: event.data
+        if (event.data.chit) lines.push(`chit ${event.data.chit.kind} by ${event.data.chit.hq}`);
+        break;
+      case "dice.rolled":
+        lines.push(`${event.data.purpose}: ${event.data.values.join(", ")}`);
+        break;
+      case "initiative.reroll_answered":
+        lines.push("sealed" in event.data ? `${event.data.side}: sealed`
+          : `${event.data.side}: ${event.data.demand ? "reroll" : "no reroll"}`);
+        break;
+      case "turn_end.rolled":
+        lines.push(`${event.data.total}/${event.data.threshold}: ${event.data.ends}`);
+        break;
+      case "unit.moved":
+        lines.push(`${event.data.unit} ${event.data.from} -> ${event.data.to} (${event.data.mp})`);
+        break;
+      default:
+        lines.push(event.text);
+    }
+  }
+  return lines;
+}
+
+/** What a webhook is sent, read by `type` (the OpenAPI document's `webhooks`). */
+export function notified(payload: Schemas["Message"]["payload"]): string {
+  switch (payload.type) {
+    case "game.your_move":
+      return `${payload.data.awaiting.side}: ${payload.data.awaiting.step} by ${payload.data.deadline}`;
+    case "game.events":
+      return `${payload.data.first_seq}-${payload.data.last_seq}: ${payload.data.kinds.join(", ")}`;
+    case "game.deadline_reminder":
+      return `${payload.data.elapsed} of ${payload.data.awaiting.step}`;
+    case "game.deadline_notice":
+      return payload.data.awaiting.map((entry) => entry.side).join(", ");
+  }
+}
+
 /** A HQ's move, written out by hand as a mode order's body. */
 export const move: Schemas["ModeBody"] = {
   changes: [{ unit: "ger-hq-1", mode: "move", orientation: "move" }], // misspell: mode
@@ -147,5 +190,8 @@ export async function playTurn(base: string): Promise<Schemas["EventRecord"][]> 
   }
   describe(summary, await gm.state());
   const log: Schemas["LogPage"] = await gm.request(gm.gamePath("/log?limit=1000"));
+  chronicle(log.events);
+  const deliveries: Schemas["Deliveries"] = await gm.request(gm.gamePath("/webhook/deliveries"));
+  deliveries.messages.map((message) => notified(message.payload));
   return log.events;
 }
