@@ -212,6 +212,18 @@ class Channel(TypedDict):
     failing_since: str | None
 
 
+class TestSent(TypedDict):
+    """`POST /channels/{kind}/test`, `POST /webhook/test`: one test message sent at once
+    (no retry, no quiet hours, no digest), and what the receiver answered: `status_code`
+    (HTTP, or an SMTP reply's code), `error` (None: delivered)."""
+
+    kind: Literal["email", "discord", "slack", "webhook"]
+    target: str
+    delivered: bool
+    status_code: int | None
+    error: str | None
+
+
 class Channels(TypedDict):
     """`GET /channels`: my channels, and whether this server sends e-mail."""
 

@@ -53,8 +53,12 @@ DEFAULT_STANDING: tuple[dict[str, Any], ...] = (
                                    {"kind": "unit_attacked"}]},
     {"step": "combat", "stops": [{"kind": "unit_attacked"}]},
     {"step": "exploitation", "stops": [{"kind": "unit_attacked"}]},
-    {"step": "final_reorganization", "stops": [{"kind": "hq_out_of_supply"}]},
+    {"step": "final_reorganization", "spend": "cheapest",
+     "stops": [{"kind": "hq_out_of_supply"}, {"kind": "rps_lapse"}]},
 )
+# The phasing side's one order per impulse: done through its reorganization, unless a
+# unit of it is attacked or its done there would let RPs lapse (the page's "Done through").
+THROUGH_STOPS: tuple[dict[str, Any], ...] = ({"kind": "unit_attacked"}, {"kind": "rps_lapse"})
 IMPULSE_STEPS = (st.DECLARE, st.ACTION, st.REACTION, st.COMBAT, st.EXPLOITATION,
                  st.REORGANIZATION)
 
@@ -85,6 +89,10 @@ class Played:
     answered: int = 0  # answers the server gave for the sides (standing.answered)
     disarmed: int = 0
     turns: int = 0
+    lapsed_by_order: int = 0  # RPs a standing order or a held done let lapse
+    lapsed_by_player: int = 0  # RPs a player's own done let lapse
+    spent_by_order: int = 0  # RPs final-reorganization orders spent
+    own_steps_answered: int = 0  # the phasing side's combat or exploitation by a standing order
 
     def active(self) -> list[Impulse]:
         return [i for i in self.impulses if i.active]
@@ -143,8 +151,26 @@ class Game:
 
     def _send(self, kind: str, body: Mapping[str, Any], side: str) -> None:
         self.seq += 1
+        before = self.state
         decision = decide(self.state, self._command(kind, body, side), self.dice)
-        for event in decision.events:
+        answering: set[str] = set()  # sides a standing answer is acting for now
+        for event, was in zip(decision.events, [before, *decision.states], strict=False):
+            if event.kind == "standing.answered":
+                answering.add(str(event.data["side"]))
+                if event.data["kind"] == "standing" and event.data["step"] in (
+                        st.COMBAT, st.EXPLOITATION) and was.turn.phasing_side == \
+                        event.data["side"]:
+                    self.played.own_steps_answered += 1
+            elif event.kind == "side.done":
+                answering.discard(str(event.data["side"]))
+            elif event.kind == "rps.lapsed":
+                if event.data["side"] in answering:
+                    self.played.lapsed_by_order += int(event.data["amount"])
+                else:
+                    self.played.lapsed_by_player += int(event.data["amount"])
+            elif event.kind == "unit.reorganized" and event.step == st.FINAL_REORGANIZATION \
+                    and answering:
+                self.played.spent_by_order += int(event.data["cost"])
             if event.kind == "standing.answered":
                 self.played.answered += 1
             elif event.kind == "standing.disarmed":
@@ -208,7 +234,7 @@ class Game:
                 if moves:
                     items.append({"kind": "report", "body": {"moves": moves}})
                 self.order("steps", {"orders": items, "through": "reorganization",
-                                     "stops": [{"kind": "unit_attacked"}]}, side)
+                                     "stops": [dict(x) for x in THROUGH_STOPS]}, side)
             else:
                 self.order("declare", {"actions": actions}, side)
                 if moves:
@@ -263,6 +289,11 @@ def report_text(played: Played) -> str:
         f"no choice in the step)",
         f"  answers given by the server: {played.answered}; standing orders disarmed: "
         f"{played.disarmed}",
+        f"  the phasing side's own combat or exploitation answered by a standing order: "
+        f"{played.own_steps_answered}",
+        f"  RPs spent by final-reorganization orders: {played.spent_by_order}; RPs lapsed "
+        f"by a standing order or held done: {played.lapsed_by_order}, by a player's own "
+        f"done: {played.lapsed_by_player}",
     ]
     return "\n".join(lines)
 

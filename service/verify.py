@@ -151,7 +151,7 @@ def _signatures(export: Export, report: Report) -> None:
     for c in export["commands"]:
         first, actor, envelope = int(c["first_event"]), c["actor"], c.get("signed")
         where = f"command at {first} ({c['kind']})"
-        if c["kind"] == "admin.replace_key" and c["body"].get("consented"):
+        if c["kind"] in ("admin.replace_key", "seat.new_key") and c["body"].get("consented"):
             problems += _consent_problems(where, export, players, c)
         if envelope is None:
             if actor["role"] == "player" or c["kind"].startswith("seat."):
@@ -170,6 +170,10 @@ def _signatures(export: Export, report: Report) -> None:
             problems.append(f"{where}: its trigger is not its signature's")
         if "join" in envelope:
             problems += _join_problems(where, c, envelope)
+            continue
+        if "consent" in envelope:  # a player's own new key: its old key's consent
+            if c["kind"] != "seat.new_key" or envelope["signature"] != c["body"].get("consent"):
+                problems.append(f"{where}: a consent for no key of its own")
             continue
         order = envelope["order"]
         problems += _as_signed(where, c, order)

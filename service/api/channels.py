@@ -7,13 +7,13 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Request, Response
 
-from service.answers import Channel, Channels
+from service.answers import Channel, Channels, TestSent
 from service.api.auth import bearer, work
 from service.api.contract import BEARER, BODY, LIMITS, READ, answers
 from service.api.games import GameId
 from service.api.numbers import JsonRoute
-from service.api.schemas import ChannelSettings
-from service.referee import channels
+from service.api.schemas import ChannelSettings, Empty
+from service.referee import channels, notifications
 
 router = APIRouter(prefix="/v1", route_class=JsonRoute)
 
@@ -41,6 +41,18 @@ async def put_channel(game_id: GameId, kind: Kind, body: ChannelSettings, reques
                                    quiet_hours=quiet, digest_minutes=body.digest_minutes,
                                    setup=_setup(request), policy=request.app.state.egress)
     return shown
+
+
+@router.post("/games/{game_id}/channels/{kind}/test",
+             summary="Send one of my notification channels a test message now",
+             response_model=None, openapi_extra=BEARER,
+             responses=answers(200, TestSent, 401, 403, 404, 409, *BODY, *LIMITS))
+async def test_channel(game_id: GameId, kind: Kind, request: Request,
+                       body: Empty | None = None) -> TestSent:
+    token = bearer(request)
+    async with work(request) as uow:
+        due = await notifications.test_message(uow, game_id, token, kind)
+    return await notifications.try_test(due, request.app.state.egress, _setup(request))
 
 
 @router.get("/games/{game_id}/channels", summary="My notification channels",

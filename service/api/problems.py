@@ -219,8 +219,7 @@ def install(app: FastAPI, tags: frozenset[str] = frozenset()) -> None:
         elif any(e.get("type") == "extra_forbidden" for e in raw):
             code = "request/unknown_key"
         detail = "; ".join(f"{e['path']}: {e['message']}" for e in errors[:5])
-        return problem_response(Problem(422, code, detail, errors=errors,
-                                        rule="docs/api.md"), request)
+        return problem_response(Problem(422, code, detail, errors=errors), request)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:

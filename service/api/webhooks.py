@@ -7,13 +7,13 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request, Response
 
-from service.answers import Deliveries, Message, Registered, Webhook
+from service.answers import Deliveries, Message, Registered, TestSent, Webhook
 from service.api.auth import bearer, work
 from service.api.contract import BEARER, BODY, GAME, LIMITS, READ, answers, link
 from service.api.games import GameId
 from service.api.numbers import JsonRoute
 from service.api.schemas import Empty, WebhookSettings
-from service.referee import webhooks
+from service.referee import notifications, webhooks
 
 router = APIRouter(prefix="/v1", route_class=JsonRoute)
 
@@ -49,6 +49,19 @@ async def delete_webhook(game_id: GameId, request: Request) -> Response:
     async with work(request) as uow:
         await webhooks.delete(uow, game_id, token)
     return Response(status_code=204)
+
+
+@router.post("/games/{game_id}/webhook/test",
+             summary="Send my webhook a test message now (what it answered)",
+             response_model=None, openapi_extra=BEARER,
+             responses=answers(200, TestSent, 401, 403, 404, 409, *BODY, *LIMITS))
+async def test_webhook(game_id: GameId, request: Request, body: Empty | None = None
+                       ) -> TestSent:
+    token = bearer(request)
+    async with work(request) as uow:
+        due = await notifications.test_message(uow, game_id, token, "webhook")
+    return await notifications.try_test(due, request.app.state.egress,
+                                        request.app.state.channel_setup)
 
 
 @router.get("/games/{game_id}/webhook/deliveries", summary="My notifications and attempts",

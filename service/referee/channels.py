@@ -38,6 +38,7 @@ from service.store.uow import UnitOfWork
 Kind = Literal["email", "discord", "slack"]
 KINDS: tuple[Kind, ...] = ("email", "discord", "slack")
 DISCORD_CONTENT_MAX = 2000  # Discord's limit on `content`
+TEST_TYPE = "game.test"  # the payload type of a "send a test" message
 EMAIL_PATTERN = r"^[^@\s<>,;:\"]{1,64}@[A-Za-z0-9.-]{1,253}\.[A-Za-z]{2,63}$"
 
 
@@ -71,7 +72,7 @@ def _minute(text: str, path: str) -> int:
     if not (hours.isdigit() and minutes.isdigit() and len(minutes) == 2
             and int(hours) < 24 and int(minutes) < 60):
         raise Malformed("channel/invalid_quiet_hours", f"{path}: expected HH:MM (00:00-23:59)",
-                        rule="docs/api.md", errors=[(path, "expected HH:MM")])
+                        errors=[(path, "expected HH:MM")])
     return int(hours) * 60 + int(minutes)
 
 
@@ -80,7 +81,7 @@ def _zone(name: str) -> ZoneInfo:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
         raise Malformed("channel/invalid_quiet_hours", f"/quiet_hours/timezone: {name!r} is "
-                        "not an IANA time zone", rule="docs/api.md",
+                        "not an IANA time zone",
                         errors=[("/quiet_hours/timezone", "unknown time zone")]) from None
 
 
@@ -117,9 +118,13 @@ class Move:
     deadline: str | None
     link: str
     elapsed: str | None = None  # a deadline reminder: how much of the time has passed
+    test: bool = False  # a player's "send a test" (issue 30)
 
     @property
     def line(self) -> str:
+        if self.test:
+            return (f"{self.side}: a test message from game {self.game}: your moves will "
+                    f"be announced here: {self.link}")
         by = f", deadline {self.deadline}" if self.deadline else ", no deadline"
         what = f"reminder ({self.elapsed} of the time gone), your move" if self.elapsed \
             else "your move"
@@ -134,11 +139,14 @@ def moves_of(payloads: Sequence[Mapping[str, Any]], setup: Setup) -> list[Move]:
         game = str(data.get("game", ""))
         out.append(Move(game=game, side=str(awaiting.get("side", "")),
                         step=str(awaiting.get("step", "")), deadline=data.get("deadline"),
-                        link=page_link(setup, game), elapsed=data.get("elapsed")))
+                        link=page_link(setup, game), elapsed=data.get("elapsed"),
+                        test=payload.get("type") == TEST_TYPE))
     return out
 
 
 def subject(moves: Sequence[Move]) -> str:
+    if len(moves) == 1 and moves[0].test:
+        return f"WiF {moves[0].game}: a test message"
     if len(moves) == 1:
         return f"WiF {moves[0].game}: your move ({moves[0].side}, {moves[0].step})"
     return f"WiF: {len(moves)} moves waiting for you"
@@ -254,7 +262,7 @@ async def put(uow: UnitOfWork, game_id: str, token: str, kind: Kind, *, target: 
                            "Configuration)", errors=[("/kind", "no SMTP server")])
         if not re.fullmatch(EMAIL_PATTERN, target):
             raise Malformed("channel/invalid_target", "an e-mail channel's target is an "
-                            "address such as player@example.org", rule="docs/api.md",
+                            "address such as player@example.org",
                             errors=[("/target", "expected an e-mail address")])
     else:
         try:
@@ -262,7 +270,7 @@ async def put(uow: UnitOfWork, game_id: str, token: str, kind: Kind, *, target: 
         except egress.Failed as refusal:
             raise Malformed("channel/forbidden_destination",
                             f"the {kind} webhook URL is refused: {refusal}; it must be "
-                            "http(s) to a host on the public internet", rule="docs/api.md",
+                            "http(s) to a host on the public internet",
                             errors=[("/target", str(refusal))]) from None
     await uow.channels.put(game_id, owner, kind, **values)
     found = [c for c in await uow.channels.of_player(game_id, owner) if c.kind == kind]

@@ -92,14 +92,14 @@ def check(game_id: str, signer: str, key: str, actor: Actor, envelope: Envelope,
     except ValueError as error:
         raise Malformed("order/not_canonical", f"the order has no RFC 8785 canonical form "
                         f"(so it cannot be signed): {error}; numbers must be finite and "
-                        "integers within +-(2**53 - 1)", rule="docs/api.md",
+                        "integers within +-(2**53 - 1)",
                         errors=[("/order", str(error))]) from None
     if not signing.verify(key, signed, envelope.signature):
         raise Unauthorized("order/bad_signature",
                            "the signature does not verify with the signer's registered key")
     if actor.role == "player" and order.kind not in ORDERS:
         raise Forbidden("order/gm_only", f"{order.kind} is not a player's order: it is the "
-                        "GM's", rule="docs/api.md",
+                        "GM's",
                         errors=[("/order/kind", f"a player's kinds are {sorted(ORDERS)}")])
     extra: dict[str, Any] = {"salt": secrets.token_hex(32)} if order.kind in SEALED_ORDERS \
         else {}

@@ -24,7 +24,7 @@ from service.answers import (
 )
 from service.crypto import identity, signing, tokens
 from service.crypto.canonical import canonical_bytes, sha256_hex
-from service.referee import members
+from service.referee import devices, members
 from service.referee.abandoned import rollbacks, rolled_back
 from service.referee.errors import NotFound, Unauthorized
 from service.referee.games import check_public_key, gm_actor_command
@@ -163,17 +163,13 @@ async def _replace_key(uow: UnitOfWork, game: Game, act: Act) -> KeyReplaced:
     body = {"player_id": player.id, "public_key": key, "reason": act.body.get("reason", ""),
             "consented": consented}
     applied = await _apply(uow, game, replace(act, body={**act.body, **body}))
-    keys = list(player.keys or [{"public_key": player.public_key, "from_seq": 0}])
     replaced = next(e for e in applied.events if e["kind"] == "player.key_replaced")
-    keys.append({"public_key": key, "from_seq": replaced["seq"],
-                 "effective_at": replaced["data"].get("effective_at"),
-                 "consent": consent if consented else None})
-    values: dict[str, Any] = {"public_key": key, "keys": keys}
+    await devices.keep_key(uow, game.id, player, key, replaced,
+                           consent if consented and isinstance(consent, str) else None)
     new_token = None
     if act.body.get("new_token"):
         new_token = tokens.new_token()
-        values["token_hash"] = tokens.hash_token(new_token)
-    await uow.players.update(game.id, player.id, **values)
+        await uow.players.update(game.id, player.id, token_hash=tokens.hash_token(new_token))
     return {**applied.outcome(), "player_id": player.id, "token": new_token}
 
 

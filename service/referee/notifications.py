@@ -18,14 +18,17 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Literal, cast
 
 import httpx
 
+from service.answers import TestSent
 from service.clock import rfc3339, utc_now
 from service.crypto import webhooks
-from service.referee import channels, egress
+from service.referee import channels, egress, members
 from service.referee.awaited import awaited
+from service.referee.errors import Conflict, NotFound
+from service.referee.webhooks import owner_of as webhooks_owner
 from service.rules import State, awaiting, position
 from service.rules.awaiting import AwaitingEntry
 from service.rules.awaiting import deadline as step_deadline
@@ -34,6 +37,7 @@ from service.store.uow import Transactions, UnitOfWork
 log = logging.getLogger("service.notifications")
 
 Clock = Callable[[], datetime]
+TestKind = Literal["email", "discord", "slack", "webhook"]
 Random = Callable[[], float]  # uniform in [0, 1)
 
 # The wait after the nth failed attempt (of a message, since it was queued or resent):
@@ -319,6 +323,44 @@ async def send(http: httpx.AsyncClient, due: Due, policy: egress.Policy,
     except egress.Failed as failure:
         return None, str(failure)
     return status, None if 200 <= status < 300 else f"HTTP {status}"
+
+
+async def test_message(uow: UnitOfWork, game_id: str, token: str, kind: str) -> Due:
+    """A test message for the caller's channel of `kind`, or its webhook ("webhook"):
+    sent at once by `try_test`, never queued (404 when there is no such channel or
+    webhook; 409 while it is disabled)."""
+    member = await members.member(uow, game_id, token)
+    owner = webhooks_owner(member)
+    side = member.player.side if member.player is not None else "game master"
+    payload = {"type": channels.TEST_TYPE, "timestamp": rfc3339(utc_now()),
+               "data": {"game": game_id, "awaiting": {"side": side, "step": "test"},
+                        "deadline": None}}
+    message_id = f"msg_test_{owner}_{int(time.time())}"
+    if kind == "webhook":
+        hook = await uow.webhooks.get(game_id, owner)
+        if hook is None:
+            raise NotFound("webhook/not_found", "no webhook registered")
+        if hook.disabled_at is not None:
+            raise Conflict("webhook/disabled", "the webhook is disabled: register it again "
+                           "(PUT /webhook) to enable it")
+        return Due(game_id, message_id, owner, 0, payload, hook.url, hook.secret)
+    found = [c for c in await uow.channels.of_player(game_id, owner) if c.kind == kind]
+    if not found:
+        raise NotFound("channel/not_found", f"you have no {kind} channel")
+    if found[0].disabled_at is not None:
+        raise Conflict("channel/disabled", f"the {kind} channel is disabled: set it again "
+                       f"(PUT /channels/{kind}) to enable it")
+    return Due(game_id, message_id, owner, 0, payload, found[0].target, "", kind)
+
+
+async def try_test(due: Due, policy: egress.Policy, setup: channels.Setup) -> TestSent:
+    """One attempt to send a test message, outside any transaction: what the receiver
+    answered (quiet hours and digests do not hold a test)."""
+    async with egress.client() as http:
+        status, error = await send(http, due, policy, setup)
+    kind = cast(TestKind, due.channel or "webhook")
+    return {"kind": kind, "target": due.url, "delivered": error is None,
+            "status_code": status, "error": error}
 
 
 class Courier:

@@ -174,11 +174,11 @@ async def _take(uow: UnitOfWork, game: Game, stored: StoredOrder | None, prev_kn
         if stored.order_hash == checked.order_hash:
             return OrderResult(cast(Accepted, stored.result), replayed=True)
         raise Refused("order/seq_reused", f"seq {order.seq} was already used for another "
-                      "order", rule="docs/api.md", errors=[("/order/seq", "reused")])
+                      "order", errors=[("/order/seq", "reused")])
     if not prev_known and order.prev != game.head_hash:
         raise Refused("order/unknown_prev", "`prev` names no event of this game's chain: "
                       "read the state again and sign the order over its head",
-                      rule="docs/api.md", errors=[("/order/prev", "unknown chain head")],
+                      errors=[("/order/prev", "unknown chain head")],
                       extra={"head": {"seq": game.head_seq, "hash": game.head_hash}})
     outcome: ActOutcome
     try:

@@ -121,6 +121,7 @@ COMMANDS: Mapping[str, Handler] = {
     "game.create": gm.create,
     "seat.take": gm.take_seat,
     "seat.substitute": gm.substitute,
+    "seat.new_key": gm.new_key,
     "admin.pause": gm.pause,
     "admin.resume": gm.resume,
     "admin.end": gm.end,
@@ -171,7 +172,7 @@ def check_position(state: State, command: Command) -> None:
         raise Refused("order/stale",
                       f"the order is for turn {seen[0]} impulse {seen[1]} step {seen[2]}; "
                       f"the game is at turn {now[0]} impulse {now[1]} step {now[2]}",
-                      rule="docs/api.md", extra={"current": position(state)})
+                      extra={"current": position(state)})
 
 
 def refuse_unknown_keys(kind: str, body: Mapping[str, object]) -> None:
@@ -180,7 +181,7 @@ def refuse_unknown_keys(kind: str, body: Mapping[str, object]) -> None:
     problems = unknown_keys(body, ORDER_BODIES[kind], "/body")
     if problems:
         raise Malformed("order/unknown_key", f"{problems[0][0]}: {problems[0][1]}",
-                        rule="docs/api.md", errors=problems)
+                        errors=problems)
 
 
 def decide(state: State, command: Command, dice: Dice | None) -> Decision:

@@ -19,8 +19,8 @@ from service.rules.events import EventKind
 from service.rules.gm import HexChange, PowerEdit, UnitEdit
 from service.rules.modes import Mode, Orientation
 from service.rules.options import WeatherRow
-from service.rules.reorg import PathShown, ReorgItem
-from service.rules.standing import StopBody
+from service.rules.reorg import PathShown, ReorgBody, ReorgItem
+from service.rules.standing import Spend, StopBody
 from service.rules.state import Action, Step
 from service.rules.turn import Chit
 
@@ -565,9 +565,15 @@ class StandingNamed(TypedDict):
 
 
 class StandingArmedData(StandingNamed):
+    """Armed: its stops and, by step, the reroll's answer (`demand`, sealed until its
+    `first_window` closes) or how the final reorganization spends (`spend`, `plan`); a
+    `steps` order's holding (`turn`, `impulse`, `after`)."""
+
     stops: list[StopBody]
     hits_seen: int
     demand: NotRequired[bool]
+    spend: NotRequired[Spend]
+    plan: NotRequired[list[ReorgBody]]
     first_window: NotRequired[int]
     turn: NotRequired[int]
     impulse: NotRequired[int]

@@ -88,7 +88,10 @@ class Standing:
     `first_window` the turn whose reroll window it first answers (its arming is sealed
     from the other sides until that window closes). `hits_seen`: the side's attack
     count (`ModeState.hits`) when it was armed or last answered; `adjacent_seen`: the
-    enemy units then next to one of the side's Reserve units ("enemy>reserve")."""
+    enemy units then next to one of the side's Reserve units ("enemy>reserve").
+    A `final_reorganization` order spends before its `done`: the `reorg` bodies of
+    `plan`, then, with `spend` "cheapest", the cheapest legal way for every unit still
+    face down ("none": orders armed before issue 30 only answered `done`)."""
 
     side: str
     step: str
@@ -99,6 +102,8 @@ class Standing:
     first_window: int = 0
     hits_seen: int = 0
     adjacent_seen: tuple[str, ...] = ()
+    spend: str = "none"
+    plan: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +196,20 @@ POWER_STEPS: tuple[Step, ...] = (DECLARE, PRODUCTION)
 # a reroll attempt.
 BOX_BONUS = (2, 1, 0, 0, 0)
 REROLL_BOXES = 3
+
+
+def step_rule(step: str) -> str | None:
+    """The rule that puts an order in its step, cited when an order comes at the wrong
+    step or from a side the step does not ask: the initiative's (seed 002), the
+    reorganization's (11.18), an impulse's OCS phases (RULES-NOTES 31); production and
+    the joining of seats follow no rules text."""
+    if step in (REROLL, CHOOSE):
+        return "seed 002 Initiative Track"
+    if step in (REORGANIZATION, FINAL_REORGANIZATION):
+        return "11.18"
+    if step in (DECLARE, ACTION, REACTION, COMBAT, EXPLOITATION):
+        return "RULES-NOTES 31"
+    return None
 Action = Literal["pass", "land", "air", "naval", "combined"]
 ACTIONS: tuple[Action, ...] = get_args(Action)
 ChitKind = Literal["air", "land", "naval", "combined", "reorganize_hqs", "reorganize_units"]
@@ -334,6 +353,7 @@ class TurnState:
     step: Step = JOIN
     order: tuple[str, ...] = ()
     turn_end_total: int = 0
+    turn_end_bonus: int = 0  # of the total, what passing powers added (seed 002)
     weather: WeatherRow | None = None
     impulses_taken: dict[str, int] = field(default_factory=dict)
     step_sides: tuple[str, ...] = ()

@@ -81,6 +81,7 @@ class TurnView(TypedDict):
     step: Step
     order: list[str]
     turn_end_total: int
+    turn_end_bonus: int
     threshold: int
     weather: WeatherRow | None
     impulses_taken: dict[str, int]
@@ -376,6 +377,7 @@ def _turn_view(state: State) -> TurnView:
         "step": t.step,
         "order": list(t.order),
         "turn_end_total": t.turn_end_total,
+        "turn_end_bonus": t.turn_end_bonus,
         "threshold": t.threshold,
         "weather": t.weather,
         "impulses_taken": dict(t.impulses_taken),

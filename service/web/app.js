@@ -3,19 +3,24 @@
 // client kit (wif.js), which signs.
 
 import { $, fill, formatTime, h, svg, words } from "./dom.js";
+import { deviceLink, Devices } from "./devices.js";
 import { ORDER_FORMS } from "./forms.js";
 import { GmPanel } from "./gm.js";
 import { follow } from "./live.js";
 import { LogView } from "./log.js";
+import { NotifyPanel } from "./notify.js";
 import { HexMap, powerColors, SIDE_COLORS, TERRAIN } from "./map.js";
 import { connectPlay } from "./play.js";
-import { createKey, deleteKey, hasKey, loadKey, signingUnavailable } from "./keystore.js";
+import { createKey, deleteKey, loadKey, signingUnavailable } from "./keystore.js";
 import { fetchJSON, signJoin, WifClient, WifProblem } from "./wif.js";
 
 const SIDES = ["axis", "allies", "communists"];
 const PER_POWER_STEPS = ["declare", "production"];
+const NOT_PHASING_STEPS = ["combat", "exploitation"]; // standing orders answer only a side not phasing
 const LOG_SHOWN = 400;
 const SEATS_KEY = "wif.play.seats";
+const PHONE = window.matchMedia("(max-width: 720px)");
+const PHONE_UNITS = 6; // rows a phone lists before "show all": the log comes after them
 
 // ------------------------------------------------------------------ the HTTP API
 
@@ -117,12 +122,9 @@ function renderSeatList(highlightGame) {
     seat.role === "player" ? h("button.link", { type: "button", name: `device-${seat.side}`, onclick: (event) => {
       // The seat's token (not its key, which never leaves this browser) for another
       // device, in the link's fragment, which the browser never sends to a server.
-      const link = `${location.origin}${location.pathname}?game=${encodeURIComponent(seat.game)}`
-        + `&seat=${seat.side}#seat=${encodeURIComponent(JSON.stringify({ token: seat.token,
-          player: seat.player, side: seat.side, name: seat.name }))}`;
       event.currentTarget.replaceWith(h("label.field.device-link", {},
-        h("span", {}, "Open this on the other device, then ask the GM to approve its new key"),
-        h("input", { readonly: true, value: link, name: "device-link" })));
+        h("span", {}, "Open this on the other device; then approve its key on this seat's page"),
+        h("input", { readonly: true, value: deviceLink(seat), name: "device-link" })));
     } }, "use on another device") : null,
     h("button.link", { type: "button", onclick: async () => {
       if (!window.confirm(`Forget this seat? Its signing key is deleted from this browser.`)) return;
@@ -241,6 +243,9 @@ const page = {
   players: {}, // player id -> name, from the export
   selectedHex: null,
   unitFilter: "all",
+  unitsAll: false, // a phone lists a few units until asked for them all
+  logKeep: LOG_SHOWN, // events kept in the log (more once older ones are asked for)
+  firstSeq: 1, // the oldest event the log has
   forms: new Map(), // form id -> {key, node}
   controllers: {}, // minor power -> its controlling major, from the scenario
 };
@@ -274,7 +279,16 @@ async function openGame(seat) {
   $("#notify").hidden = !isPlayer() || !("Notification" in window)
     || Notification.permission !== "default";
   page.logView = new LogView($("#log-list"));
-  if (!isPlayer()) $("#log-filter [value=mine]").remove();
+  if (!isPlayer()) {
+    $("#log-filter [value=mine]").remove();
+    $("#unit-filter [value=mine]").remove();
+  } else if (PHONE.matches) {
+    // A phone lists its own side's units first; the table can show them all.
+    page.unitFilter = "mine";
+    $("#unit-filter").value = "mine";
+  }
+  page.devices = isPlayer() ? new Devices({ seat, api, gamePath, saveSeat, showError, notice,
+    setBusy, events: () => [...page.log.values()], refresh }) : null;
   page.play = isPlayer() ? connectPlay({
     ctx: () => formContext(page.state),
     get: (suffix) => get(suffix).then(({ data }) => data),
@@ -285,8 +299,16 @@ async function openGame(seat) {
     reported: () => { page.selectedHex = null; renderUnits(page.state); },
     events: () => [...page.log.values()],
   }) : null;
+  if (isPlayer()) {
+    page.notify = new NotifyPanel({ seat, api, gamePath, showError, notice, setBusy });
+    fill($("#seat-body"), page.devices.handoverNode(),
+      h("details.notify-details", { ontoggle: (event) => { if (event.target.open) page.notify.load(); } },
+        h("summary", {}, "Notifications when this tab is closed"), page.notify.node));
+    $("#seat-card").hidden = false;
+  }
   if (isGm()) {
     page.gm = new GmPanel($("#admin-body"), { seat, api, gamePath, state: () => page.state,
+      scenario: () => page.scenario,
       refresh, notice, showError, clearError, setBusy, playUrl, sideTag });
     page.gm.render();
   }
@@ -298,7 +320,7 @@ async function openGame(seat) {
     if (error.status === 401 || error.status === 403 || error.status === 404) return;
   }
   loadScenario();
-  if (isPlayer()) warnIfKeyMissing(seat);
+  page.devices?.start();
   page.live = follow({
     url: gamePath("/stream"),
     token: seat.token,
@@ -323,158 +345,6 @@ async function openGame(seat) {
       showError(new WifProblem(problem.status || 401, problem));
     },
   });
-}
-
-async function warnIfKeyMissing(seat) {
-  const why = signingUnavailable();
-  if (why) {
-    showError(new Error(`You can watch but not send orders: ${why}.`));
-    return;
-  }
-  if (await hasKey(seat.keyId).catch(() => false)) {
-    checkKey();
-    return;
-  }
-  // A lost key (browser data cleared) or a second device: make a new key here and ask
-  // the GM to bind it (POST /players/me/key-request); the GM approves it on its page.
-  const status = h("p.hint", { role: "status" });
-  const ask = h("button.primary", { type: "button", name: "key-request", onclick: async () => {
-    setBusy(box, true);
-    try {
-      const key = await createKey(`${seat.game}/${seat.side}`);
-      const { data } = await api(gamePath("/players/me/key-request"), { method: "POST",
-        token: seat.token, body: { public_key: key.publicKey } });
-      seat.keyId = key.keyId;
-      seat.publicKey = key.publicKey;
-      saveSeat(seat);
-      status.textContent = `Asked at ${formatTime(data.created_at)}: once the game master approves `
-        + "the new key, this browser signs your orders.";
-      ask.hidden = true;
-      missing.hidden = true;
-      title.textContent = "A new signing key for this browser";
-      checkKey();
-    } catch (error) {
-      showError(error);
-    } finally {
-      setBusy(box, false);
-    }
-  } }, "Make a new key and ask the GM to approve it");
-  const title = h("h2#key-help-title", {}, "No signing key in this browser");
-  const missing = h("p", {}, "This seat's key is not in this browser (another device, or browser data "
-    + "cleared), so orders cannot be signed here. Make a new key; the game master approves it.");
-  const box = h("section.card.key-help", { "aria-labelledby": "key-help-title" }, title, missing, ask, status);
-  keyWait.card = box;
-  keyWait.status = status;
-  $("#orders").prepend(box);
-}
-
-// ------------------------------------------------------------------ a new key's wait
-
-// A key the GM binds without the player's consent signs orders only from its
-// `effective_at` (options.game.key_wait_hours, 24 h by default; docs/game-master.md);
-// the referee refuses what it signs before (409 order/key_not_yet_effective). Until
-// then the page counts down, its order buttons are off and it sends nothing.
-const keyWait = {
-  seq: null, // the player.key_replaced event shown
-  effectiveAt: null, // ms since the epoch, while the key waits
-  card: null, // the key's card in the orders panel
-  status: null, // its role=status line: changes when the key is approved and in force
-  timer: null, // the countdown in it (aria-live off: read when asked, never announced)
-  tick: null,
-  watch: null, // re-locks order buttons the forms draw anew while the key waits
-};
-
-/** "23 h 59 min", "5 min", "less than a minute" for a wait of `ms`. */
-function waitWords(ms) {
-  const minutes = Math.floor(ms / 60_000);
-  if (minutes < 1) return "less than a minute";
-  const hours = Math.floor(minutes / 60);
-  const rest = minutes % 60;
-  return hours ? `${hours} h${rest ? ` ${rest} min` : ""}` : `${rest} min`;
-}
-
-/** The GM bound this browser's new key (the newest `player.key_replaced` of my seat names
- *  it): count down to when it signs, if it does not yet. */
-function checkKey() {
-  const seat = page.seat;
-  if (!isPlayer() || !seat?.publicKey) return;
-  const newest = [...page.log.values()].filter((e) => e.kind === "player.key_replaced"
-    && e.data?.player_id === seat.player && !e.rolled_back).sort((a, b) => b.seq - a.seq)[0];
-  if (!newest || newest.seq === keyWait.seq || newest.data.public_key !== seat.publicKey) return;
-  keyWait.seq = newest.seq;
-  waitForKey(newest.data.effective_at);
-}
-
-function waitForKey(effectiveAt) {
-  const at = Date.parse(effectiveAt);
-  if (Number.isNaN(at)) return;
-  // Long in force when the page opens: nothing to say.
-  if (at <= Date.now() && !keyWait.card && !keyWait.effectiveAt) return;
-  if (!keyWait.card) {
-    keyWait.card = h("section.card.key-help", { "aria-labelledby": "key-help-title" },
-      h("h2#key-help-title", {}, "Your new signing key"));
-    $("#orders").prepend(keyWait.card);
-  }
-  if (!keyWait.status) {
-    keyWait.status = h("p.key-wait", { role: "status" });
-    keyWait.card.append(keyWait.status);
-  }
-  keyWait.status.setAttribute("aria-atomic", "true");
-  keyWait.status.className = "key-wait";
-  keyWait.timer ||= h("span.key-countdown", { role: "timer", "aria-live": "off" });
-  keyWait.effectiveAt = at;
-  fill(keyWait.status, h("strong", {}, keyWait.timer), ` (from ${formatTime(effectiveAt)}): the game `
-    + "master approved it without your old key's consent, so it waits. Until then this page "
-    + "sends no orders; the referee would refuse them.");
-  if (!keyWait.watch) {
-    keyWait.watch = new MutationObserver(() => { if (keyWait.effectiveAt) lockOrders(true); });
-    for (const root of ORDER_ROOTS) keyWait.watch.observe($(root), { childList: true, subtree: true });
-  }
-  tickKey();
-}
-
-/** The countdown, written only when its words change (once a minute); when the time
- *  comes, the status says the key is in force and the order buttons are on again. */
-function tickKey() {
-  clearTimeout(keyWait.tick);
-  if (!keyWait.effectiveAt) return;
-  const left = keyWait.effectiveAt - Date.now();
-  if (left <= 0) {
-    keyWait.effectiveAt = null;
-    lockOrders(false);
-    fill(keyWait.status, h("strong", {}, "Your new key is in force"), ": this browser signs your orders.");
-    return;
-  }
-  const text = `Your new key signs orders in ${waitWords(left)}`;
-  if (keyWait.timer.textContent !== text) keyWait.timer.textContent = text;
-  lockOrders(true);
-  keyWait.tick = setTimeout(tickKey, (left % 60_000) + 50);
-}
-
-/** Why no order may be signed now (the new key waits), or null. */
-function keyRefusal() {
-  const left = keyWait.effectiveAt ? keyWait.effectiveAt - Date.now() : 0;
-  if (left <= 0) return null;
-  return new Error(`Not sent: your new key signs orders from ${formatTime(new Date(keyWait.effectiveAt)
-    .toISOString())} (in ${waitWords(left)}); the referee refuses orders it signs before.`);
-}
-
-const ORDER_ROOTS = ["#orders", "#wide-forms", "#done-holder"];
-
-/** The order buttons off (on again) while the new key waits; the key's own card stays. */
-function lockOrders(locked) {
-  for (const root of ORDER_ROOTS) {
-    for (const button of $(root).querySelectorAll("button")) {
-      if (button.closest(".key-help")) continue;
-      if (locked) {
-        if (!("keyLocked" in button.dataset)) button.dataset.keyLocked = button.disabled ? "1" : "";
-        button.disabled = true;
-      } else if (!locked && "keyLocked" in button.dataset) {
-        button.disabled = button.dataset.keyLocked === "1";
-        delete button.dataset.keyLocked;
-      }
-    }
-  }
 }
 
 // ------------------------------------------------------------------ "your move"
@@ -510,9 +380,14 @@ let refreshing = null;
 let refreshAgain = false;
 let refreshTimer = null;
 
-function scheduleRefresh() {
+/** Read the state soon; a read that fails (the network away a moment) is tried again
+ *  every few seconds, so an event heard is never left unshown. */
+function scheduleRefresh(delay = 80) {
   clearTimeout(refreshTimer);
-  refreshTimer = setTimeout(() => refresh().catch(showError), 80);
+  refreshTimer = setTimeout(() => refresh().catch((error) => {
+    if (!(error instanceof WifProblem && error.status === 0)) showError(error);
+    scheduleRefresh(3000);
+  }), delay);
 }
 
 function refresh() {
@@ -544,7 +419,15 @@ async function refreshOnce() {
     page.state = state.data;
     page.etag = state.response.headers.get("ETag");
   }
-  if (page.state.game.version !== page.summary.version) refreshAgain = true;
+  if (page.state.game.version !== page.summary.version) {
+    // Read at two moments: read both again rather than draw forms from a summary and a
+    // state that disagree (a form drawn for one position, then rebuilt for the other,
+    // would lose what the player chose in it). Drawn anyway after a few tries.
+    refreshAgain = true;
+    page.mismatches = (page.mismatches || 0) + 1;
+    if (page.mismatches <= 3) return;
+  }
+  page.mismatches = 0;
   // Events committed after the state was read may come with the log: the state is then
   // older than the log, and the stream will not announce them again (it resumes after
   // the newest event the page has), so read the state once more.
@@ -564,7 +447,38 @@ async function loadLog() {
   const { data } = await get("/log?after=0&limit=1");
   const head = data.head || 0;
   page.lastSeq = Math.max(0, head - LOG_SHOWN);
+  page.firstSeq = page.lastSeq + 1;
   await catchUpLog();
+  showOlderButton();
+}
+
+/** The log starts with the newest LOG_SHOWN events; older ones come a page at a time, back
+ *  to the game's first event. */
+async function loadOlder() {
+  const button = $("#log-older");
+  const count = Math.min(LOG_SHOWN, page.firstSeq - 1);
+  if (count <= 0) return;
+  button.disabled = true;
+  try {
+    const from = page.firstSeq - 1 - count;
+    const { data } = await get(`/log?after=${from}&limit=${count}`);
+    page.logKeep += data.events.length;
+    page.firstSeq = from + 1;
+    for (const event of data.events) page.log.set(event.seq, event);
+    renderLog();
+  } catch (error) {
+    showError(error);
+  } finally {
+    button.disabled = false;
+    showOlderButton();
+  }
+}
+
+function showOlderButton() {
+  const button = $("#log-older");
+  const left = page.firstSeq - 1;
+  button.hidden = left <= 0;
+  button.textContent = `Show ${Math.min(LOG_SHOWN, left)} older events (${left} before these)`;
 }
 
 /** Read the log after the newest event the page has; true when there were new events. */
@@ -603,10 +517,14 @@ function addEvents(events) {
     }
   }
   if (added) {
-    const keep = [...page.log.keys()].sort((a, b) => b - a).slice(LOG_SHOWN);
-    for (const seq of keep) page.log.delete(seq);
+    const gone = [...page.log.keys()].sort((a, b) => b - a).slice(page.logKeep);
+    for (const seq of gone) page.log.delete(seq);
+    if (gone.length) {
+      page.firstSeq = Math.max(...gone) + 1;
+      showOlderButton();
+    }
     renderLog();
-    checkKey();
+    page.devices?.check();
   }
   return added;
 }
@@ -634,11 +552,28 @@ function renderLog() {
 
 // ------------------------------------------------------------------ rendering the state
 
-function mineAwaiting(state) {
+/** My side's entries of `awaiting` (in a per-power step, those of powers I hold). */
+function myEntries(state) {
   if (!isPlayer()) return [];
   const me = state.me || {};
   return (state.awaiting || []).filter((a) => a.side === me.side
     && (!PER_POWER_STEPS.includes(a.step) || a.powers.some((p) => me.powers.includes(p))));
+}
+
+/** Of those, where my side may act now: in the Reaction step the sides react one after
+ *  the other, in turn order (RULES-NOTES 31), so only when mine is the first awaited. */
+function mineAwaiting(state) {
+  const first = (state.awaiting || [])[0];
+  return myEntries(state).filter((a) => a.step !== "reaction" || first?.side === a.side);
+}
+
+/** My entries a standing order of my side answers when they come (combat and
+ *  exploitation orders only where my side is not phasing, docs/api.md). */
+function answeredByStanding(state, entries) {
+  const armed = new Set((state.standing?.orders || []).filter((o) => o.side === state.me?.side)
+    .map((o) => o.step));
+  return entries.filter((a) => armed.has(a.step)
+    && !(NOT_PHASING_STEPS.includes(a.step) && state.turn.phasing_side === a.side));
 }
 
 function render() {
@@ -672,6 +607,20 @@ function sideTag(side) {
   return side ? h(`span.side-tag.${side}`, {}, side) : h("span.muted", {}, "—");
 }
 
+/** The turn-end track in words (seed 002 Turn End): what of the total the passing powers
+ *  added, and whether the turn has ended or goes on past the threshold. */
+function turnEndNote(t, status) {
+  const bonus = t.turn_end_bonus || 0;
+  const sum = bonus ? `dice ${t.turn_end_total - bonus} + pass bonuses ${bonus}` : null;
+  let verdict = null;
+  if (["final_reorganization", "production"].includes(t.step) && status !== "finished") {
+    verdict = "the turn has ended";
+  } else if (t.turn_end_total >= t.threshold && status !== "finished") {
+    verdict = "reached, but the last die was 1-3: the turn goes on";
+  }
+  return [sum, verdict].filter(Boolean).join("; ");
+}
+
 function renderStatus(state, summary) {
   const t = state.turn;
   const g = state.game;
@@ -690,10 +639,8 @@ function renderStatus(state, summary) {
   const w = t.weather;
   $("#status-weather").textContent = w
     ? `${w.weather} (roll ${w.roll}, ${w.dice} ${w.dice === 1 ? "die" : "dice"})` : "—";
-  // Past the threshold the turn still goes on while the natural last die is 1-3.
-  $("#status-turn-end").textContent = t.turn_end_total >= t.threshold && state.game.status !== "finished"
-    ? `${t.turn_end_total} / ${t.threshold}: reached, but the turn goes on`
-    : `${t.turn_end_total} / ${t.threshold}`;
+  $("#status-turn-end").textContent = `${t.turn_end_total} / ${t.threshold}`;
+  fill($("#status-turn-end-note"), turnEndNote(t, state.game.status));
   const meter = $("#turn-end-meter");
   meter.max = t.threshold || 1;
   meter.value = Math.min(t.turn_end_total, t.threshold || 1);
@@ -709,14 +656,26 @@ function renderStatus(state, summary) {
 }
 
 function renderAwaiting(state) {
-  const mine = mineAwaiting(state);
+  const entries = myEntries(state);
+  const now = mineAwaiting(state);
+  const standing = answeredByStanding(state, entries);
+  const yours = now.filter((a) => !standing.includes(a));
   const myMove = $("#my-move");
   const awaiting = state.awaiting || [];
-  myMove.classList.toggle("yours", mine.length > 0);
-  if (mine.length) {
-    const powers = mine.flatMap((a) => a.powers.filter((p) => state.me.powers.includes(p)));
-    const step = mine.map((a) => words(a.step)).join(", ");
-    myMove.textContent = `Your move: ${step}${PER_POWER_STEPS.includes(mine[0].step) ? ` (${powers.join(", ")})` : ""}`;
+  myMove.classList.toggle("yours", yours.length > 0);
+  myMove.classList.toggle("later", !yours.length && entries.length > 0);
+  if (yours.length) {
+    const powers = yours.flatMap((a) => a.powers.filter((p) => state.me.powers.includes(p)));
+    const step = yours.map((a) => words(a.step)).join(", ");
+    myMove.textContent = `Your move: ${step}${PER_POWER_STEPS.includes(yours[0].step) ? ` (${powers.join(", ")})` : ""}`;
+  } else if (entries.length) {
+    // My side is awaited, but not now: a standing order answers for it, or it reacts later.
+    const first = awaiting[0];
+    const step = words(entries[0].step);
+    const after = now.length ? "" : ` after ${first.side}`;
+    fill(myMove, `Waiting for ${first.side} (${words(first.step)})`, h("small", {}, standing.length
+      ? `Your standing order answers the ${step} step for you${after ? ` when your turn comes,${after}` : ""}.`
+      : `You react${after}: your turn comes when ${first.side} is done (RULES-NOTES 31).`));
   } else if (!awaiting.length) {
     myMove.textContent = state.game.status === "paused" ? "The game is paused."
       : state.game.status === "finished" ? "The game is over." : "Nobody is awaited.";
@@ -724,16 +683,17 @@ function renderAwaiting(state) {
     myMove.textContent = `Waiting for ${[...new Set(awaiting.map((a) => a.side))].join(", ")}`
       + ` (${[...new Set(awaiting.map((a) => words(a.step)))].join(", ")})`;
   }
-  fill($("#awaiting"), awaiting.map((a) => h(`li${mine.includes(a) ? ".mine" : ""}`,
+  fill($("#awaiting"), awaiting.map((a) => h(`li${entries.includes(a) ? ".mine" : ""}`,
     { dataset: { side: a.side, step: a.step } },
     sideTag(a.side), h("span.step", {}, words(a.step)),
     h("span.powers", {}, a.powers.join(", ")),
+    standing.includes(a) ? h("span.standing-note", {}, "your standing order answers") : null,
     a.deadline ? h("span.deadline", {}, `by ${formatTime(a.deadline)}`) : null)));
   const me = state.me || {};
   $("#me-line").textContent = isGm() ? "You are the game master: you see every side."
     : page.seat.role === "spectator" ? "You are watching: the public view, no side's secrets."
     : `You play ${me.side}, holding ${(me.powers || []).join(", ") || "no power"}.`;
-  announceMyMove(mine, state);
+  announceMyMove(yours, state);
 }
 
 function renderPowers(state) {
@@ -762,6 +722,11 @@ function renderUnits(state) {
   units.sort(([ia, a], [ib, b]) => SIDES.indexOf(sideOf(a.power)) - SIDES.indexOf(sideOf(b.power))
     || a.power.localeCompare(b.power) || ia.localeCompare(ib));
   $("#units-count").textContent = `${units.length} of ${Object.keys(state.units).length}`;
+  const all = units.length;
+  if (PHONE.matches && !page.unitsAll && !page.selectedHex) units = units.slice(0, PHONE_UNITS);
+  const more = $("#units-more");
+  more.hidden = units.length === all;
+  more.textContent = `Show all ${all} units`;
   const hexFilter = $("#hex-filter");
   hexFilter.hidden = !page.selectedHex;
   $("#hex-filter-name").textContent = page.selectedHex || "";
@@ -836,6 +801,7 @@ function selectHex(hex) {
  *  go there, else the hex's stack is selected (and listed in the units table). */
 function onMapHex(hex) {
   if (page.play?.onHex(hex)) return;
+  page.gm?.edit.pickHex?.(hex);
   const stack = Object.entries(page.state?.units || {}).filter(([, u]) => u.at === hex);
   const mine = stack.filter(([, u]) => sideOf(u.power) === page.state.me?.side);
   selectHex(hex);
@@ -847,6 +813,8 @@ function onMapHex(hex) {
 function onMapUnit(uid) {
   const unit = page.state?.units[uid];
   if (!unit) return;
+  page.gm?.edit.pickUnit?.(uid);
+  page.gm?.edit.pickHex?.(unit.at);
   if (page.play?.onUnit(uid)) {
     page.selectedHex = unit.at;
     renderUnits(page.state);
@@ -979,7 +947,7 @@ function setOrdersBusy(busy) {
   setBusy($("#orders"), busy);
   setBusy($("#wide-forms"), busy);
   setBusy($("#done-holder"), busy);
-  if (!busy && keyWait.effectiveAt) lockOrders(true);
+  if (!busy && page.devices?.locked) page.devices.lock(true);
 }
 
 let sending = false;
@@ -1028,7 +996,7 @@ async function seatClient(seat) {
 }
 
 async function previewOrder(kind, body) {
-  const waiting = keyRefusal();
+  const waiting = page.devices?.refusal();
   if (waiting) throw waiting;
   const seat = page.seat;
   // A dry run stores nothing, so it takes no seq: sign it with the next one, unused.
@@ -1044,7 +1012,7 @@ async function previewOrder(kind, body) {
 }
 
 async function sendOrder(kind, body) {
-  const waiting = keyRefusal();
+  const waiting = page.devices?.refusal();
   if (waiting) throw waiting;
   const seat = page.seat;
   const client = await seatClient(seat);
@@ -1060,7 +1028,7 @@ async function sendOrder(kind, body) {
     } catch (error) {
       keepReceipt(seat, error.problem?.receipt);
       // The key waits (the page did not know, or this device's clock is early): count down.
-      if (error.problem?.code === "order/key_not_yet_effective") waitForKey(error.problem.effective_at);
+      page.devices?.refusedForWait(error.problem);
       // Another tab of this seat used the seq: take the next one.
       if (error.problem?.code === "order/seq_reused" && attempt < 5) continue;
       if (error.status === 409) refresh().catch(() => {});
@@ -1084,12 +1052,16 @@ function keepReceipt(seat, receipt) {
 // ------------------------------------------------------------------ start
 
 /** A link's fragment (never sent to a server): `#watch=<token>`, a spectator's link from
- *  the GM; `#seat=<json>`, a seat's token for another device of its player. It is kept
- *  as a seat of this browser and taken off the address. */
+ *  the GM; `#seat=<json>`, a seat's token for another device of its player; `#gm=<token>`,
+ *  the GM's link for another device. It is kept as a seat of this browser and taken off
+ *  the address. */
 function takeFragment(game, params) {
   const hash = new URLSearchParams(location.hash.slice(1));
-  if (!game || (!hash.get("watch") && !hash.get("seat"))) return;
-  if (hash.get("watch")) {
+  if (!game || (!hash.get("watch") && !hash.get("seat") && !hash.get("gm"))) return;
+  if (hash.get("gm")) {
+    saveSeat({ game, role: "gm", token: hash.get("gm") });
+    params.set("seat", "gm");
+  } else if (hash.get("watch")) {
     saveSeat({ game, role: "spectator", token: hash.get("watch") });
     params.set("seat", "spectator");
   } else {
@@ -1098,7 +1070,7 @@ function takeFragment(game, params) {
       const old = loadSeats()[`${game}/${given.side}`];
       if (!old || old.token !== given.token) {
         saveSeat({ game, role: "player", side: given.side, name: given.name, player: given.player,
-          token: given.token, keyId: null, seq: Date.now() % 1_000_000_000 });
+          token: given.token, keyId: null, seq: Date.now() % 1_000_000_000, fromLink: true });
       }
       params.set("seat", given.side);
     } catch {
@@ -1123,12 +1095,12 @@ function start() {
   $("#zoom-fit").addEventListener("click", () => page.map?.fit());
   for (const id of ["#overlay-supply", "#overlay-zoc"]) $(id).addEventListener("change", renderMapPanel);
   $("#log-filter").addEventListener("change", renderLog);
+  $("#log-older").addEventListener("click", loadOlder);
+  $("#units-more").addEventListener("click", () => {
+    page.unitsAll = true;
+    if (page.state) renderUnits(page.state);
+  });
   $("#notify").addEventListener("click", askToNotify);
-  if (window.matchMedia("(max-width: 720px)").matches) {
-    // A phone lists its own side's units first; the table can show them all.
-    page.unitFilter = "mine";
-    $("#unit-filter").value = "mine";
-  }
   const params = new URLSearchParams(location.search);
   const game = params.get("game");
   takeFragment(game, params);

@@ -72,7 +72,16 @@ const STOPS = {
   enemy_adjacent_reserve: () => "an enemy comes next to a Reserve unit",
   hq_out_of_supply: () => "an HQ is out of supply",
   initiative_close: (stop) => `the initiative totals are within ${stop.within ?? 0}`,
+  rps_lapse: () => "RPs would lapse",
 };
+
+/** A duration in seconds for people: "1 day 2 h", "2 h 30 min", "45 s". */
+export function duration(seconds) {
+  const parts = [[Math.floor(seconds / 86400), (n) => `${n} day${n === 1 ? "" : "s"}`],
+    [Math.floor(seconds / 3600) % 24, (n) => `${n} h`], [Math.floor(seconds / 60) % 60, (n) => `${n} min`],
+    [seconds % 60, (n) => `${n} s`]];
+  return parts.filter(([n]) => n > 0).map(([n, say]) => say(n)).join(" ") || "0 s";
+}
 
 /** "a unit is attacked or an HQ is out of supply" for [{kind}, ...]. */
 export function stopWords(stops) {

@@ -19,9 +19,11 @@
 // To add an order kind, add an entry; the generic form at the end sends any kind with a
 // JSON body meanwhile.
 
-import { h, stopWords, words } from "./dom.js";
+import { h, words } from "./dom.js";
+import { byPlace, modeForm, strength } from "./modes.js";
 import { playForm } from "./play.js";
 import { reorgForm } from "./reorg.js";
+import { rpsToSpend, standingForm } from "./standing.js";
 
 export const ACTIONS = ["pass", "land", "air", "naval", "combined"];
 export const CHIT_KINDS = ["air", "land", "naval", "combined", "reorganize_hqs"];
@@ -32,26 +34,6 @@ const IMPULSE_DONE = ["action", "reaction", "combat", "exploitation", "reorganiz
 export const ORDER_KINDS = ["declare", "initiative.reroll", "initiative.choose", "done",
   "production", "roll", "mode", "release", "report", "reorg", "consent", "standing", "steps"];
 
-// Standing orders (issue 20): each step a player may arm, what the server answers, and
-// the default order (with its stops) the page arms.
-export const STANDING_STEPS = [
-  ["initiative.reroll", "never demand a reroll"], ["reaction", "release nothing"],
-  ["combat", "done"], ["exploitation", "done"], ["final_reorganization", "done"]];
-export const STANDING_DEFAULTS = {
-  "initiative.reroll": { step: "initiative.reroll", demand: false,
-    stops: [{ kind: "initiative_close", within: 1 }] },
-  reaction: { step: "reaction", stops: [{ kind: "enemy_adjacent_reserve" },
-    { kind: "unit_attacked" }] },
-  combat: { step: "combat", stops: [{ kind: "unit_attacked" }] },
-  exploitation: { step: "exploitation", stops: [{ kind: "unit_attacked" }] },
-  final_reorganization: { step: "final_reorganization", stops: [{ kind: "hq_out_of_supply" }] },
-};
-export const VOLUNTARY_MODES = ["combat", "move", "reserve", "strat"];
-const MODE_NAMES = { combat: "Combat", move: "Move", reserve: "Reserve", strat: "Strat",
-  exploit: "Exploit", dg: "DG" };
-// Unit types without a Combat side (Transport Points, Organic Trucks, Repl: OCS 5.6b).
-const MOVE_ONLY_TYPES = ["TRANSPORT", "REPL"];
-
 const awaitedIn = (ctx, step) => ctx.mine.find((a) => a.step === step);
 
 /** [power, RPs] of my powers whose RPs lapse when my side finishes this reorganization
@@ -61,35 +43,6 @@ function lapsing(ctx) {
   return Object.entries(ctx.state.reorg?.rps_lapse_on_done || {})
     .filter(([power, n]) => n > 0 && ctx.me.powers.includes(power));
 }
-
-const byPlace = ([ia, a], [ib, b]) => String(a.at).localeCompare(String(b.at)) || ia.localeCompare(ib);
-
-/** Effective attack-defence-MA of a unit, as on the counter: "3-3-4". */
-export function strength(unit) {
-  const e = unit.effective;
-  return e ? `${e.attack}-${e.defence}-${e.movement_ma}` : "";
-}
-
-/** Why `unit` may not change mode now, or null (OCS 5.4; docs/api.md). */
-function noModeChange(ctx, unit) {
-  const done = unit.this_impulse || {};
-  if (done.mode_changed) return "changed mode this impulse";
-  if (done.moved || done.attacked) return "has moved: modes change as a unit begins to move";
-  if (unit.mode === "exploit") return "in Exploit Mode until clean up";
-  const major = ctx.controllerOf(unit.power);
-  if (ctx.state.powers[major]?.declared === "pass") return `${major} passed this impulse`;
-  return null;
-}
-
-/** The modes `unit` may choose now ([] when none), with its own mode left out unless
- *  only the orientation changes (Reserve, DG). */
-function modeChoices(unit) {
-  if (unit.mode === "dg") return ["dg"];
-  return VOLUNTARY_MODES.filter((mode) => (mode !== unit.mode || mode === "reserve")
-    && !(mode === "combat" && MOVE_ONLY_TYPES.includes(unit.type))
-    && !(mode === "strat" && unit.type === "TRANSPORT"));
-}
-
 
 /** The powers I hold among those an awaiting entry still waits for. */
 const myPending = (ctx, step) => {
@@ -196,76 +149,7 @@ export const ORDER_FORMS = [
           button("Pass all", () => ctx.send("declare", passAll), { name: "pass-all" })));
     },
   },
-  {
-    id: "mode",
-    title: "Change modes",
-    wide: true,
-    applies: (ctx) => Boolean(awaitedIn(ctx, "action"))
-      && ctx.units.some(([, u]) => u.effective && u.face_up),
-    key: (ctx) => JSON.stringify([ctx.position, ctx.units.filter(([, u]) => u.effective)
-      .map(([id, u]) => [id, u.face_up, u.mode, u.orientation, u.this_impulse])]),
-    render(ctx) {
-      const units = ctx.units.filter(([, u]) => u.effective && u.face_up).sort(byPlace);
-      const down = ctx.units.filter(([, u]) => u.effective && !u.face_up).length;
-      const rows = units.map(([id, u]) => {
-        const why = noModeChange(ctx, u);
-        const choices = why ? [] : modeChoices(u);
-        const mode = h("select", { name: `mode-${id}`, disabled: !choices.length,
-          "aria-label": `New mode of ${id}` },
-          h("option", { value: "" }, "keep"),
-          choices.map((m) => h("option", { value: m },
-            m === u.mode ? `${MODE_NAMES[m]}: other side up` : MODE_NAMES[m])));
-        const orientation = h("select", { name: `orientation-${id}`, disabled: true,
-          "aria-label": `Side showing of ${id}` },
-          ["combat", "move"].map((o) => h("option", { value: o }, `${o} side`)));
-        orientation.value = u.orientation;
-        const sync = () => {
-          // Combat and Move show their own side, Strat the Move side (OCS 5.2, OCS 5.8); Reserve
-          // and DG keep or flip the side showing (OCS 5.7a, OCS 5.4).
-          const chosen = mode.value;
-          const free = chosen === "reserve" || chosen === "dg";
-          orientation.disabled = !free;
-          if (!chosen) orientation.value = u.orientation;
-          else if (!free) orientation.value = chosen === "strat" ? "move" : chosen;
-          else if (chosen === "dg" || (chosen === u.mode && orientation.value === u.orientation)) {
-            orientation.value = u.orientation === "combat" ? "move" : "combat";
-          }
-          row.classList.toggle("changed", Boolean(chosen));
-        };
-        mode.addEventListener("change", sync);
-        const row = h(`tr${why ? ".unavailable" : ""}`, { dataset: { unit: id } },
-          h("th", { scope: "row" }, id, h("small.muted", {}, ` ${u.type}`)),
-          h("td", {}, u.at),
-          h("td", {}, MODE_NAMES[u.mode] || u.mode || "—",
-            u.orientation !== u.mode ? h("small.muted", {}, ` (${u.orientation} side)`) : null),
-          h("td.num", { title: "effective attack-defence-MA in its movement step" }, strength(u)),
-          h("td", {}, why ? h("small.muted", {}, why) : mode),
-          h("td", {}, why ? null : orientation));
-        return { id, mode, orientation, row };
-      });
-      const body = () => ({ changes: rows.filter((r) => r.mode.value).map((r) => (
-        ["reserve", "dg"].includes(r.mode.value)
-          ? { unit: r.id, mode: r.mode.value, orientation: r.orientation.value }
-          : { unit: r.id, mode: r.mode.value })) });
-      return h("div", {},
-        h("p.hint", {}, "Each unit changes mode once, as it begins to move, at no MP cost "
-          + "(OCS 5.4). All the changes are one order: all or nothing."
-          + (down ? ` ${down} face-down unit(s) cannot move and are not listed.` : "")),
-        h("div.scroll.short", { tabindex: 0, role: "region", "aria-label": "Units and their modes" }, h("table.data.compact.mode-table", {},
-          h("thead", {}, h("tr", {}, ["Unit", "At", "Mode now", "A-D-MA", "New mode", "Orientation"]
-            .map((label) => h("th", { scope: "col" }, label)))),
-          h("tbody", {}, rows.map((r) => r.row)))),
-        h("div.buttons", {},
-          button("Change modes", () => {
-            const changes = body();
-            if (!changes.changes.length) {
-              ctx.fail("Choose a new mode for at least one unit.");
-              return;
-            }
-            ctx.send("mode", changes);
-          }, { primary: true, name: "change-modes" })));
-    },
-  },
+  modeForm,
   {
     id: "release",
     title: "Release reserves",
@@ -311,6 +195,8 @@ export const ORDER_FORMS = [
         && IMPULSE_DONE.includes(entry.step) && later.length > 0;
       const through = later[later.length - 1];
       const lapse = lapsing(ctx);
+      // Done through the reorganization step: asked there rather than let RPs lapse.
+      const later_rps = phasing && later.includes("reorganization") ? rpsToSpend(ctx) : [];
       const warning = lapse.length ? h("p.lapse-warning", { role: "note" },
         h("strong", {}, "Unspent RPs lapse: "),
         lapse.map(([power, n]) => `${power} ${n} RP${n === 1 ? "" : "s"}`).join(", "),
@@ -326,8 +212,13 @@ export const ORDER_FORMS = [
           { primary: true, name: "done" }),
           phasing && !lapse.length ? button(`Done through ${words(through)}`,
             () => ctx.send("steps", { orders: [], through,
-              stops: [{ kind: "unit_attacked" }] }),
-          { name: "done-through" }) : null));
+              stops: [{ kind: "unit_attacked" }, { kind: "rps_lapse" }] }),
+          { name: "done-through" }) : null),
+        later_rps.length ? h("p.hint.through-note", {}, `“Done through” stops at your `
+          + `reorganization step if your side has units face down then: its `
+          + `${later_rps.reduce((n, [, x]) => n + x, 0)} RPs (${later_rps.map(([p, n]) => `${p} ${n}`)
+            .join(", ")}) are yours to spend, and you are asked rather than let them lapse. It `
+          + "stops too if a unit of yours is attacked.") : null);
     },
   },
   {
@@ -394,38 +285,7 @@ export const ORDER_FORMS = [
       h("button", { type: "submit", name: "roll" }, "Roll"));
     },
   },
-  {
-    id: "standing",
-    title: "Standing orders",
-    applies: (ctx) => ctx.state.game.status !== "finished" && Boolean(ctx.state.standing),
-    key: (ctx) => JSON.stringify(ctx.state.standing.orders),
-    render(ctx) {
-      const armed = new Map(ctx.state.standing.orders
-        .filter((o) => o.side === ctx.me.side).map((o) => [o.step, o]));
-      const stopsText = (o) => (o.stops.length ? ` unless ${stopWords(o.stops)}` : "");
-      const rows = STANDING_STEPS.map(([step, answer]) => {
-        const order = armed.get(step);
-        return h("li", { dataset: { standing: step, armed: order ? "yes" : "no" } },
-          h("strong", {}, words(step)), ": ",
-          order ? `${answer}${stopsText(order)}` : h("span.muted", {}, "asked"), " ",
-          order
-            ? button("Disarm", () => ctx.send("standing", { step, armed: false }),
-              { name: `standing-disarm-${step}` })
-            : button("Arm", () => ctx.send("standing", STANDING_DEFAULTS[step]),
-              { name: `standing-arm-${step}` }));
-      });
-      const armAll = async () => {
-        for (const [step] of STANDING_STEPS) {
-          if (!armed.has(step) && !(await ctx.send("standing", STANDING_DEFAULTS[step]))) return;
-        }
-      };
-      return h("div", {},
-        h("p.hint", {}, "The server answers these steps for you, each answer a logged event "
-          + "naming your signed order; a stop disarms it and says why."),
-        h("ul.standing-list", {}, rows),
-        h("div.buttons", {}, button("Arm the defaults", armAll, { name: "standing-arm-all" })));
-    },
-  },
+  standingForm,
   {
     id: "generic",
     title: "Any order (kind + JSON body)",

@@ -1,10 +1,15 @@
 // The game master's panel: pause, resume, force and end; invitations (join links) and
-// spectators' links; deadlines; rollback with the sides' consent; dropouts; seats
-// (reopen one for a substitute); players' requests for new keys (approve = bind the
-// key); the GM's webhook. Every act goes to POST /v1/games/{id}/admin/... with the GM's
-// token, and is logged with the reason given here.
+// spectators' links; the export as a file, the GM token and a GM link for another
+// device; edits of units, hexes, powers and the weather table (gm-edit.js); deadlines;
+// rollback with the sides' consent; dropouts; seats (reopen one for a substitute);
+// players' requests for new keys (approve = bind the key without the old key's consent,
+// the fallback for a lost key); the GM's webhook. Every act goes to POST
+// /v1/games/{id}/admin/... with the GM's token, and is logged with the reason given
+// here; an act that cannot be undone asks first, saying what it does (confirm.js).
 
-import { fill, h, words } from "./dom.js";
+import { confirmAct } from "./confirm.js";
+import { fill, formatTime, h, words } from "./dom.js";
+import { GmEdit } from "./gm-edit.js";
 
 const DEADLINE_STEPS = ["declare", "initiative.reroll", "initiative.choose", "action", "reaction",
   "combat", "exploitation", "reorganization", "final_reorganization", "production"];
@@ -14,8 +19,9 @@ function field(label, control) {
 }
 
 /**
- * app: {seat, api(path, options), gamePath(suffix), state(), refresh(), notice(text),
- *       showError(error), clearError(), setBusy(node, busy), playUrl(params), sideTag(side)}
+ * app: {seat, api(path, options), gamePath(suffix), state(), scenario(), refresh(),
+ *       notice(text), showError(error), clearError(), setBusy(node, busy), playUrl(params),
+ *       sideTag(side)}
  */
 export class GmPanel {
   constructor(root, app) {
@@ -23,6 +29,7 @@ export class GmPanel {
     this.app = app;
     this.requests = [];
     this.drawn = false;
+    this.edit = new GmEdit(this);
   }
 
   async act(action, body, label, panel) {
@@ -43,12 +50,62 @@ export class GmPanel {
     }
   }
 
-  button(action, label, body = () => ({}), then = null) {
+  /** A button for an act; `ask` (a function of the act's body giving {title,
+   *  consequences, confirm}) makes it ask first. */
+  button(action, label, body = () => ({}), then = null, ask = null) {
     return h("button", { type: "button", name: `admin-${action.replaceAll("/", "-")}`, onclick: async (event) => {
-      const panel = event.currentTarget.closest("section, details") || this.root;
-      const data = await this.act(action, body(), label, panel);
+      const panel = event.currentTarget.closest("fieldset, section, details") || this.root;
+      const sent = body();
+      if (ask && !(await confirmAct(ask(sent)))) return;
+      const data = await this.act(action, sent, label, panel);
       if (data && then) then(data);
     } }, label);
+  }
+
+  /** What ending the game does, said before it is done. */
+  endConsequences() {
+    return { title: "End the game for good?", confirm: "End the game", consequences: [
+      "Every side's play stops: no order is taken any more, and no rollback brings it back.",
+      "Every dice seed the server holds is revealed, so anyone can check every roll.",
+      "The log, the export and every page stay readable; the game cannot be reopened.",
+      `Reason in the log: “${this.reason.value || "none given"}”.`] };
+  }
+
+  /** The export (the whole verifiable record: GET /export) as a file. */
+  async download(button) {
+    const { app } = this;
+    button.disabled = true;
+    try {
+      const { data } = await app.api(app.gamePath("/export"), { token: app.seat.token });
+      const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 1)], { type: "application/json" }));
+      const link = h("a", { href: url, download: `wif-${app.seat.game}-export.json` });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      app.notice(`✓ Export of ${data.events?.length ?? 0} events downloaded (check it offline: python -m service verify FILE).`);
+    } catch (error) {
+      app.showError(error);
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  /** The GM token and a link that opens this page as the GM on another device (the
+   *  token in the fragment, which the browser never sends), shown when asked. */
+  access() {
+    const out = h("div.gm-access");
+    const seat = this.app.seat;
+    const show = h("button", { type: "button", name: "gm-token-show", onclick: () => {
+      const link = `${location.origin}${location.pathname}?game=${encodeURIComponent(seat.game)}#gm=${encodeURIComponent(seat.token)}`;
+      fill(out, h("p.hint", {}, "Whoever has these is the game master of this game: keep them "
+        + "to yourself. The link opens this page as the GM on another device or browser."),
+      h("label.field", {}, h("span", {}, "GM token"), h("input", { name: "gm-token", readonly: true, value: seat.token })),
+      h("label.field", {}, h("span", {}, "GM link for another device"), h("input", { name: "gm-link", readonly: true, value: link })));
+      show.remove();
+    } }, "Show the GM token and a GM link for another device");
+    fill(out, show);
+    return out;
   }
 
   render() {
@@ -59,6 +116,7 @@ export class GmPanel {
     this.spectatorOut = h("div.spectator-link");
     this.requestsNode = h("div.key-requests");
     this.seatsNode = h("div.gm-seats");
+    this.joinOut = h("div.substitute-link");
     this.rollbackNode = h("div");
     const spectatorName = h("input", { name: "spectator-name", maxlength: 80, value: "spectator" });
     fill(this.root,
@@ -66,7 +124,17 @@ export class GmPanel {
         + "every act here is logged with its reason."),
       field("Reason", this.reason),
       h("div.buttons", {}, this.button("pause", "Pause"), this.button("resume", "Resume"),
-        this.button("force", "Force the default action"), this.button("end", "End the game")),
+        this.button("force", "Force the default action"),
+        this.button("end", "End the game", () => ({}), null, () => this.endConsequences())),
+      h("details.gm-section", {}, h("summary", {}, "Export and access"),
+        h("div.buttons", {}, h("button", { type: "button", name: "gm-export", onclick: (event) => this.download(event.currentTarget) },
+          "Download the export")),
+        this.access()),
+      h("details.gm-section.gm-edit-section", { ontoggle: (event) => { if (event.target.open) this.edit.draw(); } },
+        h("summary", {}, "Edit the position"),
+        h("p.hint", {}, "Correct units, hexes, a power's figures or the weather table; each "
+          + "edit is logged with the reason, and a click on the map picks the hex and unit."),
+        this.edit.node),
       h("details.gm-section", { open: true }, h("summary", {}, "Invitations and spectators"),
         codes.length ? h("ul.invites", {}, codes.map(([side, code]) => h("li", {}, app.sideTag(side), " ",
           h("a", { href: app.playUrl({ game: seat.game, side, code }) }, `join link for ${side}`),
@@ -91,7 +159,8 @@ export class GmPanel {
         this.spectatorOut),
       this.deadlines(),
       h("details.gm-section", {}, h("summary", {}, "Rollback"), this.rollbackNode),
-      h("details.gm-section", {}, h("summary", {}, "Seats, dropouts and keys"), this.seatsNode, this.requestsNode),
+      h("details.gm-section", {}, h("summary", {}, "Seats, dropouts and keys"), this.seatsNode, this.joinOut,
+        this.requestsNode),
       this.webhook());
     this.drawn = true;
   }
@@ -148,7 +217,12 @@ export class GmPanel {
       const rows = Object.entries(state.sides).map(([side, s]) => {
         const players = s.players.map((p) => h("div", {}, `${p.name}${p.vacant ? " (vacant)" : ""} `,
           p.vacant ? null : this.button(`players/${p.player_id}/reassign`, "reopen the seat", () => ({}),
-            (data) => this.app.notice(`Seat reopened: join code ${data.join_code}`))));
+            (data) => this.showJoinCode(side, data.join_code), () => ({
+              title: `Reopen ${p.name}'s seat (${side})?`, confirm: "Reopen the seat", consequences: [
+                `${p.name}'s token stops at once: their page and their webhook stop working.`,
+                "The seat waits for a substitute, who joins with a join code shown once, here.",
+                "Until then you may play the side; deadlines keep the game moving.",
+                "This cannot be undone: the seat goes to whoever joins with the code."] }))));
         const dropout = `${s.dropout.policy}${s.dropout.dropped_out ? ", dropped out" : ""}, `
           + `missed ${s.dropout.missed} deadline${s.dropout.missed === 1 ? "" : "s"}`;
         const act = this.button("dropout", s.dropout.dropped_out ? "return it to its players" : "declare it dropped out",
@@ -160,8 +234,31 @@ export class GmPanel {
         h("thead", {}, h("tr", {}, ["Side", "Players", "Dropout", "Act"].map((x) => h("th", { scope: "col" }, x)))),
         h("tbody", {}, rows)));
     }
+    if (this.edit.drawn) this.edit.refresh();
     // Requests make no event: they are looked for at most every 15 s (and on demand).
     if (Date.now() - (this.loadedAt || 0) > 15000) await this.loadRequests();
+  }
+
+  /** A reopened seat's join code (shown once): its link for the substitute. */
+  showJoinCode(side, code) {
+    const { app } = this;
+    const link = `${location.origin}${app.playUrl({ game: app.seat.game, side, code })}`;
+    fill(this.joinOut, h("label.field", {}, h("span", {}, `Join link for the substitute of ${side} (shown once)`),
+      h("input", { name: "substitute-link", readonly: true, value: link })));
+  }
+
+  /** What approving a key without the old key's consent does, said first. */
+  keyConsequences(r) {
+    const hours = this.app.state()?.game?.options?.game?.key_wait_hours ?? 24;
+    const from = new Date(Date.now() + hours * 3600_000).toISOString();
+    return { title: `Approve ${r.name}'s new key without the old key's consent?`,
+      confirm: "Approve without consent", consequences: [
+        `${r.name}'s old key stops at once: orders it signs are refused.`,
+        hours ? `The new key signs only after ${hours} h (from about ${formatTime(from)}): ${r.name} `
+          + "cannot order until then, and both pages count down." : "The new key signs at once.",
+        "Every side sees in the log that the key was replaced without consent.",
+        `If ${r.name} still has the old device, it can approve the new key itself, with no wait: `
+          + "this is for a lost key."] };
   }
 
   /** Players' requests for a new key (a lost key, another device): approving one binds
@@ -179,8 +276,8 @@ export class GmPanel {
       pending.length ? h("ul", {}, pending.map((r) => h("li", { dataset: { player: r.player_id } },
         `${r.name} (${r.side}) asks for key `, h("code", {}, `${r.public_key.slice(0, 10)}…`),
         ` at ${new Date(r.created_at).toLocaleString()} `,
-        this.button(`players/${r.player_id}/key`, "approve", () => ({ public_key: r.public_key }),
-          () => this.loadRequests()))))
+        this.button(`players/${r.player_id}/key`, "approve without the old key", () => ({ public_key: r.public_key }),
+          () => this.loadRequests(), () => this.keyConsequences(r)))))
         : h("p.hint", {}, "A player who lost its key makes a new one on its page and asks; approve it here."),
       h("button", { type: "button", name: "key-requests-refresh", onclick: () => this.loadRequests() },
         "Look for new requests"));

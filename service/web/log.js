@@ -2,7 +2,7 @@
 // and impulse (collapsible) and then by step, newest first; filtered to my side, the
 // dice or the game master; dice drawn as dice; the technical kind and seq only on hover.
 
-import { h, stopWords, words } from "./dom.js";
+import { duration, h, stopWords, words } from "./dom.js";
 
 const DICE_KINDS = new Set(["dice.rolled", "combat.rolled", "turn_end.rolled", "initiative.rolled",
   "weather.set"]);
@@ -23,6 +23,11 @@ export function sentence(event, names) {
       && !["combat", "move", "strat"].includes(mode) ? ` (${orientation} side up)` : "");
     const from = d.from?.mode ? `${MODE[d.from.mode] || d.from.mode} Mode` : "no mode";
     return `${d.unit} in ${d.hex}: ${from} → ${MODE[d.mode] || d.mode} Mode${side(d.mode, d.orientation)}.`;
+  }
+  if (event.kind === "deadlines.set" && String(event.text).includes("{'") && d.deadlines) {
+    // Logged as a mapping of seconds before issue 30: said in words here.
+    const set = Object.entries(d.deadlines).map(([step, s]) => `${words(step)} ${duration(s)}`);
+    return `The GM sets step deadlines: ${set.join("; ") || "none"}.${d.reason ? ` ${d.reason}` : ""}`;
   }
   let text = String(event.text || "");
   if (event.kind === "standing.armed" && d.stops?.length) {  // the stops in words

@@ -335,10 +335,7 @@ export class PlayPanel {
       if (!attacks.length && o.attack.why) lines.push(h("p.why", {}, "Cannot attack: ", reason(o.attack.why)));
       for (const [by, a] of attacks) {
         if (a.may) {
-          const hexes = a.hexes === null ? this.enemyHexes() : a.hexes;
-          lines.push(h("div.attack-line", {}, h("span", {}, `${BY_NAMES[by] || by}: `),
-            hexes.length ? hexes.map((hex) => h("button", { type: "button", name: `attack-${by}-${hex}`,
-              onclick: () => this.addAttack(by, hex) }, `${hex}`)) : h("span.muted", {}, "no target")));
+          lines.push(this.attackChooser(by, a.hexes === null ? this.enemyHexes(unit.at) : a.hexes));
         } else {
           lines.push(h("p.why", {}, `${BY_NAMES[by] || by}: `, reason(a.why)));
         }
@@ -358,10 +355,38 @@ export class PlayPanel {
       h("button.link", { type: "button", name: "unselect", onclick: () => this.unselect() }, "unselect"));
   }
 
-  enemyHexes() {
-    const { state, sideOf, me } = this.ctx;
+  /** The hexes of enemy units, nearest to `from` first (a barrage whose range the
+   *  referee leaves to the table may aim at any of them). */
+  enemyHexes(from) {
+    const { state, sideOf, me, scenario } = this.ctx;
+    const where = new Map((scenario?.map?.hexes || []).map((x) => [x.id, x]));
+    const distance = (a, b) => {
+      const p = where.get(a);
+      const q = where.get(b);
+      if (!p || !q) return Infinity;
+      const dq = p.q - q.q;
+      const dr = p.r - q.r;
+      return (Math.abs(dq) + Math.abs(dr) + Math.abs(dq + dr)) / 2;
+    };
     return [...new Set(Object.values(state.units).filter((u) => sideOf(u.power) !== me.side)
-      .map((u) => u.at))].sort();
+      .map((u) => u.at))].filter((x) => where.has(x))
+      .sort((a, b) => distance(from, a) - distance(from, b) || a.localeCompare(b));
+  }
+
+  /** The targets of one kind of attack: a button each when they are few, else one list
+   *  (nearest first) and one button, never a wall of buttons. */
+  attackChooser(by, hexes) {
+    const label = BY_NAMES[by] || by;
+    if (!hexes.length) return h("div.attack-line", {}, h("span", {}, `${label}: `), h("span.muted", {}, "no target"));
+    if (hexes.length <= 4) {
+      return h("div.attack-line", {}, h("span", {}, `${label}: `), hexes.map((hex) => h("button",
+        { type: "button", name: `attack-${by}-${hex}`, onclick: () => this.addAttack(by, hex) }, hex)));
+    }
+    const select = h("select", { name: `target-${by}`, "aria-label": `${label}: the hex attacked` },
+      hexes.map((hex) => h("option", { value: hex }, hex)));
+    return h("div.attack-line", {}, h("span", {}, `${label} (${hexes.length} targets): `), select,
+      h("button", { type: "button", name: `add-${by}`, onclick: () => this.addAttack(by, select.value) },
+        `Add the ${label.toLowerCase()}`));
   }
 
   moveChooser(o) {

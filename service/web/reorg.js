@@ -5,6 +5,7 @@
 // by a dry run, then sent as one all-or-nothing `reorg` order.
 
 import { h, words } from "./dom.js";
+import { STANDING_DEFAULTS } from "./standing.js";
 
 export const REORG_STEPS = ["reorganization", "final_reorganization"];
 
@@ -404,7 +405,14 @@ class ReorgPanel {
           onclick: () => this.check() }, "Check the cost (dry run)"),
         h("button.primary", { type: "button", name: "reorg-submit", disabled: !entries.length,
           onclick: () => this.submit() },
-        entries.length ? `Reorganize ${plural(entries.length, "unit")}` : "Reorganize")));
+        entries.length ? `Reorganize ${plural(entries.length, "unit")}` : "Reorganize"),
+        // The basket as the side's own plan for the turn's final reorganization: its
+        // standing order plays it first, then the cheapest way for the rest (issue 30).
+        entries.length && this.ctx.mine.some((a) => a.step === "reorganization")
+          ? h("button", { type: "button", name: "reorg-keep-plan", title: "the final reorganization's "
+            + "standing order plays it first, then the cheapest way for the other units",
+          onclick: () => this.ctx.send("standing", { ...STANDING_DEFAULTS.final_reorganization,
+            plan: [this.body()] }) }, "Keep as my final-reorganization plan") : null));
   }
 
   drawCapacity() {

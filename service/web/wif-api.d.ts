@@ -503,6 +503,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/webhook/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send my webhook a test message now (what it answered) */
+        post: operations["test_webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/webhook/deliveries": {
         parameters: {
             query?: never;
@@ -550,6 +567,23 @@ export interface paths {
         post?: never;
         /** Remove one of my notification channels */
         delete: operations["delete_channel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/channels/{kind}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send one of my notification channels a test message now */
+        post: operations["test_channel"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -670,6 +704,40 @@ export interface paths {
         put?: never;
         /** Ask the GM to make a new key the caller's signing key */
         post: operations["request_key"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/players/me/key-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My own requests for a new key (another device's) */
+        get: operations["my_key_requests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/players/me/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make a new key my signing key, with my current key's consent */
+        post: operations["bind_key"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2952,6 +3020,25 @@ export interface components {
             consent?: string | null;
         };
         /**
+         * KeyConsentBody
+         * @example {
+         *       "consent": "<base64url Ed25519 signature by the current key>",
+         *       "public_key": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"
+         *     }
+         */
+        KeyConsentBody: {
+            /**
+             * Public Key
+             * @description an Ed25519 public key: base64url of its raw 32 bytes
+             */
+            public_key: string;
+            /**
+             * Consent
+             * @description the current key's signature (base64url) over the RFC 8785 bytes of {type: "wif-key-consent/1", game, player, public_key}
+             */
+            consent: string;
+        };
+        /**
          * KeyReplaced
          * @description `admin.replace_key`: the player, and its new token when one was asked for (shown
          *     once, to the GM).
@@ -4447,7 +4534,11 @@ export interface components {
          * StandingBody
          * @description `standing`: arm the side's standing order for `step` (replacing one armed for it),
          *     or disarm it with `"armed": false`. `demand` is an `initiative.reroll` order's answer
-         *     (default false: never demand a reroll); `stops` disarm it when they hold.
+         *     (default false: never demand a reroll); `stops` disarm it when they hold. A
+         *     `final_reorganization` order spends before it is done: first the `reorg` orders of
+         *     `plan` (the side's own plan; an item the step refuses is left out), then, with
+         *     `spend` "cheapest" (the default), the cheapest legal way for every unit still face
+         *     down; "none" spends nothing.
          */
         StandingBody: {
             /**
@@ -4461,12 +4552,23 @@ export interface components {
             demand?: boolean;
             /** Stops */
             stops?: components["schemas"]["StopBody"][];
+            /**
+             * Spend
+             * @enum {string}
+             */
+            spend?: "cheapest" | "none";
+            /** Plan */
+            plan?: components["schemas"]["ReorgBody"][];
         };
         /**
          * StandingOrder
          * @description A signed order of kind `standing`: `standing`: arm the side's standing order for `step` (replacing one armed for it),
          *     or disarm it with `"armed": false`. `demand` is an `initiative.reroll` order's answer
-         *     (default false: never demand a reroll); `stops` disarm it when they hold.
+         *     (default false: never demand a reroll); `stops` disarm it when they hold. A
+         *     `final_reorganization` order spends before it is done: first the `reorg` orders of
+         *     `plan` (the side's own plan; an item the step refuses is left out), then, with
+         *     `spend` "cheapest" (the default), the cheapest legal way for every unit still face
+         *     down; "none" spends nothing.
          * @example {
          *       "body": {
          *         "step": "reaction",
@@ -4524,7 +4626,8 @@ export interface components {
         /**
          * StandingShown
          * @description An armed standing order: the side and step it answers, who armed it (player and
-         *     seq of its order), its stop conditions and, for the reroll, its answer.
+         *     seq of its order), its stop conditions and, for the reroll, its answer; for the final
+         *     reorganization, how it spends (`spend`, `plan`).
          */
         StandingShown: {
             /** Side */
@@ -4539,6 +4642,13 @@ export interface components {
             stops: components["schemas"]["StopBody"][];
             /** Demand */
             demand?: boolean;
+            /**
+             * Spend
+             * @enum {string}
+             */
+            spend?: "cheapest" | "none";
+            /** Plan */
+            plan?: components["schemas"]["ReorgBody"][];
         };
         /** StandingView */
         StandingView: {
@@ -4734,14 +4844,15 @@ export interface components {
          *     answered; `hq_out_of_supply`: an HQ of the side out of supply;
          *     `unit_attacked`: a unit of the side was attacked since the order was armed or last
          *     answered; `initiative_close` (reroll only): the side's initiative total is within
-         *     `within` of another side's.
+         *     `within` of another side's; `rps_lapse` (`final_reorganization` and `steps` orders):
+         *     the side's `done` would let RPs lapse (11.18: RPs may not be saved).
          */
         StopBody: {
             /**
              * Kind
              * @enum {string}
              */
-            kind: "enemy_adjacent_reserve" | "hq_out_of_supply" | "unit_attacked" | "initiative_close";
+            kind: "enemy_adjacent_reserve" | "hq_out_of_supply" | "unit_attacked" | "initiative_close" | "rps_lapse";
             /** Within */
             within?: number;
         };
@@ -4813,6 +4924,27 @@ export interface components {
             reason?: string;
             /** Rule */
             rule?: string;
+        };
+        /**
+         * TestSent
+         * @description `POST /channels/{kind}/test`, `POST /webhook/test`: one test message sent at once
+         *     (no retry, no quiet hours, no digest), and what the receiver answered: `status_code`
+         *     (HTTP, or an SMTP reply's code), `error` (None: delivered).
+         */
+        TestSent: {
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "email" | "discord" | "slack" | "webhook";
+            /** Target */
+            target: string;
+            /** Delivered */
+            delivered: boolean;
+            /** Status Code */
+            status_code: number | null;
+            /** Error */
+            error: string | null;
         };
         /**
          * ThisImpulse
@@ -4891,6 +5023,8 @@ export interface components {
             order: string[];
             /** Turn End Total */
             turn_end_total: number;
+            /** Turn End Bonus */
+            turn_end_bonus: number;
             /** Threshold */
             threshold: number;
             weather: components["schemas"]["WeatherRow"] | null;
@@ -7667,7 +7801,12 @@ export interface components {
             /** Data */
             data: components["schemas"]["StandingNamed"] | components["schemas"]["Sealed"];
         };
-        /** StandingArmedData */
+        /**
+         * StandingArmedData
+         * @description Armed: its stops and, by step, the reroll's answer (`demand`, sealed until its
+         *     `first_window` closes) or how the final reorganization spends (`spend`, `plan`); a
+         *     `steps` order's holding (`turn`, `impulse`, `after`).
+         */
         StandingArmedData: {
             /** Side */
             side: string;
@@ -7688,6 +7827,13 @@ export interface components {
             hits_seen: number;
             /** Demand */
             demand?: boolean;
+            /**
+             * Spend
+             * @enum {string}
+             */
+            spend?: "cheapest" | "none";
+            /** Plan */
+            plan?: components["schemas"]["ReorgBody"][];
             /** First Window */
             first_window?: number;
             /** Turn */
@@ -11850,6 +11996,126 @@ export interface operations {
             };
         };
     };
+    test_webhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the game's id */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Empty"] | null;
+            };
+        };
+        responses: {
+            /** @description the answer */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestSent"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid payload */
+            422: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     deliveries: {
         parameters: {
             query?: {
@@ -12238,6 +12504,128 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid payload */
+            422: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    test_channel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the game's id */
+                game_id: string;
+                /** @description the channel: email, discord or slack */
+                kind: "email" | "discord" | "slack";
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Empty"] | null;
+            };
+        };
+        responses: {
+            /** @description the answer */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestSent"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -13110,6 +13498,220 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["KeyRequest"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid payload */
+            422: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    my_key_requests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the game's id */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the answer */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRequestList"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid payload */
+            422: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    bind_key: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the game's id */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KeyConsentBody"];
+            };
+        };
+        responses: {
+            /** @description the answer */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyReplaced"];
                 };
             };
             /** @description Not authenticated */

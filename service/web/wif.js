@@ -401,6 +401,7 @@ export async function signJoin(keys, { game, side, joinCode, name, powers = null
 
 /**
  * What a player signs with its current key to agree to a new one (the `consent` of
+ * POST /v1/games/{id}/players/me/key, and of the GM's
  * POST /v1/games/{id}/admin/players/{player}/key).
  * @param {{game: string, player: string, publicKey: string}} fields the new public key
  */

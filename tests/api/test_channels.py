@@ -600,3 +600,46 @@ async def test_a_disabled_channel_is_told_no_move(rig: Rig) -> None:
         await _channel(rig.client, game, game.players[side].headers, "slack", target=slack.url)
         shown = await _channel_shown(rig, game, game.players[side].headers, "slack")
         assert shown["state"] == "active"
+
+
+async def test_send_a_test_reaches_the_smtp_server_discord_and_the_webhook_at_once(
+        rig: Rig, smtp: tuple[Mailbox, int]) -> None:
+    """Issue 30 ("send a test"): each of a player's channels, and its webhook, gets one
+    test message at once, inside its quiet hours too, and the answer says what the
+    receiver answered; nothing is queued in the delivery log. A kind the player has not
+    set is 404 (the GM has no channels)."""
+    mailbox, _ = smtp
+    game = await _at_action(rig)
+    axis = game.players["axis"].headers
+    quiet = {"from": "00:00", "to": "23:59", "timezone": "UTC"}
+    await _channel(rig.client, game, axis, "email", target="dave@players.example.org",
+                   quiet_hours=quiet, digest_minutes=60)
+    r = await rig.client.post(f"/v1/games/{game.id}/channels/email/test", headers=axis)
+    assert r.status_code == 200, r.text
+    assert r.json() == {"kind": "email", "target": "dave@players.example.org",
+                        "delivered": True, "status_code": None, "error": None}
+    [(rcpt, msg)] = mailbox.received
+    assert rcpt == ["dave@players.example.org"]
+    assert msg["Subject"] == f"WiF {game.id}: a test message"
+    assert "a test message from game" in _text(msg)
+    assert f"{PUBLIC_URL}/play/?game={game.id}" in _text(msg)
+    async with Receiver(discord_problems) as discord:
+        await _channel(rig.client, game, axis, "discord", target=discord.url)
+        r = await rig.client.post(f"/v1/games/{game.id}/channels/discord/test", headers=axis)
+        assert r.json()["delivered"] is True and r.json()["status_code"] == 204
+        assert len(discord.accepted) == 1 and discord.refused == []
+    async with Receiver(lambda body: [] if body["type"] == "game.test" else ["type"]) as hook:
+        r = await rig.client.put(f"/v1/games/{game.id}/webhook", headers=axis,
+                                 json={"url": hook.url})
+        assert r.status_code == 200, r.text
+        r = await rig.client.post(f"/v1/games/{game.id}/webhook/test", headers=axis)
+        assert r.json()["delivered"] is True and len(hook.accepted) == 1
+        assert hook.accepted[0]["data"]["awaiting"] == {"side": "axis", "step": "test"}
+    r = await rig.client.post(f"/v1/games/{game.id}/webhook/test", headers=axis)
+    assert r.json() == {"kind": "webhook", "target": hook.url, "delivered": False,
+                        "status_code": None, "error": "no connection or no answer"}
+    r = await rig.client.post(f"/v1/games/{game.id}/channels/slack/test", headers=axis)
+    assert r.status_code == 404 and r.json()["code"] == "channel/not_found"
+    r = await rig.client.post(f"/v1/games/{game.id}/channels/email/test", headers=game.gm)
+    assert r.status_code == 404
+    assert await rig.messages(axis, game) == []

@@ -58,3 +58,20 @@ def test_the_log_reads_as_sentences_with_names() -> None:
         "allies holds done for its steps after action through exploitation this impulse, "
         "unless a unit is attacked.",
     ]
+
+
+def test_deadlines_logged_as_seconds_read_in_words() -> None:
+    """Issue 30: a `deadlines.set` logged before it was said in words (a mapping of
+    seconds) reads in words too; one logged in words keeps its text."""
+    events = [
+        {"kind": "deadlines.set", "text": "The GM sets step deadlines: {'declare': 86400, "
+         "'action': 9000}. a day to declare",
+         "data": {"deadlines": {"declare": 86400, "action": 9000},
+                  "reason": "a day to declare"}},
+        {"kind": "deadlines.set", "text": "The GM sets step deadlines: declare 1 day.",
+         "data": {"deadlines": {"declare": 86400}, "reason": ""}},
+    ]
+    assert sentences(events, {}) == [
+        "The GM sets step deadlines: declare 1 day; action 2 h 30 min. a day to declare",
+        "The GM sets step deadlines: declare 1 day.",
+    ]

@@ -268,7 +268,8 @@ async def _standing_orders_and_done_through(allies: Page, communists: Page,
     row = form.locator("[data-standing=reaction]")
     await expect(row).to_have_attribute("data-armed", "yes")
     await expect(row).to_contain_text(
-        "release nothing unless an enemy comes next to a Reserve unit or a unit is attacked")
+        "release nothing when your turn to react comes, unless an enemy comes next to a "
+        "Reserve unit or a unit is attacked")
     await _shot(communists, "communists-standing")
     await communists.click("[name=standing-disarm-reaction]")
     await expect(row).to_have_attribute("data-armed", "no")
@@ -323,8 +324,6 @@ async def _axis_changes_a_mode(axis: Page, everyone: dict[str, Page]) -> None:
     # Move Mode shows the Move side (OCS 5.2); the HQ may move 4 MP now in Combat Mode.
     await expect(_unit_row(axis, "ger-hq-1").locator("td.values")).to_have_text("3-3-4 4/4 MP")
     await form.locator("[name='mode-ger-hq-1']").select_option("move")
-    await expect(form.locator("[name='orientation-ger-hq-1']")).to_have_value("move")
-    await expect(form.locator("[name='orientation-ger-hq-1']")).to_be_disabled()
     await _shot(axis, "axis-mode-form")
     await form.locator("[name=change-modes]").click()
     for page in everyone.values():
@@ -335,9 +334,11 @@ async def _axis_changes_a_mode(axis: Page, everyone: dict[str, Page]) -> None:
         await expect(page.locator("#log-list li").first).to_contain_text(
             "ger-hq-1 in h30: Combat Mode → Move Mode.")
     await expect(_unit_row(axis, "ger-hq-1").locator("td.values")).to_have_text("1-1-8 8/8 MP")
-    # The form now says the HQ changed mode this impulse (OCS 5.4: once per unit).
+    # The form now says, as the referee does, that the HQ changed mode (OCS 5.4: once per
+    # unit), and offers it no mode.
     await expect(form.locator("tr[data-unit='ger-hq-1']")).to_contain_text(
-        "changed mode this impulse")
+        "already changed mode this movement step")
+    await expect(form.locator("[name='mode-ger-hq-1']")).to_be_disabled()
 
     # The Italian corps moves next door, chosen on the map: its hex, then where it may go
     # (h20, forest, 2 MP), which fills the report with the path.

@@ -542,98 +542,6 @@ async def turn_end(pages: Pages, players: dict[str, Page], everyone: dict[str, P
     await shot(players["communists"], "phone-communists-turn-2")
 
 
-# long: the whole story of a second device, from the link to the key in force.
-async def test_a_second_device_asks_for_a_key_and_the_gm_approves_it(
-    play_url: str, browser: Browser, axe_source: str,  # noqa: F811
-) -> None:
-    """A player's seat on another device (the link carries the seat's token, never its
-    key): the page there has no signing key, makes one and asks the GM, whose page lists
-    the request and approves it; the log says the key was replaced. Without the old key's
-    consent the new key signs orders only a day later (options.game.key_wait_hours,
-    docs/game-master.md): the page counts down in its status line (the countdown itself
-    is a timer never read out unasked), its order buttons are off and an order it is
-    made to send is not sent; a day later (the page's clock moved on) the key is in
-    force and the buttons are on."""
-    async with httpx.AsyncClient(base_url=play_url) as http:
-        r = await http.post("/v1/games", json={"name": "Keys", "scenario": "dno-demo"})
-        assert r.status_code == 201, r.text
-        created: dict[str, Any] = r.json()
-    pages = Pages(browser, axe_source, play_url)
-    game, codes = created["id"], created["join_codes"]
-    gm = await pages.open("gm", f"/play/?game={game}")
-    await gm.fill("#gm-form [name=token]", created["gm_token"])
-    await gm.click("#gm-form [name=open-gm]")
-    await expect(gm.locator("#seat-badge")).to_have_text("Game master")
-
-    desk = await pages.open("axis", f"/play/?game={game}&side=axis&code={codes['axis']}")
-    await desk.fill("#join-form [name=name]", "Dave")
-    await desk.click("#join-form [name=join]")
-    await expect(desk.locator("#seat-badge")).to_contain_text("axis")
-    await desk.click("header .seats-link")
-    await desk.click("#seat-list [name=device-axis]")
-    link = await desk.locator("#seat-list [name=device-link]").input_value()
-    assert "#seat=" in link and "token" in link
-
-    phone = await pages.open("phone", link.removeprefix(play_url), phone=True, clock=True)
-    posted: list[str] = []
-    phone.on("request", lambda request: posted.append(request.url)
-             if request.method == "POST" and request.url.endswith("/orders") else None)
-    await expect(phone.locator("#seat-badge")).to_contain_text("axis")
-    assert "#" not in phone.url  # the fragment is kept in the browser, off the address
-    help_box = phone.locator(".key-help")
-    await expect(help_box).to_contain_text("No signing key in this browser")
-    await pages.check(phone, "a seat without its key")
-    await help_box.locator("[name=key-request]").click()
-    await expect(help_box).to_contain_text("once the game master approves the new key")
-
-    await gm.click("details.gm-section:has([name=key-requests-refresh]) > summary")
-    await gm.click("[name=key-requests-refresh]")
-    request = gm.locator(".key-requests li")
-    await expect(request).to_contain_text("Dave (axis) asks for key")
-    await pages.check(gm, "the GM's key requests")
-    await request.locator("button").click()
-    await expect(gm.locator(".key-requests")).to_contain_text("Key requests (0 waiting)")
-    for page in (gm, phone):
-        await expect(page.locator("#log-list li[data-kind='player.key_replaced']")).to_have_count(1)
-    # Without the old key's consent the new key signs after the game's wait (24 h).
-    status = help_box.locator("[role=status]")
-    await expect(status).to_have_text(re.compile(
-        r"^Your new key signs orders in 23 h 5[89] min \(from .+\): the game master approved "
-        r"it without your old key's consent, so it waits\. Until then this page sends no "
-        r"orders; the referee would refuse them\.$"))
-    timer = status.locator("[role=timer]")
-    await expect(timer).to_have_attribute("aria-live", "off")
-    send = phone.locator("[data-form=generic] [name=send-generic]")
-    await expect(send).to_be_disabled()
-    await pages.check(phone, "a new key waiting on a phone")
-    await help_box.scroll_into_view_if_needed()
-    await shot(phone, "phone-key-wait")
-    # Made to send anyway (the form submitted by script): nothing goes to the server.
-    await phone.click("[data-form=generic] summary")
-    await phone.fill("[data-form=generic] [name=kind]", "roll")
-    await phone.fill("[data-form=generic] [name=body]", '{"dice": "1d6", "purpose": "test"}')
-    await phone.locator("[data-form=generic] form").evaluate("(form) => form.requestSubmit()")
-    await expect(phone.locator("#error-banner")).to_contain_text(
-        "Not sent: your new key signs orders from")
-    assert posted == []
-    await phone.click("#error-close")
-    # A minute later the countdown says so, a day later the key is in force.
-    before = await timer.text_content()
-    await phone.clock.fast_forward("01:00")
-    await expect(timer).not_to_have_text(before or "")
-    await expect(timer).to_have_text(re.compile(r"^Your new key signs orders in 23 h 5[6-8] min$"))
-    await phone.set_viewport_size(DESK)
-    await help_box.scroll_into_view_if_needed()
-    await shot(phone, "desk-key-wait")
-    await phone.clock.fast_forward("24:00:00")
-    await expect(status).to_have_text("Your new key is in force: this browser signs your orders.")
-    await expect(send).to_be_enabled()
-    await pages.check(phone, "a new key in force")
-    await shot(phone, "desk-key-in-force")
-    assert posted == []
-    assert pages.problems.seen == []
-
-
 async def test_the_gm_creates_a_game_from_an_uploaded_scenario_on_the_page(
     play_url: str, browser: Browser, axe_source: str,  # noqa: F811
 ) -> None:
@@ -662,6 +570,9 @@ async def test_the_gm_creates_a_game_from_an_uploaded_scenario_on_the_page(
     await expect(gm.locator("#log-list li[data-kind='deadlines.set']")).to_have_count(1)
     await expect(gm.locator("#log-list li[data-kind='deadlines.set']")).to_contain_text(
         "a day to declare")
+    # In words, not a mapping of seconds (issue 30).
+    await expect(gm.locator("#log-list li[data-kind='deadlines.set']")).to_contain_text(
+        "The GM sets step deadlines: declare 1 day.")
     # A game still waiting for its players cannot be paused: the page says why.
     await gm.click("[name=admin-pause]")
     await expect(gm.locator("#error-banner")).to_contain_text(

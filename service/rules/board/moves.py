@@ -75,7 +75,7 @@ class Ground:
         stance = board.stance(self.power)
         if v in stance.enemy_land:
             return ("report/enemy_hex", f"cannot enter {hid}: enemy units hold it (overrun "
-                    "them first)", "docs/api.md")
+                    "them first)", "RULES-NOTES 31")
         if stance.territory[v] == NEUTRAL:
             return ("report/neutral", f"cannot enter {hid}: it is neutral territory",
                     NEUTRAL_RULE)
@@ -225,7 +225,7 @@ def walk_path(gr: Ground, start: int, path: list[int], allowance: float, *,
     for k, v in enumerate(path):
         if v not in grid.nbrs[u]:
             return Step(tuple(costs), k, "report/path", f"moves from {grid.ids[u]} to "
-                        f"{grid.ids[v]}, which are not next to each other", "docs/api.md")
+                        f"{grid.ids[v]}, which are not next to each other", "RULES-NOTES 31")
         if u != start and gr.stop_in_zoc and u in gr.zoc:
             return Step(tuple(costs), k, "report/zoc_stop", f"entered the enemy ZOC in "
                         f"{grid.ids[u]}: its movement ends there", ZOC_RULE)

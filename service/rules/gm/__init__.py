@@ -47,7 +47,7 @@ from service.rules.gm.rollback import (
     withdraw,
 )
 from service.rules.gm.seats import EVOLVE as _SEATS_EVOLVE
-from service.rules.gm.seats import reopen_seat, replace_key, substitute
+from service.rules.gm.seats import new_key, reopen_seat, replace_key, substitute
 
 EVOLVE = {**_LIFECYCLE_EVOLVE, **_DROPOUTS_EVOLVE, **_EDITS_EVOLVE, **_SEATS_EVOLVE,
           **_ROLLBACK_EVOLVE}
@@ -57,7 +57,7 @@ __all__ = [
     "KeyAct", "KeyBody", "PauseBody", "PowerEdit", "ReasonBody", "ReopenAct", "RollbackBody",
     "UnitEdit", "WeatherBody",
     "EVOLVE", "KEPT_KINDS", "RULE", "clock_expired", "consent", "create", "declare_dropout", "edit",
-    "end", "force_defaults", "import_game", "pause", "play_civil_disorder", "reason_of",
+    "end", "force_defaults", "import_game", "new_key", "pause", "play_civil_disorder", "reason_of",
     "refuse_if_proposal", "reopen_seat", "replace_key", "resume", "rollback",
     "rolled_back_state", "set_deadlines", "side_named", "substitute", "take_seat",
     "with_reason", "withdraw",

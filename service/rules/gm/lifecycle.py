@@ -111,6 +111,17 @@ def end(f: Flow, c: Command) -> None:
                {"turn": current, "seed": seed}, by="gm")
 
 
+def duration_words(seconds: int) -> str:
+    """A deadline for people: "2 days 6 h", "1 h 30 min", "45 s"."""
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [f"{days} day{'s' if days != 1 else ''}" if days else "",
+             f"{hours} h" if hours else "", f"{minutes} min" if minutes else "",
+             f"{secs} s" if secs else ""]
+    return " ".join(p for p in parts if p)
+
+
 def set_deadlines(f: Flow, c: Command) -> None:
     given = c.body.get("deadlines")
     problems: list[tuple[str, str]] = []
@@ -131,7 +142,9 @@ def set_deadlines(f: Flow, c: Command) -> None:
             merged.pop(step, None)
         else:
             merged[step] = int(seconds)
-    f.emit("deadlines.set", f"The GM sets step deadlines: {merged or 'none'}. "
+    shown = "; ".join(f"{step.replace('_', ' ')} {duration_words(merged[step])}"
+                      for step in st.STEPS if step in merged) or "none"
+    f.emit("deadlines.set", f"The GM sets step deadlines: {shown}. "
            f"{c.body.get('reason', '')}".strip(), {"deadlines": merged,
                                                   "reason": c.body.get("reason", "")}, by="gm")
 

@@ -43,6 +43,24 @@ def replace_key(f: Flow, c: Command) -> None:
          "consented": consented, "effective_at": effective, "reason": reason}, by="gm")
 
 
+def new_key(f: Flow, c: Command) -> None:
+    """`seat.new_key`: a player makes a new key (another device's) its signing key with
+    the consent of its current key, which the referee checked: in force at once, with no
+    wait (docs/game-master.md, "Keys, seats and substitutes")."""
+    if f.state.status == "finished":
+        raise Refused("admin/finished", "the game is over", rule=RULE)
+    seat = seat_named(f.state, c.body.get("player_id"))
+    if seat.vacant:
+        raise Refused("admin/seat_vacant", f"{seat.player_id}'s seat was reopened for a "
+                      "substitute", rule=RULE)
+    f.emit("player.key_replaced", f"{seat.name} ({seat.side}) makes a new key their signing "
+           "key, with the consent of the old one (another device): orders from now on "
+           "verify with the new key.",
+           {"player_id": seat.player_id, "side": seat.side, "public_key": c.body["public_key"],
+            "consented": True, "effective_at": c.at, "reason": "", "by": "player"},
+           by=seat.player_id)
+
+
 def reopen_seat(f: Flow, c: Command) -> None:
     require_running(f.state, "reassigning a seat")
     seat = seat_named(f.state, c.body.get("player_id"))

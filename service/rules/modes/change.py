@@ -113,7 +113,7 @@ def _check_change(state: State, board: Board, uid: str, spec: UnitSpec, unit: Un
                           "cannot change mode", rule="RULES-NOTES 27", path=path)
     if power_passed(state, unit.power):
         raise refuse_unit("mode/power_passed", uid, f"belongs to {unit.power}, which passed "
-                          "this impulse", rule="docs/api.md", path=path)
+                          "this impulse", rule="seed 002 Effects of Passing", path=path)
     unplaced = unit.mode == m.RESERVE and mode != m.RESERVE and not m.marker_placed(unit)
     if unit.mode_changed and not unplaced:
         raise refuse_unit("mode/already_changed", uid, "already changed mode this movement "

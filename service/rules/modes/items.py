@@ -8,7 +8,6 @@ says why in a sentence: "cw-inf-3 is in an enemy ZOC: no Reserve (OCS 5.7c)".
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Final
 
 from service.rules import state as st
 from service.rules.awaiting import awaiting, position
@@ -19,11 +18,9 @@ from service.rules.scenario import UnitSpec
 from service.rules.state import State, UnitState
 
 __all__ = [
-    "HELD", "SHAPE", "acting_side", "held_unit", "malformed", "number", "refuse",
+    "acting_side", "held_unit", "malformed", "number", "refuse",
     "refuse_unit", "strings", "unknown_keys",
 ]
-SHAPE: Final = "docs/api.md"  # the order kinds and their bodies
-HELD: Final = "docs/api.md"  # 403: acting for a side or power the player does not hold
 
 
 def refuse_unit(code: str, unit: str, reason: str, *, rule: str, path: str) -> Refused:
@@ -41,13 +38,13 @@ def refuse(code: str, message: str, *, rule: str, path: str,
 
 def malformed(message: str, *, path: str, rule: str | None = None,
               unit: str | None = None, code: str = "order/invalid_body") -> Malformed:
-    """A 422; without a rule of its own, the body's shape breaks docs/api.md (the order
-    kinds and their bodies)."""
+    """A 422; without a rule of its own, the body's shape is at fault (the order kinds
+    and their bodies), which its path names."""
     extra = {"unit": unit} if unit else {}
     shown = f"{message} ({rule})" if rule else message
     if unit and unit not in message:
         shown = f"{unit}: {shown}"
-    return Malformed(code, f"{path}: {shown}", rule=rule or SHAPE, errors=[(path, message)],
+    return Malformed(code, f"{path}: {shown}", rule=rule, errors=[(path, message)],
                      extra=extra)
 
 
@@ -67,10 +64,10 @@ def acting_side(f: Flow, c: Command, steps: Sequence[str], rule: str) -> str:
     side = c.actor.side
     if side not in s.turn.step_sides:
         raise Refused("order/not_your_turn", f"{side} takes no part in the {s.step} step",
-                      rule="docs/api.md", extra={"awaiting": awaiting(s)})
+                      rule=st.step_rule(s.step), extra={"awaiting": awaiting(s)})
     if side in s.turn.sides_done:
         raise Refused("order/already_done", f"{side} is already done with {s.step}",
-                      rule="docs/api.md")
+                      rule=st.step_rule(s.step))
     if s.step == st.REACTION:
         first = next(x for x in s.turn.step_sides if x not in s.turn.sides_done)
         if side != first:
@@ -122,6 +119,6 @@ def held_unit(state: State, c: Command, uid: object, path: str) -> tuple[UnitSpe
     if sc.controller_of(unit.power) not in c.actor.powers:
         raise Forbidden("order/power_not_held",
                         f"{c.actor.id} does not hold {sc.controller_of(unit.power)}, which "
-                        f"commands {uid}", rule=HELD, errors=[(path, "power not held")],
+                        f"commands {uid}", errors=[(path, "power not held")],
                         extra={"unit": uid})
     return sc.unit(uid), unit

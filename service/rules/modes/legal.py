@@ -172,7 +172,7 @@ def _acting(state: State, side: str, steps: tuple[str, ...], what: str, rule: st
                           f"{t.step} step"}
     if side not in t.step_sides or side in t.sides_done:
         done = side in t.sides_done
-        return {"code": "order/not_your_turn", "rule": "docs/api.md",
+        return {"code": "order/not_your_turn", "rule": st.step_rule(t.step),
                 "reason": f"{side} is {'done with' if done else 'not in'} the {t.step} step"}
     if t.step == st.REACTION:
         first = next(x for x in t.step_sides if x not in t.sides_done)
@@ -252,7 +252,7 @@ def _attack(state: State, board: Board, uid: str, side: str) -> AttackChoices:
             kinds[by] = {"may": True, "hexes": near}
         else:
             kinds[by] = {"may": False, "hexes": [], "why": {
-                "code": "report/not_adjacent", "rule": "docs/api.md",
+                "code": "report/not_adjacent", "rule": "RULES-NOTES 31",
                 "reason": "no enemy unit next to it"}}
     return {"may": any(k["may"] for k in kinds.values()), "why": None, "by": kinds}
 

@@ -44,7 +44,7 @@ def _may_act(state: State, uid: str, unit: UnitState, what: str, path: str) -> N
                           rule="RULES-NOTES 27", path=path)
     if state.step in (st.ACTION, st.COMBAT) and power_passed(state, unit.power):
         raise refuse_unit("report/power_passed", uid, f"belongs to {unit.power}, which "
-                          "passed this impulse", rule="docs/api.md", path=path)
+                          "passed this impulse", rule="seed 002 Effects of Passing", path=path)
 
 
 def _friendly_hex(board: Board, hex_id: str, power: str) -> bool:
@@ -89,7 +89,7 @@ def report_mission(f: Flow, c: Command, item: object, path: str) -> None:
             "step": f.state.step}, by=c.actor.id)
     if result == "eliminated":
         f.emit("unit.eliminated", f"{uid} is eliminated in {base} (mission result).",
-               {"unit": uid, "hex": base, "cause": "mission result", "rule": "docs/api.md"},
+               {"unit": uid, "hex": base, "cause": "mission result", "rule": "RULES-NOTES 31"},
                by=c.actor.id)
 
 

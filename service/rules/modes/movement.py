@@ -288,13 +288,13 @@ def fill_path(mv: Mover, to: str, path: str) -> Route:
             walk_route(mv, hexes, path, filled=True)  # names where the MP run out
         raise mv.refuse("report/unreachable", f"cannot reach {to} from {mv.unit.at} by any "
                         "legal path (enemy units, an enemy ZOC, neutral territory or "
-                        "terrain it may not enter close the way)", "docs/api.md",
+                        "terrain it may not enter close the way)", "RULES-NOTES 31",
                         f"{path}/to", hex_id=to)
     hexes = [mv.board.grid.ids[i] for i in reach.path(target)]
     if reach.ways[target] > 1:
         raise mv.refuse("report/path_needed", f"has several cheapest paths of "
                         f"{reach.cost[target]} MP to {to} (one is {' -> '.join(hexes)}): "
-                        "name the one played in `path`", "docs/api.md", f"{path}/path",
+                        "name the one played in `path`", "RULES-NOTES 31", f"{path}/path",
                         hex_id=to)
     return walk_route(mv, hexes, path, filled=True)
 

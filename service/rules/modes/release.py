@@ -45,7 +45,7 @@ def check_release(state: State, uid: str, path: str = "/body/units/0") -> None:
                           path=path)
     if step == st.EXPLOITATION and power_passed(state, unit.power):
         raise refuse_unit("release/power_passed", uid, f"belongs to {unit.power}, which "
-                          "passed this impulse", rule="docs/api.md", path=path)
+                          "passed this impulse", rule="seed 002 Effects of Passing", path=path)
     if step == st.REACTION and not _at_war_with_phasing(state, unit.power):
         raise refuse_unit("release/not_at_war", uid, f"belongs to {unit.power}, which is "
                           f"not at war with {state.turn.phasing_side}: it does not react",

@@ -168,7 +168,7 @@ def check_may_move(state: State, uid: str, unit: UnitState, path: str) -> None:
     if step == st.ACTION:
         if power_passed(state, unit.power):
             raise refuse_unit("report/power_passed", uid, f"belongs to {unit.power}, which "
-                              "passed this impulse", rule="docs/api.md", path=path)
+                              "passed this impulse", rule="seed 002 Effects of Passing", path=path)
         return
     if step == st.COMBAT:
         raise refuse_unit("report/no_movement", uid, "cannot move in the combat step: "
@@ -355,7 +355,7 @@ def _work(f: Flow, c: Command, item: object, path: str) -> None:
                           rule="RULES-NOTES 27", path=path)
     if power_passed(f.state, unit.power):
         raise refuse_unit("report/power_passed", uid, f"belongs to {unit.power}, which passed "
-                          "this impulse", rule="docs/api.md", path=path)
+                          "this impulse", rule="seed 002 Effects of Passing", path=path)
     engineer = spec.ocs.engineer
     if work == "engineering" and not engineer:
         raise refuse_unit("report/not_engineer", uid, "is not Engineer-Capable (13.8a)",

@@ -77,7 +77,9 @@ from service.rules.state import Evolver, Hit, OpenCombat, State
 __all__ = ["BY_STEP", "CONSISTENCY", "check_attacker", "disorganize", "enemies_in",
            "open_combats_refusal", "report_combat"]
 _DICE: Final = re.compile(r"^([1-9])d([1-9][0-9]?)$")
-CONSISTENCY: Final = "docs/api.md"  # a report must agree with the board
+# A combat reported as played must agree with the board: the OCS Combat phase is the
+# results reported in the impulse's combat step (RULES-NOTES 31).
+CONSISTENCY: Final = "RULES-NOTES 31"
 BY: Final = ("overrun", "combat", "barrage", "naval")
 BY_STEP: Final[Mapping[str, tuple[str, ...]]] = {
     st.ACTION: ("overrun", "naval"),
@@ -168,7 +170,7 @@ def check_attacker(s: State, uid: str, by: str, path: str) -> None:
                           path=path)
     if step in (st.ACTION, st.COMBAT) and power_passed(s, unit.power):
         raise refuse_unit("report/power_passed", uid, f"belongs to {unit.power}, which passed "
-                          "this impulse", rule="docs/api.md", path=path)
+                          "this impulse", rule="seed 002 Effects of Passing", path=path)
     release = s.modes.release
     current = release is not None and release.step == step and uid in release.units
     if step == st.REACTION:
@@ -364,7 +366,7 @@ def _naval_combat(f: Flow, c: Command, side: str, sea: str, attackers: list[str]
                               rule="RULES-NOTES 27", path=apath)
         if power_passed(s, unit.power):
             raise refuse_unit("report/power_passed", name, f"belongs to {unit.power}, which "
-                              "passed this impulse", rule="docs/api.md", path=apath)
+                              "passed this impulse", rule="seed 002 Effects of Passing", path=apath)
     defenders = sorted(uid for uid, u in s.units.items()
                        if u.at == sea and sc.unit(uid).unit_class == "naval"
                        and any(sc.at_war(u.power, p) for p in powers))

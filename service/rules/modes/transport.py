@@ -217,11 +217,11 @@ def transport_route(mv: Mover, transport: str, to: str, given: list[str] | None,
     check_mode(mv, transport, f"{path}/transport")
     if transport != "rail" and given not in (None, [to]):
         raise mv.refuse("report/transport_path", f"a {transport} move names its destination "
-                        "only: the referee finds the sea areas or the flight", "docs/api.md",
+                        "only: the referee finds the sea areas or the flight", "OCS 5.6a",
                         f"{path}/path")
     if transport == "rail":
         if item.get("carrier") is not None:
-            raise mv.refuse("report/carrier", "a rail move has no carrier", "docs/api.md",
+            raise mv.refuse("report/carrier", "a rail move has no carrier", "OCS 5.6a",
                             f"{path}/carrier")
         route = _rail(mv, to, given, path)
     else:

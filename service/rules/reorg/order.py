@@ -97,7 +97,7 @@ def parse_order(state: State, body: Mapping[str, object]) -> tuple[str, list[dic
                 problems.append((f"{where}/{key}", f"unknown hex or unit {value!r}"))
     if problems:
         raise Malformed("order/invalid_body", f"{problems[0][0]}: {problems[0][1]}",
-                        rule="docs/api.md", errors=problems)
+                        errors=problems)
     assert isinstance(power, str)
     return power, [dict(item) for item in items]
 
@@ -174,19 +174,19 @@ def reorganize(f: Flow, c: Command) -> None:
     s = f.state
     if s.step not in (st.REORGANIZATION, st.FINAL_REORGANIZATION):
         raise Refused("order/wrong_step", f"reorg is not allowed now: the step is {s.step}",
-                      rule="docs/api.md", extra={"current": position(s),
+                      rule="11.18", extra={"current": position(s),
                                                 "awaiting": awaiting(s)})
     power, items = parse_order(s, c.body)
     if power not in c.actor.powers:
         raise Forbidden("order/power_not_held", f"{c.actor.id} does not hold {power}",
-                        rule="docs/api.md", errors=[("/body/power", "power not held")])
+                        errors=[("/body/power", "power not held")])
     side = s.powers[power].side
     if side not in s.turn.step_sides:
         raise Refused("order/not_your_turn", f"{side} takes no part in this {s.step} step",
                       rule="RULES-NOTES 6", extra={"awaiting": awaiting(s)})
     if side in s.turn.sides_done:
         raise Refused("order/already_done", f"{side} is already done with {s.step}",
-                      rule="docs/api.md")
+                      rule="11.18")
     ctx, claims = check_order(s, power, items)
     sc = s.setup.scenario
     left = s.powers[power].rps

@@ -21,7 +21,9 @@ StandingStep = Literal["initiative.reroll", "reaction", "combat", "exploitation"
 # The steps of an impulse a `steps` order may hold `done` for, up to `through`.
 ThroughStep = Literal["action", "reaction", "combat", "exploitation", "reorganization"]
 StopKind = Literal["enemy_adjacent_reserve", "hq_out_of_supply", "unit_attacked",
-                   "initiative_close"]
+                   "initiative_close", "rps_lapse"]
+# How a `final_reorganization` standing order spends the side's RPs before its `done`.
+Spend = Literal["cheapest", "none"]
 
 
 @closed
@@ -32,7 +34,8 @@ class StopBody(TypedDict):
     answered; `hq_out_of_supply`: an HQ of the side out of supply;
     `unit_attacked`: a unit of the side was attacked since the order was armed or last
     answered; `initiative_close` (reroll only): the side's initiative total is within
-    `within` of another side's."""
+    `within` of another side's; `rps_lapse` (`final_reorganization` and `steps` orders):
+    the side's `done` would let RPs lapse (11.18: RPs may not be saved)."""
 
     kind: StopKind
     within: NotRequired[Annotated[int, Ge(0), Le(20)]]
@@ -45,12 +48,18 @@ Stops = Annotated[list[StopBody], MaxLen(4)]
 class StandingBody(TypedDict):
     """`standing`: arm the side's standing order for `step` (replacing one armed for it),
     or disarm it with `"armed": false`. `demand` is an `initiative.reroll` order's answer
-    (default false: never demand a reroll); `stops` disarm it when they hold."""
+    (default false: never demand a reroll); `stops` disarm it when they hold. A
+    `final_reorganization` order spends before it is done: first the `reorg` orders of
+    `plan` (the side's own plan; an item the step refuses is left out), then, with
+    `spend` "cheapest" (the default), the cheapest legal way for every unit still face
+    down; "none" spends nothing."""
 
     step: StandingStep
     armed: NotRequired[bool]
     demand: NotRequired[bool]
     stops: NotRequired[Stops]
+    spend: NotRequired[Spend]
+    plan: NotRequired[Annotated[list[ReorgBody], MaxLen(12)]]
 
 
 @closed

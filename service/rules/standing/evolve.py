@@ -26,7 +26,9 @@ def _armed(state: State, e: Event) -> State:
     order = Standing(side=side, step=step, player=str(d["player"]), seq=d["seq"],
                      stops=stops_of(d["stops"]), demand=bool(d.get("demand", False)),
                      first_window=int(d.get("first_window", 0)),
-                     hits_seen=int(d["hits_seen"]), adjacent_seen=adjacent_seen(state, side))
+                     hits_seen=int(d["hits_seen"]), adjacent_seen=adjacent_seen(state, side),
+                     spend=str(d.get("spend", "none")),
+                     plan=tuple(dict(b) for b in d.get("plan", ())))
     orders = {**now.orders, side: {**now.orders.get(side, {}), step: order}}
     return _with(state, replace(now, orders=orders))
 

@@ -10,14 +10,15 @@ the order by its signer and `seq` (the referee passes the seq in the command's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from service.rules import state as st
 from service.rules.awaiting import awaiting, position
 from service.rules.command import Command
-from service.rules.errors import Malformed, Refused, RulesError
+from service.rules.errors import Forbidden, Malformed, Refused, RulesError
 from service.rules.flow import Flow
+from service.rules.reorg.order import parse_order
 from service.rules.standing.bodies import ITEM_KINDS
 from service.rules.standing.stops import hits, parse_stops, stops_data
 from service.rules.state import State
@@ -31,7 +32,8 @@ STANDING_STEPS: Final = (st.REROLL, st.REACTION, st.COMBAT, st.EXPLOITATION,
 IMPULSE_STEPS: Final = (st.DECLARE, st.ACTION, st.REACTION, st.COMBAT, st.EXPLOITATION,
                         st.REORGANIZATION)
 THROUGH: Final = IMPULSE_STEPS[1:]
-RULE: Final = "docs/api.md"
+SPENDS: Final = ("cheapest", "none")
+MAX_PLAN: Final = 12
 
 
 def seq_of(c: Command) -> int | None:
@@ -55,13 +57,67 @@ def _first_window(s: State, side: str) -> int:
     return t.number + 1
 
 
+def _spending(s: State, c: Command, step: str
+              ) -> tuple[str, list[dict[str, Any]]] | None:
+    """A `final_reorganization` order's `spend` (default "cheapest") and `plan` (its
+    `reorg` bodies, each for a power the signer holds); None for another step, which
+    takes neither."""
+    spend, plan = c.body.get("spend"), c.body.get("plan")
+    if step != st.FINAL_REORGANIZATION:
+        if spend is not None or plan is not None:
+            raise Malformed("order/invalid_body", "only a final_reorganization standing "
+                            "order spends RPs (spend, plan)",
+                            errors=[("/body/spend" if spend is not None else "/body/plan",
+                                     "only for final_reorganization")])
+        return None
+    if c.body.get("armed", True) is False:
+        return None if spend is None and plan is None else ("", [])
+    if spend is None:
+        spend = "cheapest"
+    if spend not in SPENDS:
+        raise Malformed("order/invalid_body", f"spend is one of {', '.join(SPENDS)}",
+                        errors=[("/body/spend", "expected cheapest or none")])
+    if plan is None:
+        plan = []
+    if not isinstance(plan, list) or len(plan) > MAX_PLAN:
+        raise Malformed("order/invalid_body", f"plan is a list of at most {MAX_PLAN} reorg "
+                        "orders", errors=[("/body/plan", "expected [{power, items}]")])
+    bodies: list[dict[str, Any]] = []
+    for i, body in enumerate(plan):
+        if not isinstance(body, Mapping):
+            raise Malformed("order/invalid_body", f"plan/{i}: a reorg order {{power, items}}",
+                            errors=[(f"/body/plan/{i}", "expected {power, items}")])
+        try:
+            power, items = parse_order(s, body)
+        except RulesError as error:
+            raise _in_plan(error, i) from None
+        if power not in c.actor.powers:
+            raise Forbidden("order/power_not_held", f"plan/{i}: {c.actor.id} does not hold "
+                            f"{power}", errors=[(f"/body/plan/{i}/power", "power not held")])
+        bodies.append({"power": power, "items": items})
+    return str(spend), bodies
+
+
+def spend_words(spend: str, plan: Sequence[object]) -> str:
+    """How a final reorganization order spends, in words."""
+    ways = (["its plan"] if plan else []) + (
+        ["the cheapest way for every unit still face down"] if spend == "cheapest" else [])
+    return ", then ".join(ways) or "nothing"
+
+
+def _in_plan(error: RulesError, i: int) -> RulesError:
+    error.errors = [(p.replace("/body", f"/body/plan/{i}", 1), m) for p, m in error.errors]
+    error.message = f"plan/{i}: {error.message}"
+    return error
+
+
 def arm(f: Flow, c: Command) -> None:
     """`standing`: arm the side's standing order for a step, or disarm it."""
     s = f.state
     side = c.actor.side
     if side is None:
         raise Refused("standing/no_side", "a standing order is a side's: the GM arms one only "
-                      "while it plays the side (admin.act)", rule=RULE)
+                      "while it plays the side (admin.act)")
     step = c.body.get("step")
     if step not in STANDING_STEPS:
         raise Malformed("order/invalid_body", f"step must be one of {', '.join(STANDING_STEPS)}",
@@ -75,16 +131,18 @@ def arm(f: Flow, c: Command) -> None:
     if demand is not None and step != st.REROLL:
         raise Malformed("order/invalid_body", "only an initiative.reroll standing order has a "
                         "demand", errors=[("/body/demand", "only for initiative.reroll")])
+    spending = _spending(s, c, str(step))
     stops = parse_stops(c.body.get("stops"), str(step), "/body/stops")
     current = s.standing.orders.get(side, {}).get(str(step))
     seq = seq_of(c)
     if not armed:
-        if stops or demand is not None:
+        if stops or demand is not None or spending is not None:
             raise Malformed("order/invalid_body", "an order disarming names only the step",
-                            errors=[("/body", "no stops or demand when disarming")])
+                            errors=[("/body", "no stops, demand, spend or plan when "
+                                              "disarming")])
         if current is None:
             raise Refused("standing/not_armed", f"{side} has no standing order for {step} "
-                          "to disarm", rule=RULE)
+                          "to disarm")
         f.emit("standing.disarmed", f"{side}'s standing order for {step} is disarmed by "
                f"{c.actor.id}.", {"side": side, "step": step, "kind": "standing",
                                   "player": current.player, "seq": current.seq,
@@ -102,6 +160,11 @@ def arm(f: Flow, c: Command) -> None:
         data["demand"] = bool(demand)
         data["first_window"] = _first_window(s, side)
         text = f"{side} arms a standing order for the initiative reroll (sealed)."
+    elif spending is not None:
+        data["spend"], data["plan"] = spending
+        text = (f"{side} arms a standing order: in each final reorganization step it spends "
+                f"RPs ({spend_words(*spending)}), then is done"
+                + (f", unless {', '.join(x.kind for x in stops)}" if stops else "") + ".")
     else:
         text = (f"{side} arms a standing order: done in each {step} step"
                 + (f", unless {', '.join(x.kind for x in stops)}" if stops else "") + ".")
@@ -151,7 +214,7 @@ def play_steps(f: Flow, c: Command, handlers: Mapping[str, Handler], check_keys:
         check_keys(str(kind), body)
     if side is None or _awaited(f.state, side) is None:
         raise Refused("order/not_your_turn", f"{side} is not awaited now: a steps order "
-                      "answers the side's own steps", rule=RULE,
+                      "answers the side's own steps", rule="RULES-NOTES 31",
                       extra={"current": position(f.state), "awaiting": awaiting(f.state)})
     acted = f.state.step
     start = (f.state.turn.number, f.state.turn.impulse)
@@ -173,11 +236,12 @@ def play_steps(f: Flow, c: Command, handlers: Mapping[str, Handler], check_keys:
     if after not in IMPULSE_STEPS or IMPULSE_STEPS.index(str(through)) < \
             IMPULSE_STEPS.index(after):
         raise Refused("steps/through_passed", f"through {through}: {side} is at the {after} "
-                      f"step, past it", rule=RULE, errors=[("/body/through", "already past")])
+                      f"step, past it", rule="RULES-NOTES 31",
+                      errors=[("/body/through", "already past")])
     if after == st.DECLARE:
         raise Refused("steps/declare_first", f"{side}'s declaration is not complete: a steps "
                       "order with through needs every power of the side declared first",
-                      rule=RULE, errors=[("/body/through", "declare first")])
+                      rule="seed 002", errors=[("/body/through", "declare first")])
     if IMPULSE_STEPS.index(str(through)) > IMPULSE_STEPS.index(after):
         f.emit("standing.armed", f"{side} holds done for its steps after {after} through "
                f"{through} this impulse" + (f", unless {', '.join(x.kind for x in stops)}"

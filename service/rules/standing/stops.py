@@ -13,14 +13,19 @@ from service.rules.board import grid_of, state_supply
 from service.rules.errors import Malformed
 from service.rules.standing.bodies import StopBody, StopKind
 from service.rules.state import State, Stop
+from service.rules.turn.orders import lapsing
 
 STOP_KINDS: Final = ("enemy_adjacent_reserve", "hq_out_of_supply", "unit_attacked",
-                     "initiative_close")
+                     "initiative_close", "rps_lapse")
+# The steps whose answer may let RPs lapse: a `final_reorganization` standing order, and
+# a `steps` order (its held `done` in the reorganization step), named "" here.
+_LAPSING_STEPS: Final = ("", st.FINAL_REORGANIZATION)
 
 
 def parse_stops(value: object, step: str, path: str) -> tuple[Stop, ...]:
     """A body's `stops`, each known and named once; `initiative_close` (with its
-    `within`) only for an `initiative.reroll` order."""
+    `within`) only for an `initiative.reroll` order, `rps_lapse` only for a
+    `final_reorganization` order or a `steps` order (`step` "")."""
     if value is None:
         return ()
     if not isinstance(value, list) or len(value) > 4:
@@ -38,13 +43,18 @@ def parse_stops(value: object, step: str, path: str) -> tuple[Stop, ...]:
         if kind == "initiative_close":
             if step != st.REROLL:
                 raise Malformed("standing/stop_step", f"{where}: initiative_close stops only an "
-                                "initiative.reroll order", rule="docs/api.md",
+                                "initiative.reroll order", rule="seed 002 Initiative Track",
                                 errors=[(f"{where}/kind", "only for initiative.reroll")])
             if not isinstance(within, int) or isinstance(within, bool) or not 0 <= within <= 20:
                 raise Malformed("order/invalid_body", f"{where}: initiative_close needs "
                                 "within, an integer 0-20", errors=[(f"{where}/within",
                                                                     "expected 0-20")])
-        elif within is not None:
+        elif kind == "rps_lapse" and step not in _LAPSING_STEPS:
+            raise Malformed("standing/stop_step", f"{where}: rps_lapse stops only a "
+                            "final_reorganization order or a steps order (no other answer "
+                            "lets RPs lapse)", rule="11.18",
+                            errors=[(f"{where}/kind", "only for final_reorganization or steps")])
+        if kind != "initiative_close" and within is not None:
             raise Malformed("order/invalid_body", f"{where}: only initiative_close has within",
                             errors=[(f"{where}/within", "not for this stop")])
         if any(s.kind == kind for s in out):
@@ -143,6 +153,17 @@ def _initiative_close(state: State, side: str, within: int) -> str | None:
     return None
 
 
+def _rps_lapse(state: State, side: str) -> str | None:
+    """The side's powers' RPs that its `done` would let lapse now (11.18)."""
+    left = lapsing(state, side)
+    if not left:
+        return None
+    shown = ", ".join(f"{p} {n}" for p, n in left.items())
+    total = sum(left.values())
+    return f"{total} RP{'s' if total != 1 else ''} would lapse ({shown}; 11.18: RPs may " \
+           "not be saved)"
+
+
 def stop_holding(state: State, side: str, stops: Sequence[Stop], seen: int,
                  adjacent: tuple[str, ...] = ()) -> tuple[str, str] | None:
     """The first of `stops` that holds for `side` now, and why; None if none does.
@@ -157,6 +178,8 @@ def stop_holding(state: State, side: str, stops: Sequence[Stop], seen: int,
             why = _hq_out_of_supply(state, side)
         elif stop.kind == "initiative_close":
             why = _initiative_close(state, side, int(stop.within or 0))
+        elif stop.kind == "rps_lapse":
+            why = _rps_lapse(state, side)
         if why is not None:
             return stop.kind, why
     return None

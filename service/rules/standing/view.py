@@ -4,18 +4,20 @@ answer is a sealed decision)."""
 
 from __future__ import annotations
 
-from typing import NotRequired
+from typing import NotRequired, cast
 
 from typing_extensions import TypedDict
 
-from service.rules.standing.bodies import StopBody
+from service.rules.reorg import ReorgBody
+from service.rules.standing.bodies import Spend, StopBody
 from service.rules.standing.stops import stops_data
 from service.rules.state import State
 
 
 class StandingShown(TypedDict):
     """An armed standing order: the side and step it answers, who armed it (player and
-    seq of its order), its stop conditions and, for the reroll, its answer."""
+    seq of its order), its stop conditions and, for the reroll, its answer; for the final
+    reorganization, how it spends (`spend`, `plan`)."""
 
     side: str
     step: str
@@ -23,6 +25,8 @@ class StandingShown(TypedDict):
     seq: int | None
     stops: list[StopBody]
     demand: NotRequired[bool]
+    spend: NotRequired[Spend]
+    plan: NotRequired[list[ReorgBody]]
 
 
 class HeldShown(TypedDict):
@@ -53,6 +57,9 @@ def standing_view(state: State, side: str | None, *, everyone: bool) -> Standing
                                     "seq": o.seq, "stops": stops_data(o.stops)}
             if step == "initiative.reroll":
                 shown["demand"] = o.demand
+            if step == "final_reorganization":
+                shown["spend"] = cast(Spend, o.spend)
+                shown["plan"] = [cast(ReorgBody, dict(b)) for b in o.plan]
             orders.append(shown)
     t = state.turn
     held: list[HeldShown] = [

@@ -169,7 +169,16 @@ def _lapsed(state: State, e: Event) -> State:
 
 
 def _turn_end(state: State, e: Event) -> State:
-    return _turn(state, turn_end_total=int(e.data["total"]))
+    """The total, and the passing bonus in it (seed 002 Effects of Passing): the bonus
+    of each die rolled, and of each die a certain threshold left unrolled (counted at
+    its least, 1 + the bonus, in `added`)."""
+    d = e.data
+    per, values = int(d["bonus_per_die"]), [int(v) for v in d["values"]]
+    dice = len(values)
+    if d.get("certain"):
+        dice += (int(d["added"]) - sum(values) - per * len(values)) // (1 + per)
+    return _turn(state, turn_end_total=int(d["total"]),
+                 turn_end_bonus=state.turn.turn_end_bonus + per * dice)
 
 
 def _impulse_ended(state: State, e: Event) -> State:

@@ -26,7 +26,7 @@ def _in_order(s: State, powers: Mapping[str, Any]) -> list[str]:
 
 def refuse_step(state: State, kind: str, why: str) -> Refused:
     return Refused("order/wrong_step", f"{kind} is not allowed now: {why}",
-                   rule="docs/api.md", extra={"current": position(state),
+                   rule=st.step_rule(state.step), extra={"current": position(state),
                                              "awaiting": awaiting(state)})
 
 
@@ -88,7 +88,7 @@ def declare(f: Flow, c: Command) -> None:
     side = s.turn.phasing_side
     if c.actor.side != side:
         raise Refused("order/not_your_turn", f"it is {side}'s impulse, not {c.actor.side}'s",
-                      rule="docs/api.md")
+                      rule="RULES-NOTES 31")
     actions, chits = _declaration(s, c.body)
     for power in _in_order(s, actions):
         if power not in c.actor.powers:
@@ -188,7 +188,7 @@ def done(f: Flow, c: Command) -> None:
     side = c.actor.side
     if side not in s.turn.step_sides:
         raise Refused("order/not_your_turn", f"{side} takes no part in the {s.step} step",
-                      rule="docs/api.md", extra={"awaiting": awaiting(s)})
+                      rule=st.step_rule(s.step), extra={"awaiting": awaiting(s)})
     if side in s.turn.sides_done:
         raise Refused("order/already_done", f"{side} is already done with {s.step}")
     short = movement_end_refusal(s, str(side)) if s.step == st.ACTION else None
@@ -321,7 +321,8 @@ def roll(f: Flow, c: Command) -> None:
                           f"for the {', '.join(ROLL_STEPS)} steps)")
     if c.actor.side not in s.turn.step_sides or c.actor.side in s.turn.sides_done:
         raise Refused("order/not_your_turn", f"{c.actor.side} does not act in this "
-                      f"{s.step} step", rule="docs/api.md", extra={"awaiting": awaiting(s)})
+                      f"{s.step} step", rule=st.step_rule(s.step),
+                      extra={"awaiting": awaiting(s)})
     spec = c.body.get("dice")
     purpose = c.body.get("purpose", "")
     match = _DICE.match(spec) if isinstance(spec, str) else None

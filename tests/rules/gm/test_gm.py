@@ -117,3 +117,15 @@ def test_a_pause_ends_on_the_clock_after_its_hours() -> None:
         t.act("clock.expire", {}, role="clock", at="2026-01-01T01:59:00+00:00")
     t.act("clock.expire", {}, role="clock", at="2026-01-01T02:00:00+00:00")
     assert t.state.status == "active" and t.events[-1].actor == "clock"
+
+
+def test_deadlines_are_logged_in_words_in_step_order() -> None:
+    """Issue 30: the log says "declare 1 day; action 2 h 30 min", not a mapping of
+    seconds."""
+    t = table()
+    t.act("admin.deadlines", {"deadlines": {"action": 9000, "declare": 86400},
+                              "reason": "a day to declare"}, role="gm")
+    [event] = [e for e in t.events if e.kind == "deadlines.set"]
+    assert event.text == ("The GM sets step deadlines: declare 1 day; action 2 h 30 min. "
+                          "a day to declare")
+    assert event.data["deadlines"] == {"action": 9000, "declare": 86400}

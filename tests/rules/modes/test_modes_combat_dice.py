@@ -37,11 +37,11 @@ def test_a_rolled_combat_waits_for_its_results_which_close_it() -> None:
     until(t, "combat")
     t.dice.script["combat"] = [2, 2]
     _rolled(t)
-    error = refused(lambda: done(t, "axis"), "docs/api.md")
+    error = refused(lambda: done(t, "axis"), "RULES-NOTES 31")
     assert error.code == "report/combat_waiting" and "2, 2" in error.message
     refused(lambda: report(t, combats=[{"by": "combat", "hex": "h21",
                                         "attackers": ["ger-inf-1"], "results": []}]),
-            "docs/api.md", path="/body/combats/0")
+            "RULES-NOTES 31", path="/body/combats/0")
     report(t, combats=[{"by": "combat", "hex": "h21",
                         "results": [{"kind": "retreat", "units": ["cw-inf-1"],
                                      "path": ["h11", "h01"]}]}])
@@ -56,7 +56,7 @@ def test_results_name_units_of_the_rolled_combat_only() -> None:
     _rolled(t)
     refused(lambda: report(t, combats=[{"by": "combat", "hex": "h21",
                                         "results": [{"kind": "loss", "unit": "cw-inf-2"}]}]),
-            "docs/api.md", "cw-inf-2", "/body/combats/0/results/0/unit")
+            "RULES-NOTES 31", "cw-inf-2", "/body/combats/0/results/0/unit")
 
 
 @pytest.mark.parametrize(("dice", "results", "where"), [
@@ -88,4 +88,4 @@ def test_a_retreat_never_enters_a_hex_twice() -> None:
                                         "attackers": ["ger-inf-1"],
                                         "results": [{"kind": "retreat", "units": ["cw-inf-1"],
                                                      "path": ["h11", "h21"]}]}]),
-            "docs/api.md", path="/body/combats/0/results/0/path/1")
+            "RULES-NOTES 31", path="/body/combats/0/results/0/path/1")

@@ -191,7 +191,7 @@ def test_the_referee_fills_in_the_one_cheapest_path_and_says_so() -> None:
 
 def test_several_cheapest_paths_need_the_path_played() -> None:
     t = drawn_game(OPEN, land("ger-inf-1", "0101", combat=3))
-    error = refused(lambda: moves(t, go("ger-inf-1", "0202")), "docs/api.md", "ger-inf-1",
+    error = refused(lambda: moves(t, go("ger-inf-1", "0202")), "RULES-NOTES 31", "ger-inf-1",
                     "/body/moves/0/path")
     assert error.code == "report/path_needed"
     moves(t, go("ger-inf-1", "0202", "0102"))

@@ -76,10 +76,10 @@ def test_moves_add_up_within_a_step_and_cannot_enter_enemy_hexes() -> None:
     assert effective(t, "ger-arm-1").mp_left == 1
     refused(lambda: report(t, moves=[move("ger-arm-1", "h42", path=["h43", "h42"])]),
             "OCS 5.5", "ger-arm-1", "/body/moves/0/path/1")
-    refused(lambda: report(t, moves=[move("ger-inf-2", "h21")]), "docs/api.md",
+    refused(lambda: report(t, moves=[move("ger-inf-2", "h21")]), "RULES-NOTES 31",
             "ger-inf-2", "/body/moves/0/to")
     refused(lambda: report(t, moves=[move("ger-inf-2", "h42", path=["h42"])]),
-            "docs/api.md", "ger-inf-2", "/body/moves/0/path/0")
+            "RULES-NOTES 31", "ger-inf-2", "/body/moves/0/path/0")
 
 
 def test_an_overrun_in_the_movement_step_then_moving_on() -> None:
@@ -98,10 +98,10 @@ def test_combat_reports_must_agree_with_the_board() -> None:
     t = game()
     until(t, "combat")
     refused(lambda: report(t, combats=[{"by": "combat", "hex": "h42",
-                                        "attackers": ["ger-inf-1"]}]), "docs/api.md",
+                                        "attackers": ["ger-inf-1"]}]), "RULES-NOTES 31",
             path="/body/combats/0/hex")
     refused(lambda: report(t, combats=[{"by": "combat", "hex": "h21",
-                                        "attackers": ["ger-inf-2"]}]), "docs/api.md",
+                                        "attackers": ["ger-inf-2"]}]), "RULES-NOTES 31",
             "ger-inf-2", "/body/combats/0/attackers/0")
     refused(lambda: report(t, combats=[{"by": "overrun", "hex": "h21",
                                         "attackers": ["ger-inf-1"]}]), "RULES-NOTES 31",
@@ -115,7 +115,7 @@ def test_combat_reports_must_agree_with_the_board() -> None:
 
 def test_only_units_that_moved_or_attacked_turn_face_down() -> None:
     t = game()
-    refused(lambda: report(t, face_down=["ger-inf-2"]), "docs/api.md", "ger-inf-2",
+    refused(lambda: report(t, face_down=["ger-inf-2"]), "RULES-NOTES 31", "ger-inf-2",
             "/body/face_down/0")
     with pytest.raises(Malformed):
         report(t)
@@ -196,8 +196,14 @@ def test_a_mode_impulse_replays_to_the_same_state() -> None:
     {"face_down": ["ger-arm-1", "ger-arm-1"]},
 ])
 def test_no_refusal_of_a_report_without_a_rule(body: dict[str, object]) -> None:
-    """Every refusal names the rule it enforces, a shape problem included (docs/api.md)."""
+    """Every refusal of the state names the rule it enforces; a body that could never be
+    valid (422), or acts for a power the player does not hold (403), names the item at
+    fault by its path (issue 30: never docs/api.md)."""
     t = game()
     with pytest.raises(RulesError) as caught:
         t.act("report", body, side="axis")
-    assert caught.value.rule, (caught.value.code, caught.value.message)
+    error = caught.value
+    if isinstance(error, Malformed | Forbidden) and error.rule is None:
+        assert error.errors and error.errors[0][0].startswith("/body"), error.message
+    else:
+        assert error.rule and error.rule != "docs/api.md", (error.code, error.message)

@@ -87,7 +87,7 @@ def test_5_5d_amphibious_landings_reach_any_coast_free_of_enemy_units() -> None:
     refused(lambda: moves(t, go("ger-inf-1", "0403", transport="amphibious")), TRANSPORT_RULE,
             "ger-inf-1", "/body/moves/0/carrier")  # two TRSs: name one
     refused(lambda: moves(t, go("ger-inf-1", "0503", transport="amphibious",
-                                carrier="ger-trs-1")), "docs/api.md", "ger-inf-1")
+                                carrier="ger-trs-1")), "RULES-NOTES 31", "ger-inf-1")
     moves(t, go("ger-inf-1", "0403", transport="amphibious", carrier="ger-trs-2"))
     data = moved(t, "ger-inf-1")
     assert (data["carrier"], data["seas"]) == ("ger-trs-2", ["north", "south"])

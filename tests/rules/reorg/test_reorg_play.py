@@ -156,4 +156,4 @@ def test_naval_combat_and_air_mission_results_shatter_units_11_18() -> None:
             "RULES-NOTES 27", "ger-dd-2", "/body/combats/0/attackers/0")
     refused(lambda: report(t, combats=[{"by": "naval", "hex": "east-sea",
                                         "attackers": ["ger-dd-1"]}]),
-            "docs/api.md", "ger-dd-1", "/body/combats/0/attackers/0")  # in port, not at sea
+            "RULES-NOTES 31", "ger-dd-1", "/body/combats/0/attackers/0")  # in port, not at sea

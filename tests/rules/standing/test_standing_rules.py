@@ -14,6 +14,7 @@ from modes_kit import SCRIPT, game, move, report, until
 
 from service.rules.errors import Malformed, Refused, RulesError
 from service.rules.events import Event
+from service.rules.reorg import Planner
 from service.rules.view import Viewer, is_sealed, view
 
 
@@ -46,19 +47,34 @@ def test_a_standing_reaction_order_answers_done_naming_its_order_rn31() -> None:
 
 
 def test_a_standing_order_never_acts_on_a_step_it_was_not_armed_for() -> None:
-    """The Axis armed exploitation only: its combat step still waits for it; and the
-    Allies' exploitation order has nothing to do with the Axis's steps."""
-    t = game({"ger-inf-2": {"ocs": {"mode": "reserve"}}})
-    arm(t, "axis", "exploitation", 1)
-    arm(t, "allies", "exploitation", 2)
-    until(t, "combat")
-    assert t.state.step == "combat" and t.awaiting()[0]["side"] == "axis"
-    assert not [e for e in named(t, "standing.answered") if e.data["side"] == "axis"]
+    """The Allies armed exploitation only: their reaction step still waits for them, and
+    the Communists' reaction order answers theirs alone."""
+    t = game()
+    arm(t, "allies", "exploitation", 1)
+    arm(t, "communists", "reaction", 2)
     t.act("done", side="axis")
-    answered = [e.data for e in named(t, "standing.answered") if e.data["side"] == "axis"]
-    assert answered == [{"side": "axis", "step": "exploitation", "kind": "standing",
-                         "player": "p-axis", "seq": 1}]
+    assert t.state.step == "reaction" and t.awaiting()[0]["side"] == "allies"
     assert not [e for e in named(t, "standing.answered") if e.data["side"] == "allies"]
+    t.act("done", side="allies")
+    answered = [e.data for e in named(t, "standing.answered")]
+    assert answered == [{"side": "communists", "step": "reaction", "kind": "standing",
+                         "player": "p-communists", "seq": 2}]
+
+
+def test_combat_and_exploitation_orders_never_end_the_phasing_sides_own_steps() -> None:
+    """Issue 30: the Axis armed the combat and exploitation defaults; in its own impulse
+    it is still asked in its combat and exploitation steps (its attacks are its own), and
+    the orders stay armed for the steps where it is not phasing (RULES-NOTES 31)."""
+    t = game({"ger-inf-2": {"ocs": {"mode": "reserve"}}})
+    arm(t, "axis", "combat", 6, stops=[{"kind": "unit_attacked"}])
+    arm(t, "axis", "exploitation", 7, stops=[{"kind": "unit_attacked"}])
+    until(t, "combat")
+    assert t.awaiting()[0]["side"] == "axis" and t.awaiting()[0]["step"] == "combat"
+    t.act("done", side="axis")
+    assert t.state.step == "exploitation" and t.awaiting()[0]["side"] == "axis"
+    t.act("done", side="axis")
+    assert not named(t, "standing.answered") and not named(t, "standing.disarmed")
+    assert set(t.state.standing.orders["axis"]) == {"combat", "exploitation"}
 
 
 def test_a_disarmed_standing_order_answers_no_more() -> None:
@@ -270,30 +286,8 @@ def test_the_game_may_forbid_standing_orders_for_a_step() -> None:
     assert caught.value.code == "standing/not_allowed"
 
 
-def test_a_standing_combat_order_answers_done_at_the_sides_combat_step() -> None:
-    """The combat step asks the phasing side only (RULES-NOTES 31): armed for combat,
-    its answer is `done` there, named by the order; the game goes on to exploitation."""
-    t = game({"ger-inf-2": {"ocs": {"mode": "reserve"}}})
-    arm(t, "axis", "combat", 6)
-    arm(t, "communists", "combat", 2)  # no combat step of theirs in this impulse
-    t.act("done", side="axis")
-    until(t, "exploitation")
-    answered = [e.data for e in named(t, "standing.answered")]
-    assert answered == [{"side": "axis", "step": "combat", "kind": "standing",
-                         "player": "p-axis", "seq": 6}]
-    kinds = t.kinds()
-    at = kinds.index("standing.answered")
-    assert kinds[at + 1] == "side.done" and t.events[at + 1].data["side"] == "axis"
-
-
-# long: a whole turn answered to its final reorganization, with declarations and done.
-def test_a_standing_final_reorganization_order_answers_done_for_each_side() -> None:
-    """seed 002 Turn End: at the final reorganization every side armed for it answers
-    `done` by its order; the side that did not arm one is asked (each side has a unit
-    face down, so each is in the step)."""
-    t = game({u: {"face_up": False} for u in ("ger-inf-1", "cw-inf-1", "sov-inf-1")})
-    arm(t, "axis", "final_reorganization", 3)
-    arm(t, "allies", "final_reorganization", 4)
+def to_final_reorganization(t: Table) -> None:
+    """Every side passes (or is done) until the turn's final reorganization step."""
     for _ in range(200):
         if t.state.step == "final_reorganization" or t.state.turn.number > 1:
             break
@@ -302,9 +296,144 @@ def test_a_standing_final_reorganization_order_answers_done_for_each_side() -> N
             t.act("declare", {"actions": {p: "pass" for p in entry["powers"]}},
                   side=entry["side"])
         else:
-            t.act("done", side=entry["side"])
+            t.act("done", side=entry["side"], body={"confirm_lapse": True}
+                  if entry["step"] == "reorganization" else None)
     assert t.state.step == "final_reorganization"
+
+
+DOWN = ("ger-inf-1", "ger-inf-3", "cw-inf-1", "sov-inf-1")
+
+
+def final_game() -> Table:
+    """A game whose final reorganization step has a face-down unit of every side."""
+    return game({u: {"face_up": False} for u in DOWN})
+
+
+def test_a_final_reorganization_order_spends_the_cheapest_way_then_is_done_11_18() -> None:
+    """11.18, issue 30: the Axis's and the Allies' orders each spend their RPs on every
+    face-down unit, the cheapest legal way the planner lists, in `reorg` orders named by
+    their signer, and only then are done; the side that armed none is asked."""
+    t = final_game()
+    arm(t, "axis", "final_reorganization", 3)
+    arm(t, "allies", "final_reorganization", 4)
+    to_final_reorganization(t)
     answered = {e.data["side"]: e.data["seq"] for e in named(t, "standing.answered")
                 if e.data["step"] == "final_reorganization"}
     assert answered == {"axis": 3, "allies": 4}
+    spent = [e for e in named(t, "unit.reorganized") if e.step == "final_reorganization"]
+    assert sorted(e.data["unit"] for e in spent) == ["cw-inf-1", "ger-inf-1", "ger-inf-3"]
+    assert {e.data["unit"]: e.actor for e in spent} == {
+        "ger-inf-1": "p-axis", "ger-inf-3": "p-axis", "cw-inf-1": "p-allies"}
+    for uid in ("ger-inf-1", "ger-inf-3", "cw-inf-1"):
+        assert t.state.units[uid].face_up
+    kinds = [(e.kind, e.data.get("side")) for e in t.events if e.step == "final_reorganization"]
+    axis_done = kinds.index(("side.done", "axis"))
+    assert kinds.index(("standing.answered", "axis")) < axis_done
     assert [a["side"] for a in t.awaiting()] == ["communists"]
+    assert not t.state.units["sov-inf-1"].face_up
+
+
+def test_the_cheapest_way_is_what_the_planner_lists_cheapest() -> None:
+    """Each unit is reorganized at the least cost the planner (`GET .../reorg/options`)
+    lists for it at the start of the step, as the page's "Add the cheapest way" picks."""
+    asked = final_game()
+    to_final_reorganization(asked)
+    planner = Planner(asked.state)
+    least = {uid: min(o.cost or 0 for o in planner.plan(uid).options if o.power == "germany")
+             for uid in ("ger-inf-1", "ger-inf-3")}
+    t = final_game()
+    arm(t, "axis", "final_reorganization", 3)
+    to_final_reorganization(t)
+    costs = {e.data["unit"]: e.data["cost"] for e in named(t, "unit.reorganized")
+             if e.step == "final_reorganization"}
+    assert {uid: costs[uid] for uid in least} == least
+
+
+def test_the_rps_lapse_stop_asks_the_side_after_spending_with_the_figure() -> None:
+    """11.18 (RPs may not be saved): with `rps_lapse` the order spends, then, RPs still
+    left, is disarmed with the figure and the side asked; what it spent stays, and no RP
+    lapsed until a player of the side says done."""
+    t = final_game()
+    arm(t, "axis", "final_reorganization", 3, stops=[{"kind": "rps_lapse"}])
+    to_final_reorganization(t)
+    [gone] = named(t, "standing.disarmed")
+    left = t.state.powers["germany"].rps
+    assert left > 0 and gone.data["stop"] == "rps_lapse"
+    assert gone.data["reason"] == (f"{left} RPs would lapse (germany {left}; 11.18: RPs may "
+                                   "not be saved)")
+    assert t.state.units["ger-inf-1"].face_up and "axis" not in t.state.turn.sides_done
+    assert not [e for e in named(t, "rps.lapsed") if e.data["side"] == "axis"
+                and e.data["step"] == "final_reorganization"]
+    assert "axis" in [a["side"] for a in t.awaiting()]
+
+
+def test_a_saved_plan_is_played_first() -> None:
+    """The side's own plan (a `reorg` body) goes before the cheapest way: ger-inf-1 is
+    reorganized from the HQ as planned; a planned item the step refuses (a unit face
+    up) is left out, and the cheapest way takes the rest."""
+    t = final_game()
+    plan = [{"power": "germany", "items": [
+        {"unit": "ger-arm-1", "method": "primary", "source": "h41"},
+        {"unit": "ger-inf-1", "method": "hq", "hq": "ger-hq-1"}]}]
+    arm(t, "axis", "final_reorganization", 3, plan=plan)
+    to_final_reorganization(t)
+    spent = [e.data for e in named(t, "unit.reorganized") if e.step == "final_reorganization"
+             and e.data["power"] == "germany"]
+    assert spent[0]["unit"] == "ger-inf-1" and spent[0]["method"] == "hq"
+    assert {d["unit"] for d in spent} == {"ger-inf-1", "ger-inf-3"}
+
+
+def test_spend_none_is_only_done_and_says_what_lapses() -> None:
+    """`spend: none` spends nothing; its `done` says in the answer what lapses, and the
+    lapse is logged (never silently)."""
+    t = final_game()
+    arm(t, "axis", "final_reorganization", 3, spend="none")
+    to_final_reorganization(t)
+    final = [e for e in t.events if e.step == "final_reorganization"]
+    assert not [e for e in final if e.kind == "unit.reorganized"
+                and e.data["power"] == "germany"]
+    [lapsed] = [e for e in final if e.kind == "rps.lapsed" and e.data["side"] == "axis"]
+    assert lapsed.data["amount"] == 35
+    [answer] = [e for e in final if e.kind == "standing.answered"]
+    assert answer.text.startswith("axis: the final reorganization step answered by order 3 "
+                                  "of p-axis: it spends RPs (nothing), then is done")
+
+
+def test_rps_lapse_is_a_stop_of_final_reorganization_and_steps_orders_only() -> None:
+    t = game()
+    with pytest.raises(Malformed) as caught:
+        arm(t, "allies", "reaction", 1, stops=[{"kind": "rps_lapse"}])
+    assert caught.value.code == "standing/stop_step" and caught.value.rule == "11.18"
+    with pytest.raises(Malformed) as caught:
+        arm(t, "allies", "reaction", 1, spend="cheapest")
+    assert caught.value.errors[0][0] == "/body/spend"
+    with pytest.raises(Malformed) as caught:
+        arm(t, "allies", "final_reorganization", 1, plan=[{"power": "cw", "items": [
+            {"unit": "nobody", "method": "chit"}]}])
+    assert caught.value.errors[0][0] == "/body/plan/0/items/0/unit"
+
+
+def test_done_through_reorganization_stops_before_rps_lapse() -> None:
+    """Issue 30: the Axis is done through its reorganization step with `rps_lapse`; a unit
+    of it is face down, so the step has RPs to spend: the held done is disarmed with the
+    figure and the Axis is asked there, its RPs whole."""
+    t = game({"ger-inf-3": {"face_up": False}})
+    t.act("steps", {"orders": [], "through": "reorganization",
+                    "stops": [{"kind": "rps_lapse"}]}, side="axis", extra={"seq": 9})
+    until(t, "reorganization")
+    [gone] = named(t, "standing.disarmed")
+    assert (gone.data["kind"], gone.data["stop"]) == ("steps", "rps_lapse")
+    assert gone.data["reason"].startswith("35 RPs would lapse (germany 35")
+    assert t.awaiting()[0]["side"] == "axis" and t.state.powers["germany"].rps == 35
+    assert not named(t, "rps.lapsed")
+
+
+def test_a_held_done_that_lets_rps_lapse_says_how_many() -> None:
+    """Without the stop the held done answers, and its answer says what lapses."""
+    t = game({"ger-inf-3": {"face_up": False}})
+    t.act("steps", {"orders": [], "through": "reorganization"}, side="axis",
+          extra={"seq": 9})
+    until(t, "declare")
+    [answer] = [e for e in named(t, "standing.answered") if e.data["step"] == "reorganization"]
+    assert answer.text.endswith("; 35 unspent RPs lapse (germany 35).")
+    assert [e.data["amount"] for e in named(t, "rps.lapsed")] == [35]

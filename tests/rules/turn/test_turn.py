@@ -8,6 +8,7 @@ from support import SIDES
 
 from service.rules.errors import Forbidden, Malformed, Refused
 from service.rules.state import ACTIONS
+from service.rules.view import Viewer, view
 
 ALL_LAND = {"axis": {"germany": "land", "italy": "land"},
             "allies": {"cw": "land", "usa": "land", "france": "land"},
@@ -354,6 +355,23 @@ def test_certain_threshold_with_passing_powers_still_reaches_it() -> None:
     assert roll.data["certain"] is True and roll.data["values"] == [4]
     assert roll.data["total"] == (4 + 3) + 2 * (1 + 3) >= 12
     assert roll.data["ends"] is True
+
+
+def test_the_turn_end_total_shows_the_pass_bonuses_in_it() -> None:
+    """Seed 002 Effects of Passing (issue 30): the state says how much of the turn-end
+    total the passing powers added: +3 a die (Germany +2, Italy +1), for each die rolled
+    and each die a certain threshold left unrolled."""
+    t = table({"initiative": [9, 5, 1], "weather": [2], "turn_end": [4]},
+              options={"turn_end": {"threshold": 15}})
+    skip_initiative(t)
+    _impulse(t, {"germany": "pass", "italy": "pass"})
+    assert t.state.turn.turn_end_bonus == 3 * 3
+    assert view(t.state, Viewer(role="gm"))["turn"]["turn_end_bonus"] == 9
+    t2 = table({"initiative": [9, 5, 1], "weather": [2], "turn_end": [4]},
+               options={"turn_end": {"threshold": 12}})
+    skip_initiative(t2)
+    _impulse(t2, {"germany": "pass", "italy": "pass"})
+    assert t2.state.turn.turn_end_bonus == 3 * 3  # one die rolled, two counted unrolled
 
 
 def test_reorganize_units_chit_only_when_its_option_is_on() -> None:
