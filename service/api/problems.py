@@ -105,11 +105,8 @@ def from_rules(error: RulesError) -> Problem:
                **({"unit": error.unit_labels[path]} if path in error.unit_labels else {})}
               for path, message in error.errors]
     extra: dict[str, Any] = dict(error.extra)
-    # A value no rule of the game covers breaks the API's own contract (docs/api.md,
-    # "Status codes and problems"): every 422 names a rule.
-    rule = error.rule or ("docs/api.md" if status == 422 else None)
-    if rule:
-        extra["rule"] = rule
+    if error.rule:
+        extra["rule"] = error.rule
     return Problem(status, error.code, error.message, errors=errors or None, **extra)
 
 

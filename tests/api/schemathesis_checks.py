@@ -4,10 +4,10 @@
 - `documented_422`: a request the schema allows may still be a 422 when it names what only
   the game can judge (an unknown unit, hex or player; a scenario that does not validate;
   an export that does not verify; a host that is not public; docs/api.md, "Status codes
-  and problems"), or passes a limit (nesting, size). Such a 422 names its rule. But a 422
-  of the schema's own kinds (a malformed body, an unknown key, a bad parameter, an unknown
-  order kind) for a request the schema allows is the document and the validator
-  disagreeing: a failure.
+  and problems"), or passes a limit (nesting, size). Such a 422 names the offending item
+  (`errors[].path`). But a 422 of the schema's own kinds (a malformed body, an unknown
+  key, a bad parameter, an unknown order kind) for a request the schema allows is the
+  document and the validator disagreeing: a failure.
 - `problem_document`: every error is an RFC 9457 problem whose `type` is
   `/problems/<code>`, whose `status` is the answer's, and which carries no member the
   `Problem` schema does not declare.
@@ -42,7 +42,8 @@ def _problem(response: Any) -> dict[str, Any] | None:
 
 @schemathesis.check
 def documented_422(ctx: Any, response: Any, case: Any) -> bool | None:
-    """A schema-valid request's 422 names a rule, and is not one of the schema's own."""
+    """A schema-valid request's 422 names the item at fault, and is not one of the
+    schema's own."""
     meta = case.meta
     if response.status_code != 422 or meta is None or not meta.generation.mode.is_positive:
         return None
@@ -53,8 +54,8 @@ def documented_422(ctx: Any, response: Any, case: Any) -> bool | None:
     if code in SCHEMA_CODES:
         raise AssertionError(f"the schema allows this request, the server refuses its shape: "
                              f"{code}: {problem.get('detail')}")
-    if code not in LIMIT_CODES and not problem.get("rule"):
-        raise AssertionError(f"a 422 ({code}) that names no rule: {problem.get('detail')}")
+    if code not in LIMIT_CODES and not any(e.get("path") for e in problem.get("errors") or []):
+        raise AssertionError(f"a 422 ({code}) that names no item: {problem.get('detail')}")
     return True
 
 
