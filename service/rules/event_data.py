@@ -109,11 +109,15 @@ class StateEditedData(Reasoned):
 
 
 class KeyReplacedData(Reasoned):
+    """A player's new signing key: by the GM, or (`by` "player") by the player itself
+    with its current key's consent."""
+
     player_id: str
     side: str
     public_key: str
     consented: bool
     effective_at: str | None
+    by: NotRequired[Literal["player"]]
 
 
 class SeatReopenedData(Reasoned):

@@ -6679,7 +6679,11 @@ export interface components {
             kind: "initiative.shifted";
             data: components["schemas"]["InitiativeShiftedData"];
         };
-        /** KeyReplacedData */
+        /**
+         * KeyReplacedData
+         * @description A player's new signing key: by the GM, or (`by` "player") by the player itself
+         *     with its current key's consent.
+         */
         KeyReplacedData: {
             /** Reason */
             reason: string;
@@ -6693,6 +6697,11 @@ export interface components {
             consented: boolean;
             /** Effective At */
             effective_at: string | null;
+            /**
+             * By
+             * @constant
+             */
+            by?: "player";
         };
         /** ModeChangedData */
         ModeChangedData: {
