@@ -6,13 +6,14 @@ import asyncio
 import contextlib
 import gc
 import logging
+import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from service import __version__
+from service import __version__, clock
 from service.api import (
     channels as channel_routes,
 )
@@ -33,7 +34,7 @@ from service.api.limits import BodyLimit, RateLimit
 from service.referee import channels, egress, one_call, receipts
 from service.referee.notifications import Courier
 from service.referee.rates import SharedBudget
-from service.referee.work import Reads
+from service.referee.work import Reads, read_clock
 from service.settings import Settings, get_settings
 from service.store.database import make_engine, make_sessionmaker, resolve_database_url
 from service.store.notify import Hub
@@ -48,13 +49,16 @@ log = logging.getLogger("service")
 async def deadline_sweeper(transactions: Transactions, interval: float) -> None:
     """The game clock: default actions where a step's deadline has passed, every
     `interval` seconds. A task of its own, so no notification (however slow its
-    receiver) delays it. Safe with several processes: games are claimed with SKIP LOCKED."""
+    receiver) delays it. Safe with several processes: games are claimed with SKIP LOCKED.
+    Once a minute it reads the database's clock again (`service.clock`)."""
     from service.referee.games import sweep_deadlines
 
     while True:
         await asyncio.sleep(interval)
         try:
             async with transactions() as uow:
+                if clock.stale():
+                    await read_clock(uow)
                 await sweep_deadlines(uow)
         except Exception:  # noqa: BLE001 - a failed sweep is retried next interval
             log.exception("deadline sweep failed")
@@ -128,6 +132,10 @@ def lifespan_of(settings: Settings, database_url: str | None
             await order_call.start()
         async with app.state.transactions() as uow:
             await receipts.ensure_key(uow)
+            found = await read_clock(uow)
+        if abs(found.skew) > settings.clock_tolerance:
+            log.warning(clock.skew_words(found.skew))
+            print(f"warning: {clock.skew_words(found.skew)}", file=sys.stderr, flush=True)
         collect_less(settings.gc_threshold)
         tasks = background(app.state.transactions, app.state.egress, settings)
         try:

@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
 
         report = verify_file(args.export, args.receipts)
         print(report.text())
-        return 0 if report.ok else 1
+        return report.status  # 0 verified, 1 failed, 3 partially verified
     elif args.command == "replay-check":
         return replay_check(args.games)
     elif args.command == "rotate-server-key":

@@ -55,6 +55,10 @@ class Settings(BaseSettings):
         "PostgreSQL (leased a few tokens at a time); false: each process keeps its own")
     notify: bool = Field(default=True, description="LISTEN/NOTIFY fan-out of new events "
                          "(off: streams catch up by their periodic re-read; for measuring)")
+    clock_tolerance: float = Field(
+        default=2.0, gt=0, description="seconds this process's own clock may be off the "
+        "database's before it says so at start and in /readyz (game times, deadlines and "
+        "key waits come from the database's clock either way)")
     sweep_interval: float = Field(
         default=1.0, description="seconds between deadline sweeps and between looks for "
         "due notifications (0: neither runs)"

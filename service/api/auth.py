@@ -44,11 +44,17 @@ def _digest(text: str) -> bytes:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
 
-def require_operator(request: Request, what: str) -> None:
-    """When OPERATOR_KEY is set, creating and importing games needs it. Compared in
+def require_operator(request: Request, what: str, *, always: bool = False) -> None:
+    """When OPERATOR_KEY is set, creating and importing games needs it; an act that is
+    `always` the operator's (an import) is refused by a server without one. Compared in
     constant time, on digests so that the guess's length does not show either."""
     key = request.app.state.settings.operator_key
     if not key:
+        if always:
+            raise Problem(403, "auth/no_operator_key", f"{what} is the operator's act, and "
+                          "this server has no OPERATOR_KEY: set OPERATOR_KEY and send it as "
+                          "the bearer token (docs/operating.md, Configuration)",
+                          rule="docs/operating.md")
         return
     header = request.headers.get("authorization", "")
     scheme, _, given = header.partition(" ")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any
@@ -40,7 +41,7 @@ from service.api.contract import (
 )
 from service.api.numbers import JsonRoute
 from service.api.schemas import ORDER_EXAMPLES, CreateGame, ImportGame, JoinSeat, SignedOrder
-from service.referee import envelopes, orders, reads, receipts
+from service.referee import envelopes, imports, orders, reads, receipts
 from service.referee import games as referee
 from service.referee import gm as gm_cases
 from service.rules import (
@@ -357,10 +358,11 @@ async def admin_act(game_id: GameId, request: Request,
 
 
 @router.post("/games/import", status_code=201,
-             summary="Import an export from another server (verified first); play goes on",
+             summary="Operator: import an export that verifies in full; play goes on",
              response_model=None, openapi_extra=OPTIONAL_BEARER,
-             responses=answers(201, Imported, 401, *BODY, *LIMITS))
+             responses=answers(201, Imported, 401, 403, *BODY, *LIMITS))
 async def import_game(body: ImportGame, request: Request) -> Imported:
-    require_operator(request, "importing games")
+    require_operator(request, "importing a game", always=True)
+    verified = await asyncio.to_thread(imports.verify, body.model_dump())  # off the loop
     async with work(request) as uow:
-        return await gm_cases.import_game(uow, body.model_dump())
+        return await imports.import_game(uow, verified)

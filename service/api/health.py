@@ -2,21 +2,30 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, NotRequired
 
 from fastapi import APIRouter, Request
 from typing_extensions import TypedDict
 
+from service import clock
 from service.api.auth import work
 from service.api.contract import answers
 from service.api.numbers import JsonRoute
 from service.api.problems import Problem
+from service.referee.work import read_clock
 
 router = APIRouter(route_class=JsonRoute)
 
 
+class ClockCheck(TypedDict):
+    skew_seconds: float
+    ok: bool
+    detail: str
+
+
 class Health(TypedDict):
     status: Literal["ok", "ready"]
+    clock: NotRequired[ClockCheck]
 
 
 class ProblemType(TypedDict):
@@ -31,16 +40,20 @@ async def healthz() -> Health:
     return {"status": "ok"}
 
 
-@router.get("/readyz", summary="The database answers", response_model=None,
-            responses=answers(200, Health, 503))
+@router.get("/readyz", summary="The database answers; how far this process's clock is "
+            "from the database's", response_model=None, responses=answers(200, Health, 503))
 async def readyz(request: Request) -> Health:
     try:
         async with work(request) as uow:
-            await uow.ping()
+            sample = await read_clock(uow)
     except Exception as error:  # noqa: BLE001 - any failure means not ready
         raise Problem(503, "service/database_unavailable", f"database not reachable: "
                       f"{type(error).__name__}", headers={"Retry-After": "2"}) from None
-    return {"status": "ready"}
+    ok = abs(sample.skew) <= request.app.state.settings.clock_tolerance
+    return {"status": "ready", "clock": {
+        "skew_seconds": round(sample.skew, 3), "ok": ok,
+        "detail": "within CLOCK_TOLERANCE of the database's" if ok
+        else clock.skew_words(sample.skew)}}
 
 
 @router.get("/problems/{code:path}", summary="What a problem type means", response_model=None,

@@ -37,12 +37,15 @@ from service.referee import reads, tickets
 from service.referee.errors import RefereeError
 
 router = APIRouter(prefix="/v1", route_class=JsonRoute)
-STREAM = {"type": "object", "required": ["event", "id", "data"], "description": (
+STREAM = {"type": "object", "required": ["event", "data"], "description": (
     "Server-Sent Events: each `event:` is an event's kind (never the default `message`), "
-    "`id:` its seq, `data:` the EventRecord as JSON; `: ping` comments every 15 s"),
+    "`id:` its seq, `data:` the EventRecord as JSON; `: ping` comments every 15 s; after "
+    "an `initiative.reroll_closed`, each answer this stream sent sealed comes again as "
+    "`sealed.opened` (no `id:`, the record with its own seq, now whole)"),
     "properties": {
         "event": {"type": "string", "description": "the event's kind"},
-        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "the event's seq"},
+        "id": {"type": "string", "pattern": "^[0-9]+$",
+               "description": "the event's seq (none on `sealed.opened`)"},
         "data": {"type": "string", "contentMediaType": "application/json",
                  "contentSchema": {"$ref": "#/components/schemas/EventRecord"}}}}
 STREAM_WORDS = ("the caller's view of each event as it is committed (docs/api.md, "
@@ -96,6 +99,7 @@ async def stream(
     async def events() -> AsyncIterator[dict[str, Any]]:
         wake = hub.subscribe(game_id)
         last = start
+        sealed: set[int] = set()  # seqs this stream sent sealed, to send again opened
         try:
             while True:
                 wake.clear()
@@ -107,10 +111,18 @@ async def stream(
                                            min_seq=max(last, hub.newest(game_id)))
                     except RefereeError:  # the seat was revoked: the stream ends
                         return
-                    for event in batch:
+                    for streamed in batch:
+                        event = streamed.record
                         last = event["seq"]
+                        if event.get("sealed"):
+                            sealed.add(event["seq"])
                         yield {"id": str(event["seq"]), "event": event["kind"],
                                "data": json.dumps(event, separators=(",", ":"))}
+                        for opened in streamed.opens:  # no id: Last-Event-ID stays
+                            if opened["seq"] in sealed:
+                                sealed.discard(opened["seq"])
+                                yield {"event": "sealed.opened",
+                                       "data": json.dumps(opened, separators=(",", ":"))}
                     if len(batch) < BATCH:
                         break
                 with contextlib.suppress(TimeoutError):

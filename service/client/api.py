@@ -10,7 +10,8 @@ its `order` object with the player's Ed25519 key.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -44,9 +45,12 @@ from service.crypto import identity, signing
 from service.rules.awaiting import Position
 from service.rules.events import EventRecord
 
-__all__ = ["Client", "ProblemError", "ServerEvent", "envelope", "join_body", "signed"]
+__all__ = ["Client", "ProblemError", "ServerEvent", "Unanswered", "envelope", "join_body",
+           "signed"]
 
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+# The waits between sends of one signed order that went unanswered (then `Unanswered`).
+RESEND_WAITS = (0.5, 2.0, 5.0)
 LOG_PAGE = 500
 
 
@@ -128,14 +132,25 @@ def _problem(response: httpx.Response) -> ProblemError:
     return ProblemError(response.status_code, body)
 
 
+class Unanswered(Exception):
+    """A signed order that got no answer, however often it was sent: the server may
+    have taken it. Send the same bytes (`sent`) again (`Client.send`); never sign anew."""
+
+    def __init__(self, message: str, sent: bytes) -> None:
+        super().__init__(message)
+        self.sent = sent
+
+
 class Client:
     """The referee API over HTTP. `token` is a player's or GM's bearer token."""
 
     def __init__(self, base_url: str, token: str | None = None,
                  transport: httpx.BaseTransport | None = None,
-                 timeout: httpx.Timeout | float = DEFAULT_TIMEOUT) -> None:
+                 timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
         self.base_url = base_url.rstrip("/")
         self.token = token
+        self._sleep = sleep
         self._http = httpx.Client(base_url=self.base_url, transport=transport, timeout=timeout)
 
     def __enter__(self) -> Client:
@@ -332,16 +347,46 @@ class Client:
     def order(self, game: str, player: str, key: Ed25519PrivateKey, kind: str,
               body: Mapping[str, Any], seq: int, position: Mapping[str, Any] | None = None,
               prev: str | None = None) -> Accepted:
-        """Sign and send one order. Without `position` and `prev`, pins the game's current
-        position and chain head. The answer carries the server's signed `receipt` (a
-        refusal's problem too: `ProblemError.body["receipt"]`)."""
+        """Sign and send one order (`send`). Without `position` and `prev`, pins the
+        game's current position and chain head. The answer carries the server's signed
+        `receipt` (a refusal's problem too: `ProblemError.body["receipt"]`)."""
         if position is None or prev is None:
             summary = self.summary(game)
             position = position or summary["position"]
             prev = prev or summary["head"]["hash"]
-        return cast(Accepted, self._post(
-            f"/v1/games/{game}/orders", envelope(game, player, key, kind, body, seq, position,
-                                                 prev)))
+        return self.send(game, envelope(game, player, key, kind, body, seq, position, prev))
+
+    def send(self, game: str, signed: Mapping[str, Any] | bytes) -> Accepted:
+        """POST a signed order; after a timeout, a lost connection, a 5xx or a 429, the
+        identical bytes again (`RESENDS` times, waiting longer each time). Never sign
+        an order again that the server may have seen: the signature keys its dice, so
+        a re-signed order is a new roll (docs/security.md). The server answers a resent
+        order it took with the stored answer (`Idempotent-Replayed`). `Unanswered`
+        when every try went unanswered: keep the envelope and send it again later."""
+        content = signed if isinstance(signed, bytes) else json.dumps(
+            dict(signed), separators=(",", ":")).encode()
+        headers = self._headers({"Content-Type": "application/json"})
+        why = ""
+        for attempt, wait in enumerate((*RESEND_WAITS, None)):
+            try:
+                response = self._http.post(f"/v1/games/{game}/orders", content=content,
+                                           headers=headers)
+            except httpx.TransportError as error:
+                why = f"no answer ({type(error).__name__})"
+            else:
+                if response.status_code < 500 and response.status_code != 429:
+                    if response.status_code >= 400:
+                        raise _problem(response)
+                    return cast(Accepted, response.json())
+                why = f"HTTP {response.status_code}"
+                retry = response.headers.get("retry-after", "")
+                if wait is not None and retry.isdigit():
+                    wait = max(wait, min(float(retry), 30.0))
+            if wait is None:
+                raise Unanswered(f"the order went unanswered {attempt + 1} times ({why})",
+                                 content)
+            self._sleep(wait)
+        raise AssertionError("unreachable")
 
     def admin(self, game: str, action: str, reason: str = "",
               **body: object) -> Outcome:

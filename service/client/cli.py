@@ -26,7 +26,7 @@ import httpx
 import typer
 
 from service.answers import Accepted
-from service.client.api import Client, ProblemError, join_body, signed
+from service.client.api import Client, ProblemError, Unanswered, envelope, join_body, signed
 from service.client.keys import DEFAULT_KEY, KeyFileError, load_key, public_key_of, write_new_key
 from service.client.profile import DEFAULT_PATH, Profile, ProfileError
 from service.crypto import identity
@@ -191,19 +191,43 @@ def _print_result(result: Mapping[str, Any], side: str | None, as_json: bool) ->
 def _send(c: Ctx, kind: str, body: Mapping[str, Any], *, as_json: bool = False,
           position: Mapping[str, Any] | None = None) -> Accepted:
     """Sign and send one order with the profile's seat; the seq is taken (and saved)
-    before sending, so it is never reused even if the command is interrupted."""
+    before sending, so it is never reused even if the command is interrupted. The
+    signed order is kept until the server answers it: an order still unanswered is
+    sent again first, as it was signed (`_deliver`)."""
     entry = _seat(c)
     key = load_key(entry["key"])
     with _client(c, entry) as client:
+        pending = c.profile.pending(entry["game"])
+        if pending is not None:
+            typer.echo("an order sent before got no answer: sending it again as signed")
+            _deliver(c, client, entry, pending, as_json)
         summary = client.summary(entry["game"])
         seq = c.profile.take_seq(entry["game"])
-        try:
-            result = client.order(entry["game"], entry["player"], key, kind, body, seq,
-                                  position or summary["position"], summary["head"]["hash"])
-        except ProblemError as problem:
-            if isinstance(problem.body.get("receipt"), Mapping):
-                c.profile.keep_receipt(entry["game"], problem.body["receipt"])
-            raise
+        signed = envelope(entry["game"], entry["player"], key, kind, body, seq,
+                          position or summary["position"], summary["head"]["hash"])
+        return _deliver(c, client, entry, json.dumps(signed, separators=(",", ":")).encode(),
+                        as_json)
+
+
+def _deliver(c: Ctx, client: Client, entry: Mapping[str, Any], signed: bytes,
+             as_json: bool) -> Accepted:
+    """Send a signed order, kept as pending until an answer comes: after a timeout, a
+    lost connection or a 5xx the same bytes go again (the client's resends, then the
+    next command's), never a new signature: a re-signed order is a new roll
+    (docs/security.md)."""
+    c.profile.set_pending(entry["game"], signed)
+    try:
+        result = client.send(entry["game"], signed)
+    except ProblemError as problem:
+        c.profile.set_pending(entry["game"], None)
+        if isinstance(problem.body.get("receipt"), Mapping):
+            c.profile.keep_receipt(entry["game"], problem.body["receipt"])
+        raise
+    except Unanswered as error:
+        _fail([f"error: {error}; the server may have taken it. It is kept and sent again, "
+               "as signed, by `wif resend` or the next order (never signed anew: that "
+               "would be a new roll)"], 3)
+    c.profile.set_pending(entry["game"], None)
     c.profile.keep_receipt(entry["game"], result["receipt"])
     _print_result(dict(result), entry.get("side"), as_json)
     return result
@@ -511,13 +535,13 @@ def verify(
 ) -> None:
     """Check an export offline: signatures, hash chain, dice, the replay of every command,
     and with --receipts that no order the server accepted is missing or altered. Exit 1
-    on failure."""
+    on failure, 3 when the export withholds sealed answers (partially verified)."""
     from service.verify import verify_file
 
     report = verify_file(str(path), str(receipts) if receipts else None)
     typer.echo(report.text())
-    if not report.ok:
-        raise typer.Exit(1)
+    if report.status:
+        raise typer.Exit(report.status)
 
 
 @app.command()
@@ -578,6 +602,25 @@ def order(
 ) -> None:
     """Build, sign and send any order kind (the seq is counted in the profile)."""
     _send(_ctx(ctx), kind, _json_object(body, "BODY"), as_json=as_json)
+
+
+@app.command()
+@handled
+def resend(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="print the server's answer")] =
+    False,
+) -> None:
+    """Send again, byte for byte, the order that got no answer (a timeout, a lost
+    connection, a server error): the server answers it once, taken or refused."""
+    c = _ctx(ctx)
+    entry = _seat(c)
+    pending = c.profile.pending(entry["game"])
+    if pending is None:
+        typer.echo("no order awaits an answer")
+        return
+    with _client(c, entry) as client:
+        _deliver(c, client, entry, pending, as_json)
 
 
 @app.command("pass")

@@ -1,11 +1,13 @@
 """The client's profile: a JSON file that remembers, per game, where the server is, who
-we are in it (player id, token, side, private key file) and the next order `seq`.
+we are in it (player id, token, side, private key file), the next order `seq` and the
+signed order still awaiting the server's answer (`pending`, sent again as it is).
 
     {"version": 1, "current": "<game id>",
      "games": {"<game id>": {"base_url": "...", "game": "...", "name": "...",
                              "player": "...", "token": "...", "side": "allies",
                              "key": "/abs/path/key", "seq": 8,
-                             "gm_token": "...", "join_codes": {...}}}}
+                             "gm_token": "...", "join_codes": {...},
+                             "pending": "{\"order\": ..., \"signature\": ...}"}}}
 
 Every change happens under an exclusive lock (a `.lock` file next to the profile,
 `flock` where available) and is written by an atomic rename, so two commands running
@@ -159,3 +161,21 @@ class Profile:
             seq = int(entry.get("seq", 1))
             entry["seq"] = seq + 1
         return seq
+
+    def pending(self, game_id: str) -> bytes | None:
+        """The signed order sent to `game_id` that got no answer yet (a timeout, a lost
+        connection, a 5xx), as the bytes that were sent: they go again as they are,
+        never signed anew."""
+        found = self.game(game_id).get("pending")
+        return found.encode() if isinstance(found, str) else None
+
+    def set_pending(self, game_id: str, sent: bytes | None) -> None:
+        """Keep `sent` as the order awaiting an answer (None: it was answered)."""
+        with self.edit() as data:
+            entry = data["games"].get(game_id)
+            if entry is None:
+                raise ProfileError(f"game {game_id} is not in profile {self.path}")
+            if sent is None:
+                entry.pop("pending", None)
+            else:
+                entry["pending"] = sent.decode()

@@ -1,12 +1,11 @@
 """A signed order as it arrives, and the checks every way of taking it makes first:
 the game and the signer it names, its RFC 8785 canonical bytes (their hash is the
 order's), the Ed25519 signature, that a player signs only players' kinds; then the
-command the rules decide, with what the referee adds (a sealed answer's salt, the
+command the rules decide, with what the referee adds (the
 player's settings that change what an order needs, the trigger of its dice)."""
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -101,8 +100,7 @@ def check(game_id: str, signer: str, key: str, actor: Actor, envelope: Envelope,
         raise Forbidden("order/gm_only", f"{order.kind} is not a player's order: it is the "
                         "GM's",
                         errors=[("/order/kind", f"a player's kinds are {sorted(ORDERS)}")])
-    extra: dict[str, Any] = {"salt": secrets.token_hex(32)} if order.kind in SEALED_ORDERS \
-        else {}
+    extra: dict[str, Any] = {}
     if order.kind in ("done", "steps") and (settings or {}).get("confirm_lapse"):
         extra["confirm_lapse"] = "required"  # the player's setting (referee.settings)
     if order.kind in NAMED_ORDERS:

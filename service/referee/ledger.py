@@ -128,23 +128,25 @@ async def apply(uow: UnitOfWork, game: Game, command: Command,
 
 
 def with_standing_salts(command: Command, state: State) -> Command:
-    """`command` with a fresh random salt per side in `extra.standing_salts`: a standing
-    order answering a reroll window in this command seals its answer with it, as a
-    signed answer is sealed with its own `salt` (docs/security.md)."""
+    """`command` with fresh random salts: `salt` for a sealed answer it gives (a reroll
+    answer, a reroll standing order armed, the GM's answer for a side it plays), and
+    one per side in `extra.standing_salts` for the answers standing orders give in it.
+    A salt keeps the answer's hash from telling the answer (docs/security.md)."""
     sides = state.setup.sides
-    drawn = secrets.token_hex(32 * len(sides))  # one draw: 64 hex digits a side
+    drawn = secrets.token_hex(32 * (len(sides) + 1))  # one draw: 64 hex digits each
     salts = {side: drawn[64 * i:64 * (i + 1)] for i, side in enumerate(sides)}
-    return replace(command, extra={**command.extra, "standing_salts": salts})
+    extra = {"salt": drawn[-64:], **command.extra, "standing_salts": salts}
+    return replace(command, extra=extra)
 
 
 def used_salts(extra: Mapping[str, Any], decision: Decision) -> dict[str, Any]:
-    """`extra` keeping only the standing salts an answer used: what the replay needs,
-    byte for byte (an unused salt changes nothing the rules decide)."""
+    """`extra` keeping only the salts an event used: what the replay needs, byte for
+    byte (an unused salt changes nothing the rules decide)."""
+    used = {e.data.get("salt") for e in decision.events if "salt" in e.data}
     salts = extra.get("standing_salts") or {}
-    used = {e.data.get("salt") for e in decision.events
-            if e.kind == "initiative.reroll_answered"}
     kept = {side: salt for side, salt in salts.items() if salt in used}
-    out = {k: v for k, v in extra.items() if k != "standing_salts"}
+    out = {k: v for k, v in extra.items()
+           if k != "standing_salts" and (k != "salt" or v in used)}
     if kept:
         out["standing_salts"] = kept
     return out

@@ -14,7 +14,6 @@ import asyncio
 import json
 import logging
 import random
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -317,7 +316,7 @@ async def send(http: httpx.AsyncClient, due: Due, policy: egress.Policy,
         return await channels.send(http, due.channel, due.url, payloads,
                                    setup or channels.Setup(), policy)
     body = json.dumps(due.payload, separators=(",", ":")).encode()
-    headers = webhooks.headers(due.secret, due.id, int(time.time()), body)
+    headers = webhooks.headers(due.secret, due.id, int(utc_now().timestamp()), body)
     try:
         status = await egress.post(http, due.url, body, headers, policy)
     except egress.Failed as failure:
@@ -335,7 +334,7 @@ async def test_message(uow: UnitOfWork, game_id: str, token: str, kind: str) -> 
     payload = {"type": channels.TEST_TYPE, "timestamp": rfc3339(utc_now()),
                "data": {"game": game_id, "awaiting": {"side": side, "step": "test"},
                         "deadline": None}}
-    message_id = f"msg_test_{owner}_{int(time.time())}"
+    message_id = f"msg_test_{owner}_{int(utc_now().timestamp())}"
     if kind == "webhook":
         hook = await uow.webhooks.get(game_id, owner)
         if hook is None:

@@ -29,41 +29,56 @@ from service.rules import Event, State
 from service.rules.board import SupplyMemo, SupplyStatus, supply_memo, supply_since
 from service.rules.codec import to_data
 from service.rules.events import EventRecord
-from service.rules.view import Divergence, UnitViews, Viewer, is_sealed, unit_views, view
+from service.rules.view import (
+    SEALED_KINDS,
+    Divergence,
+    UnitViews,
+    Viewer,
+    is_sealed,
+    unit_views,
+    view,
+)
 from service.store.games import Game
 from service.store.log import DICE_KINDS
 from service.store.uow import UnitOfWork
 
 
 def _redact(record: EventRecord) -> EventRecord:
+    """A sealed event as another side sees it: who, not what. Its hash stays: the event
+    holds a random salt, so the hash is a commitment to the answer that only the reveal
+    opens (docs/security.md, Sealed reroll answers)."""
     side = record["data"].get("side")
-    text = (f"{side} answered (sealed until the window closes)."
-            if record["kind"] != "standing.armed" else
-            f"{side} armed a standing order (sealed until its reroll window closes).")
+    text = {"standing.armed": f"{side} armed a standing order (sealed until its reroll "
+                              "window closes).",
+            "gm.played": f"The GM answered for {side} (sealed until the window closes)."
+            }.get(record["kind"], f"{side} answered (sealed until the window closes).")
     return {**record, "data": {"side": side, "sealed": True}, "text": text, "sealed": True}
 
 
 def _sealed_order(envelope: dict[str, Any]) -> dict[str, Any]:
-    """An order whose body is a sealed decision of another side: withheld (its signature
-    cannot be checked until the seal ends)."""
-    return {**envelope, "order": {**envelope["order"], "body": {"sealed": True}},
-            "sealed": True}
+    """An order that gives a sealed decision of another side, withheld: its body and its
+    signature (with the signer's public key, a signature tells which of the few possible
+    bodies was signed)."""
+    out = {k: v for k, v in envelope.items() if k != "signature"}
+    return {**out, "order": {**envelope["order"], "body": {"sealed": True}}, "sealed": True}
 
 
 def _sealed_command(command: dict[str, Any], sealed: set[int], last: int,
                     viewer: Viewer) -> dict[str, Any]:
     """A command as `viewer` may see it while some of its events (`first_event` to
-    `last`) are sealed: its own sealed decision withheld whole (body, extra, signed
-    order); otherwise only the salts it gave other sides' standing reroll answers."""
+    `last`) are sealed: one that gives a sealed decision (its first event is sealed)
+    withheld whole (body, extra, the trigger its signature hashes to, the signed order);
+    otherwise the salts it gave sealed answers of other sides."""
     first = int(command["first_event"])
-    signed = command.get("signed") or {}
-    if first in sealed and "order" in signed:
-        return {**command, "body": {"sealed": True}, "extra": {},
-                "signed": _sealed_order(signed)}
-    salts = (command.get("extra") or {}).get("standing_salts")
-    if isinstance(salts, dict) and any(first <= seq <= last for seq in sealed):
-        mine = {k: v for k, v in salts.items() if k == viewer.side}
-        extra = {k: v for k, v in command["extra"].items() if k != "standing_salts"}
+    signed = command.get("signed")
+    if first in sealed:
+        return {**command, "body": {"sealed": True}, "extra": {}, "trigger": None,
+                "signed": None if signed is None else _sealed_order(signed)}
+    if any(first <= seq <= last for seq in sealed):
+        extra = dict(command.get("extra") or {})
+        salts = extra.pop("standing_salts", None)
+        extra.pop("salt", None)
+        mine = {k: v for k, v in (salts or {}).items() if k == viewer.side}
         return {**command, "extra": {**extra, **({"standing_salts": mine} if mine else {})}}
     return command
 
@@ -88,13 +103,49 @@ async def events_for(uow: UnitOfWork, game: Game, viewer: Viewer, *, after: int,
     return [annotate(r, abandoned) for r in visible(records, game.state, viewer)]
 
 
+@dataclass(frozen=True, slots=True)
+class Streamed:
+    """An event of a live stream, and the sealed events it opens (when it closes a
+    reroll window), as the viewer now sees them: the stream sends them again."""
+
+    record: EventRecord
+    opens: list[EventRecord]
+
+
 async def stream_page(uow: UnitOfWork, game_id: str, digest: str, *, after: int,
-                      limit: int) -> list[EventRecord]:
+                      limit: int) -> list[Streamed]:
     """The next page of a live stream opened by the token with this digest (directly
     or through a ticket): the token is checked again each time, so a stream ends when
     its seat is revoked or its key replaced with a new token."""
     m = await members.member_by_digest(uow, game_id, digest, watching=True)
-    return await events_for(uow, m.game, m.viewer, after=after, limit=limit)
+    page = await events_for(uow, m.game, m.viewer, after=after, limit=limit)
+    return [Streamed(r, await opened(uow, m.game, m.viewer, r)
+                     if r["kind"] == "initiative.reroll_closed" else []) for r in page]
+
+
+async def opened(uow: UnitOfWork, game: Game, viewer: Viewer, close: EventRecord
+                 ) -> list[EventRecord]:
+    """What closing the reroll window of `close`'s turn opens to `viewer`: the other
+    sides' answers in it, and their reroll standing orders armed for it (none for the
+    GM, who saw them all). With their salts, the viewer can check the hashes it was
+    shown while they were sealed."""
+    if viewer.role == "gm":
+        return []
+    turn, seq = int(close["turn"]), int(close["seq"])
+    found = await uow.log.of_kinds(game.id, SEALED_KINDS, turns=(turn - 1, turn), before=seq)
+    out = []
+    for r in found:
+        data = r["data"]
+        if data.get("side") == viewer.side:
+            continue
+        if r["kind"] == "standing.armed":
+            if data.get("step") == "initiative.reroll" and data.get("first_window") == turn:
+                out.append(r)
+        elif r["turn"] == turn and (r["kind"] == "initiative.reroll_answered"
+                                    or data.get("step") == "initiative.reroll"
+                                    or data.get("kind") == "initiative.reroll"):
+            out.append(r)
+    return visible(out, game.state, viewer)
 
 
 async def log(uow: UnitOfWork, game_id: str, token: str, *, after: int, limit: int

@@ -9,15 +9,17 @@ ago) hands the read to the primary, so a client never reads older than it wrote.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
+from service import clock
 from service.referee.errors import Denied, NotFound, Unauthorized
 from service.store.replicas import Replicas
 from service.store.uow import Behind, Transactions, Unavailable, UnitOfWork
 
-__all__ = ["Reads", "Replicas", "Transactions", "UnitOfWork"]
+__all__ = ["Reads", "Replicas", "Transactions", "UnitOfWork", "read_clock"]
 T = TypeVar("T")
 
 
@@ -53,3 +55,11 @@ class Reads:
             found = await case(uow)
         self.served["primary"] += 1
         return found
+
+
+async def read_clock(uow: UnitOfWork) -> clock.Sample:
+    """Sample the database's clock, the game's (`service.clock`)."""
+    before = time.monotonic()
+    database = await uow.database_clock()
+    after = time.monotonic()
+    return clock.observe(database, before, after, clock.wall_now())

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from service.rules import gm, modes, reorg, standing, turn
 from service.rules.awaiting import CONSENT, current_step, position
@@ -51,8 +52,11 @@ def play_for_side(f: Flow, c: Command) -> None:
                     actor=Actor(id="gm", role="gm", side=side, powers=s.side_powers(side)))
     check_order_allowed(s, order)
     reason = gm.reason_of(c)
-    f.emit("gm.played", gm.with_reason(f"The GM plays {side}: {kind}.", reason),
-           {"side": side, "kind": kind, "body": dict(body), "reason": reason}, by="gm")
+    data: dict[str, Any] = {"side": side, "kind": kind, "body": dict(body), "reason": reason}
+    if kind == "initiative.reroll" and c.extra.get("salt"):  # sealed: salted like the answer
+        data["salt"] = str(c.extra["salt"])
+    f.emit("gm.played", gm.with_reason(f"The GM plays {side}: {kind}.", reason), data,
+           by="gm")
     ORDERS[str(kind)](f, order)
 
 

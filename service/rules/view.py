@@ -234,7 +234,8 @@ class Viewer:
     powers: tuple[str, ...] = ()
 
 
-SEALED_KINDS = ("initiative.reroll_answered", "standing.answered", "standing.armed")
+SEALED_KINDS = ("initiative.reroll_answered", "standing.answered", "standing.armed",
+                "gm.played")
 
 
 def _reorg_side(viewer: Viewer) -> str | None:
@@ -441,13 +442,18 @@ def _sides_view(state: State) -> dict[str, SideView]:
 
 def is_sealed(event: Event, state: State, viewer: Viewer) -> bool:
     """A reroll answer, signed or given by a standing order (`standing.answered`), is
-    sealed from other sides while its window is still open; the arming of a reroll
-    standing order until the first window it answers has closed (issue 20)."""
-    if event.kind not in SEALED_KINDS or viewer.role == "gm":
+    sealed from other sides while its window is still open, and so is the GM's answer
+    for a side it plays (`gm.played`); the arming of a reroll standing order until the
+    first window it answers has closed (issue 20). Nothing is sealed in a finished game.
+    """
+    if event.kind not in SEALED_KINDS or viewer.role == "gm" or state.status == "finished":
         return False
     if event.data.get("side") == viewer.side:
         return False
-    if event.kind != "initiative.reroll_answered" and event.data.get("step") != st.REROLL:
+    if event.kind == "gm.played":
+        if event.data.get("kind") != "initiative.reroll":
+            return False
+    elif event.kind != "initiative.reroll_answered" and event.data.get("step") != st.REROLL:
         return False
     t = state.turn
     if event.kind == "standing.armed":

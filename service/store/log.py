@@ -53,10 +53,17 @@ class EventLog:
             query = query.limit(limit)
         return [event_record(row) for row in (await self.session.execute(query)).scalars()]
 
-    async def of_kinds(self, game_id: str, kinds: Sequence[str]) -> list[EventRecord]:
-        rows = (await self.session.execute(
-            select(EventRow).where(EventRow.game_id == game_id, EventRow.kind.in_(list(kinds)))
-            .order_by(EventRow.seq))).scalars()
+    async def of_kinds(self, game_id: str, kinds: Sequence[str], *,
+                       turns: Sequence[int] | None = None, before: int | None = None
+                       ) -> list[EventRecord]:
+        """The game's events of `kinds` (of `turns` and `before` a seq, when given)."""
+        query = select(EventRow).where(EventRow.game_id == game_id,
+                                       EventRow.kind.in_(list(kinds)))
+        if turns is not None:
+            query = query.where(EventRow.turn.in_(list(turns)))
+        if before is not None:
+            query = query.where(EventRow.seq < before)
+        rows = (await self.session.execute(query.order_by(EventRow.seq))).scalars()
         return [event_record(row) for row in rows]
 
     async def kinds_after(self, game_id: str, after: int) -> list[tuple[int, str]]:

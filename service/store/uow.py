@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import asyncpg
@@ -66,6 +67,12 @@ class UnitOfWork:
 
     async def ping(self) -> None:
         await self.session.execute(text("SELECT 1"))
+
+    async def database_clock(self) -> datetime:
+        """The database's clock now (not the transaction's start): the game's clock."""
+        found: datetime = (await self.session.execute(text("SELECT clock_timestamp()"))
+                           ).scalar_one()
+        return found
 
 
 # asyncpg's connection-level failures (SQLSTATE class 08, and the server going away).

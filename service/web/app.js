@@ -1011,21 +1011,47 @@ async function previewOrder(kind, body) {
   }
 }
 
+/** The signed order of this seat sent without an answer (a timeout, a lost connection,
+ *  a 5xx), as the text that was sent: it goes again as it is before anything new is
+ *  signed, never signed anew (a new signature would be a new roll, docs/security.md). */
+const pendingKey = (seat) => `wif.play.pending/${seat.game}/${seat.player}`;
+
+async function sendPending(seat, client) {
+  const sent = localStorage.getItem(pendingKey(seat));
+  if (!sent) return;
+  notice("An order sent before got no answer: sending it again, as it was signed.");
+  try {
+    const data = await client.send(sent);
+    keepReceipt(seat, data.receipt);
+  } catch (error) {
+    if (error.problem?.code === "order/unanswered") throw error;
+    keepReceipt(seat, error.problem?.receipt);
+  }
+  localStorage.removeItem(pendingKey(seat));
+  await refresh();
+}
+
 async function sendOrder(kind, body) {
   const waiting = page.devices?.refusal();
   if (waiting) throw waiting;
   const seat = page.seat;
   const client = await seatClient(seat);
+  await sendPending(seat, client);
   for (let attempt = 0; ; attempt += 1) {
     const seq = nextSeq(seat);
+    const signed = await client.sign(kind, body, { seq, summary: page.summary });
+    localStorage.setItem(pendingKey(seat), signed);
     try {
-      const data = await client.order(kind, body, { seq, summary: page.summary });
+      const data = await client.send(signed);
+      localStorage.removeItem(pendingKey(seat));
       keepReceipt(seat, data.receipt);
       notice(`✓ ${kind} accepted (seq ${seq}); ${data.events?.length ?? 0} event(s).`);
       if (page.liveMode !== "stream") addEvents(data.events || []);
       await refresh();
       return data;
     } catch (error) {
+      if (error.problem?.code === "order/unanswered") throw error;
+      localStorage.removeItem(pendingKey(seat));
       keepReceipt(seat, error.problem?.receipt);
       // The key waits (the page did not know, or this device's clock is early): count down.
       page.devices?.refusedForWait(error.problem);

@@ -31,7 +31,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The database answers */
+        /** The database answers; how far this process's clock is from the database's */
         get: operations["readyz"];
         put?: never;
         post?: never;
@@ -442,7 +442,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Import an export from another server (verified first); play goes on */
+        /** Operator: import an export that verifies in full; play goes on */
         post: operations["import_game"];
         delete?: never;
         options?: never;
@@ -1875,6 +1875,15 @@ export interface components {
              */
             position: "first" | "last" | "before" | "after";
         };
+        /** ClockCheck */
+        ClockCheck: {
+            /** Skew Seconds */
+            skew_seconds: number;
+            /** Ok */
+            ok: boolean;
+            /** Detail */
+            detail: string;
+        };
         /**
          * Combat
          * @description An overrun, combat, barrage or naval combat and its results, in order; or its
@@ -2657,6 +2666,7 @@ export interface components {
              * @enum {string}
              */
             status: "ok" | "ready";
+            clock?: components["schemas"]["ClockCheck"];
         };
         /**
          * HeldShown
@@ -11442,6 +11452,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Payload too large */
             413: {
                 headers: {
@@ -11633,8 +11654,8 @@ export interface operations {
                     "text/event-stream": {
                         /** @description the event's kind */
                         event: string;
-                        /** @description the event's seq */
-                        id: string;
+                        /** @description the event's seq (none on `sealed.opened`) */
+                        id?: string;
                         data: string;
                     };
                 };

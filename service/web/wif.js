@@ -459,7 +459,7 @@ function corsHint(url) {
  * One request to the API. JSON `body` in, parsed JSON out; a 304 (when `headers` asked
  * with If-None-Match) gives `notModified: true` and no data. Any other answer that is
  * not 2xx throws WifProblem with the server's problem.
- * @param {string} url
+ * @param {string} url `body`: a string is sent as it is (a signed order's bytes)
  * @param {{method?: string, body?: unknown, token?: string | null,
  *   headers?: Record<string, string>, fetch?: typeof fetch, signal?: AbortSignal}} [options]
  * @returns {Promise<{data: any, response: Response, notModified: boolean}>}
@@ -473,7 +473,7 @@ export async function fetchJSON(url, { method = "GET", body, token, headers = {}
   let response;
   try {
     response = await (send ?? globalThis.fetch)(url, { method, headers: sent, cache: "no-store",
-      signal, body: body === undefined ? undefined : JSON.stringify(body) });
+      signal, body: body === undefined || typeof body === "string" ? body : JSON.stringify(body) });
   } catch (error) {
     if (signal?.aborted) throw error;
     throw new WifProblem(0, { status: 0,
@@ -499,6 +499,10 @@ export async function fetchJSON(url, { method = "GET", body, token, headers = {}
   return { data: text ? data : null, response, notModified: false };
 }
 
+/** How long one try of an order may take, and the waits between tries of its bytes. */
+const ORDER_TIMEOUT_MS = 30_000;
+const RESEND_WAITS_MS = [500, 2000, 5000];
+
 /**
  * A small client of the referee's /v1 API for one game and one seat. Reads return the
  * server's JSON; `order()` reads the game's position and chain head, signs the order
@@ -513,8 +517,9 @@ export class WifClient {
    *   server serves)
    * @param {string | null} [token] a player's or the GM's bearer token
    * @param {{game?: string, player?: string, key?: SigningKey, seq?: number,
-   *   fetch?: typeof fetch}} [options] the game, the signer's player id and key (for
-   *   orders), the last seq it used, and a fetch to use instead of the global one
+   *   fetch?: typeof fetch, resendWaits?: number[]}} [options] the game, the signer's
+   *   player id and key (for orders), the last seq it used, a fetch to use instead of the
+   *   global one, and the waits (ms) before each new try of an unanswered order
    */
   constructor(baseUrl, token = null, options = {}) {
     this.baseUrl = baseUrl.replace(/\/+$/, "");
@@ -525,6 +530,8 @@ export class WifClient {
     /** The last seq this client signed an order with. */
     this.seq = options.seq ?? 0;
     this.fetch = options.fetch;
+    /** Milliseconds to wait before each new try of an unanswered order (`send`). */
+    this.resendWaits = options.resendWaits ?? RESEND_WAITS_MS;
     /** @type {Joined | null} the join's answer, for a client made by `WifClient.join` */
     this.seat = null;
   }
@@ -615,6 +622,24 @@ export class WifClient {
    * @returns {Promise<Accepted | Preview>}
    */
   async order(kind, body, { dryRun = false, seq, summary } = {}) {
+    const signed = await this.sign(kind, body, { seq, summary, use: !dryRun });
+    if (dryRun) {
+      return this.request(this.gamePath("/orders?dry_run=true"), { method: "POST", body: signed });
+    }
+    return this.send(signed);
+  }
+
+  /**
+   * The signed envelope of an order of `kind` with `body`, as the text to send (see
+   * `send`), pinned to the game's current position and chain head.
+   * @template {OrderKind} K
+   * @param {K} kind
+   * @param {OrderBody<K>} body
+   * @param {{seq?: number, summary?: Summary, use?: boolean}} [options] `use`: count the
+   *   seq as used (false for a dry run)
+   * @returns {Promise<string>}
+   */
+  async sign(kind, body, { seq, summary, use = true } = {}) {
     if (!this.key || !this.player) {
       throw new TypeError("orders need the signer: new WifClient(url, token, {game, player, key})");
     }
@@ -622,8 +647,39 @@ export class WifClient {
     const used = seq ?? this.seq + 1;
     const envelope = await signOrder(this.key, makeOrder({ game: /** @type {string} */ (this.game),
       player: this.player, seq: used, position: seen.position, prev: seen.head.hash, kind, body }));
-    if (!dryRun) this.seq = Math.max(this.seq, used);
-    return this.request(this.gamePath(`/orders${dryRun ? "?dry_run=true" : ""}`),
-      { method: "POST", body: envelope });
+    if (use) this.seq = Math.max(this.seq, used);
+    return JSON.stringify(envelope);
+  }
+
+  /**
+   * POST a signed order (`sign`'s text) and, after a timeout, a lost connection, a 5xx
+   * or a 429, the identical bytes again. Never sign again an order the server may have
+   * seen: its signature keys its dice, so a re-signed order is a new roll. The server
+   * answers a resent order it took with the stored answer. When every try goes
+   * unanswered, throws WifProblem `order/unanswered` (status 0) with the text in
+   * `problem.sent`: keep it and send it again later.
+   * @param {string} signed
+   * @returns {Promise<Schemas["Accepted"]>}
+   */
+  async send(signed) {
+    let why = "";
+    for (const wait of [...this.resendWaits, null]) {
+      try {
+        return await this.request(this.gamePath("/orders"), { method: "POST", body: signed,
+          signal: AbortSignal.timeout(ORDER_TIMEOUT_MS) });
+      } catch (error) {
+        const lost = error instanceof WifProblem
+          ? error.status === 0 || error.status >= 500 || error.status === 429
+          : error instanceof DOMException && error.name === "TimeoutError";
+        if (!lost) throw error;
+        why = errorText(error);
+      }
+      if (wait === null) break;
+      await new Promise((done) => setTimeout(done, wait));
+    }
+    throw new WifProblem(0, { status: 0, code: "order/unanswered", sent: signed,
+      detail: `the order got no answer (${why}); the server may have taken it: it is sent `
+        + "again as signed, never signed anew (a new signature would be a new roll)" });
   }
 }
+

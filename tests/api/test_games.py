@@ -213,7 +213,8 @@ async def test_log_is_paginated_and_chained(client: httpx.AsyncClient) -> None:
 
 async def test_health_and_readiness(client: httpx.AsyncClient) -> None:
     assert (await client.get("/healthz")).json() == {"status": "ok"}
-    assert (await client.get("/readyz")).json() == {"status": "ready"}
+    ready = (await client.get("/readyz")).json()
+    assert ready["status"] == "ready" and ready["clock"]["ok"] is True  # same machine
     assert (await client.get("/openapi.json")).status_code == 200
     _problem(await client.get("/v1/nothing-here"), 404, "not_found")
 

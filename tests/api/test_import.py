@@ -19,10 +19,15 @@ from service.crypto import identity, signing
 from service.crypto.chain import verify_chain
 from service.verify import verify_export
 
+OPERATOR_KEY = "the-target-servers-operator-key"
+OPERATOR = {"Authorization": f"Bearer {OPERATOR_KEY}"}
+
 
 @pytest.fixture(scope="module")
 async def empty_server(database_url: str) -> AsyncIterator[httpx.AsyncClient]:
-    """A second server with its own, empty database."""
+    """A second server with its own, empty database and an operator key: an import is
+    the operator's act. Its client sends the key unless a request says otherwise (the
+    players' and the GM's requests name their own tokens)."""
     from service.app import create_app
     from service.settings import Settings
     from service.store.database import make_engine, migrate
@@ -36,11 +41,13 @@ async def empty_server(database_url: str) -> AsyncIterator[httpx.AsyncClient]:
     engine = make_engine(url, pool_size=1)
     await migrate(engine)
     await engine.dispose()
-    application = create_app(Settings(database_url=url, sweep_interval=0), database_url=url)
+    application = create_app(Settings(database_url=url, sweep_interval=0,
+                                      operator_key=OPERATOR_KEY), database_url=url)
     try:
         async with application.router.lifespan_context(application):
             transport = httpx.ASGITransport(app=application)
-            async with httpx.AsyncClient(transport=transport, base_url="http://target") as c:
+            async with httpx.AsyncClient(transport=transport, base_url="http://target",
+                                         headers=OPERATOR) as c:
                 yield c
     finally:
         async with admin.connect() as connection:

@@ -463,3 +463,93 @@ def test_the_python_client_reads_options_settings_and_its_webhook(live: Live,
         assert client.channels(t.game) == {"channels": [shown], "email_available": False}
         client.delete_channel(t.game, "discord")
         assert client.channels(t.game)["channels"] == []
+
+
+class _Dropping:
+    """An HTTP forwarder in front of the live server that passes every request on, but
+    after the server has answered the first `drops` order posts it closes the
+    connection instead of answering (the answer is lost on its way back). The bytes of
+    every order post it saw are kept."""
+
+    def __init__(self, target: str, drops: int) -> None:
+        import http.server
+
+        import httpx
+
+        outer = self
+        self.drops = drops
+        self.posted: list[bytes] = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _forward(self) -> None:
+                body = self.rfile.read(int(self.headers.get("content-length") or 0))
+                headers = {k: v for k, v in self.headers.items()
+                           if k.lower() not in ("host", "content-length", "connection")}
+                answer = httpx.request(self.command, target + self.path, content=body,
+                                       headers=headers, timeout=WAIT)
+                if self.command == "POST" and self.path.endswith("/orders"):
+                    outer.posted.append(body)
+                    if outer.drops > 0:
+                        outer.drops -= 1
+                        self.close_connection = True
+                        return
+                self.send_response(answer.status_code)
+                for key, value in answer.headers.items():
+                    if key.lower() not in ("content-length", "transfer-encoding",
+                                           "connection", "content-encoding"):
+                        self.send_header(key, value)
+                self.send_header("Content-Length", str(len(answer.content)))
+                self.end_headers()
+                self.wfile.write(answer.content)
+
+            do_GET = do_POST = _forward
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_an_unanswered_order_is_sent_again_byte_for_byte_never_signed_anew(
+    live: Live, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """docs/security.md, "Resend, never re-sign": the server took a roll but its answer
+    was lost; the client sends the identical bytes again and gets the stored answer.
+    When every try is lost the order is kept and `wif resend` sends it again; the roll
+    happens once, with the dice of the one signature."""
+    from service.client import api
+
+    monkeypatch.setattr(api, "RESEND_WAITS", (0.01, 0.01, 0.01))
+    t = seated_game(live, tmp_path)
+    me = to_communists_action(t)
+    proxy = _Dropping(live.url, drops=1)
+    try:
+        data = json.loads(me.read_text())
+        data["games"][t.game]["base_url"] = proxy.url
+        me.write_text(json.dumps(data))
+        wif(me, "roll", "2d10", "lost", "answer")
+        assert len(proxy.posted) == 2 and proxy.posted[0] == proxy.posted[1]
+
+        proxy.drops = 4  # every try of the next order goes unanswered
+        out = wif(me, "roll", "1d10", "kept", code=3).output
+        assert "wif resend" in out and "never signed anew" in out
+        assert len(proxy.posted) == 6 and len(set(proxy.posted[2:])) == 1
+        kept = json.loads(me.read_text())["games"][t.game]["pending"]
+        assert kept.encode() == proxy.posted[2]
+        wif(me, "resend")
+        assert proxy.posted[-1] == proxy.posted[2]
+        assert "pending" not in json.loads(me.read_text())["games"][t.game]
+        assert "no order awaits an answer" in wif(me, "resend").output
+    finally:
+        proxy.close()
+    with Client(live.url, json.loads(t.gm.read_text())["games"][t.game]["gm_token"]) as gm:
+        rolls = [e for e in gm.log(t.game) if e["kind"] == "dice.rolled"
+                 and e["data"].get("purpose") == "roll"]
+    assert [r["data"]["label"] for r in rolls] == ["lost answer", "kept"]

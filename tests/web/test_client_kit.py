@@ -247,3 +247,57 @@ async def test_node_imports_the_kit_joins_and_plays(http: httpx.AsyncClient,
                            f"GET /v1/games/{game.id}/state 200"]
     assert got["accepted"] is True and got["seat"] == "axis"
     assert got["me"]["side"] == "axis"
+
+
+NODE_RESENDS = """
+  const bodies = [];
+  let lose = 1;
+  const fetch = async (url, init) => {
+    const response = await globalThis.fetch(url, init);
+    if (init.method === "POST" && new URL(url).pathname.endsWith("/orders")) {
+      bodies.push(init.body);
+      if (lose > 0) {
+        lose -= 1;
+        throw new TypeError("fetch failed: the answer was lost on its way back");
+      }
+    }
+    return response;
+  };
+  const keys = await kit.importKeyPair(data.seed);
+  const client = await kit.WifClient.join(data.server, {game: data.game, side: "axis",
+    joinCode: data.code, name: "Node", keys}, {fetch, resendWaits: [10, 10, 10]});
+  const answer = await client.order("initiative.reroll", {demand: false});
+  lose = 4;
+  let unanswered = null;
+  try {
+    await client.order("standing", {step: "initiative.reroll", demand: false});
+  } catch (error) {
+    unanswered = error.problem;
+  }
+  const again = await client.send(unanswered.sent);
+  return {bodies, accepted: answer.accepted, code: unanswered.code, again: again.accepted,
+    seq: client.seq};
+"""
+
+
+async def test_the_kit_resends_the_identical_signed_bytes_never_a_new_signature(
+    http: httpx.AsyncClient, kit_url: str,
+) -> None:
+    """docs/security.md, "Resend, never re-sign": an order whose answer was lost goes
+    again byte for byte (the server answers it from what it stored); one that every try
+    lost is handed back as `order/unanswered` with its bytes, and sending those later
+    takes it once. No second signature, so no second roll."""
+    from service.crypto import signing
+
+    game = await _two_seated(http)
+    key = signing.new_private_key()
+    got = await asyncio.to_thread(run_kit, NODE_RESENDS, {
+        "server": kit_url, "game": game.id, "code": game.join_codes["axis"],
+        "seed": signing.b64url_encode(key.private_bytes_raw())})
+    bodies = got["bodies"]
+    assert len(bodies) == 7 and bodies[0] == bodies[1]
+    assert len(set(bodies[2:])) == 1 and bodies[2] != bodies[0]
+    assert got["accepted"] is True and got["again"] is True
+    assert got["code"] == "order/unanswered" and got["seq"] == 2
+    log = (await http.get(f"/v1/games/{game.id}/log", headers=game.gm)).json()["events"]
+    assert sum(1 for e in log if e["kind"] == "standing.armed") == 1

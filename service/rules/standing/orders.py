@@ -159,6 +159,8 @@ def arm(f: Flow, c: Command) -> None:
     if step == st.REROLL:
         data["demand"] = bool(demand)
         data["first_window"] = _first_window(s, side)
+        if c.extra.get("salt"):  # the referee's: without it, the hash tells the demand
+            data["salt"] = str(c.extra["salt"])
         text = f"{side} arms a standing order for the initiative reroll (sealed)."
     elif spending is not None:
         data["spend"], data["plan"] = spending
