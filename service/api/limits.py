@@ -201,14 +201,19 @@ def quota(rate: float) -> tuple[int, int]:
     return exact.numerator, exact.denominator
 
 
-def rate_headers(rate: float, burst: int, verdict: Verdict) -> dict[str, str]:
-    """The RateLimit header fields (draft-ietf-httpapi-ratelimit-headers): the policy,
-    the sustained rate and its window with the burst the bucket holds (`wif-burst`), and
-    where the caller stands: `r` the requests it may send now, `t` the seconds until it
-    may send more (refused) or until its bucket is full again."""
+def rate_policy(rate: float, burst: int) -> str:
+    """The RateLimit-Policy field (draft-ietf-httpapi-ratelimit-headers): the sustained
+    rate and its window, and the burst the bucket holds (`wif-burst`)."""
     q, w = quota(rate)
+    return f'"default";q={q};w={w};wif-burst={burst}'
+
+
+def rate_headers(policy: str, verdict: Verdict) -> dict[str, str]:
+    """The RateLimit header fields: the policy, and where the caller stands: `r` the
+    requests it may send now, `t` the seconds until it may send more (refused) or until
+    its bucket is full again."""
     reset = verdict.reset if verdict.allowed else verdict.retry_after
-    return {"RateLimit-Policy": f'"default";q={q};w={w};wif-burst={burst}',
+    return {"RateLimit-Policy": policy,
             "RateLimit": f'"default";r={verdict.remaining};t={reset}'}
 
 
@@ -226,6 +231,7 @@ class RateLimit:
         self.app = app
         self.rate = rate
         self.burst = burst
+        self.policy = rate_policy(rate, burst) if rate > 0 else ""
         self.local = LocalBudget(rate, burst, max_keys)
 
     def _key(self, scope: Scope) -> str:
@@ -250,7 +256,7 @@ class RateLimit:
             return
         key = self._key(scope)
         verdict = await self._budget(scope).take(key, time.monotonic())
-        headers = rate_headers(self.rate, self.burst, verdict)
+        headers = rate_headers(self.policy, verdict)
         if not verdict.allowed:
             retry = str(verdict.retry_after)
             whose = "this token" if key.startswith("t:") else "this address"

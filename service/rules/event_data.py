@@ -138,6 +138,7 @@ class GmPlayedData(Reasoned):
     side: str
     kind: str
     body: dict[str, Any]  # that order kind's body
+    salt: NotRequired[str]  # a sealed answer's (a reroll), as a player's is salted
 
 
 class RollbackProposedData(Reasoned):
@@ -576,6 +577,7 @@ class StandingArmedData(StandingNamed):
     stops: list[StopBody]
     hits_seen: int
     demand: NotRequired[bool]
+    salt: NotRequired[str]  # the referee's, so that the hash does not tell the demand
     spend: NotRequired[Spend]
     plan: NotRequired[list[ReorgBody]]
     first_window: NotRequired[int]

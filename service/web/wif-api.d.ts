@@ -6250,6 +6250,8 @@ export interface components {
             body: {
                 [key: string]: unknown;
             };
+            /** Salt */
+            salt?: string;
         };
         /** GmPlayedEvent */
         GmPlayedEvent: {
@@ -7846,6 +7848,8 @@ export interface components {
             hits_seen: number;
             /** Demand */
             demand?: boolean;
+            /** Salt */
+            salt?: string;
             /**
              * Spend
              * @enum {string}
