@@ -177,6 +177,17 @@ def _cell(items: set[str], limit: int) -> str:
     return text + (f"<br>and {more} more" if more else "")
 
 
+def packages(root: Path = ROOT) -> list[tuple[str, str]]:
+    """Each package of `service/rules` with the first sentence of its docstring."""
+    out = []
+    for init in sorted((root / "service" / "rules").glob("*/__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text())) or ""
+        first = " ".join(doc.split())
+        sentence = re.split(r"(?<=\.)\s", first, maxsplit=1)[0].rstrip(".")
+        out.append((init.parent.relative_to(root).as_posix(), sentence))
+    return out
+
+
 def render(where: Where) -> str:
     out = [
         "# Rules index",
@@ -199,6 +210,11 @@ def render(where: Where) -> str:
             tests = _cell(where.tests.get(rule.id, set()), 3) or "**none**"
             out.append(f"| {rule.id} | {rule.title} | {code} | {tests} |")
         out.append("")
+    out += ["## Where the rules live", "",
+            "The packages of `service/rules` (pure: no I/O, no clock, no randomness), each "
+            "with what it owns.", "", "| package | what |", "|---|---|"]
+    out += [f"| `{path}` | {what} |" for path, what in packages()]
+    out.append("")
     return "\n".join(out)
 
 

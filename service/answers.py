@@ -17,7 +17,7 @@ from typing_extensions import TypedDict
 from service.rules.awaiting import AwaitingEntry, Choices, Position
 from service.rules.event_data import DiceRolledData
 from service.rules.events import EventKind, EventRecord
-from service.rules.modes import UnitChoices
+from service.rules.modes import PreviewShown, UnitChoices
 from service.rules.reorg import PlanShown
 from service.rules.state import PositionStep
 from service.rules.view import Divergence, StateView, Status
@@ -523,6 +523,8 @@ class Export(TypedDict):
     server_keys: list[ServerKey]
     revealed_seeds: dict[str, str]
     state: StateView
+    # How each kind of combat is decided: "table", "reported" by players, or "none".
+    combat_results: dict[str, str]
     complete: bool
 
 
@@ -548,6 +550,14 @@ class SideOptions(TypedDict):
     version: int
     side: str
     units: dict[str, UnitChoices]
+
+
+class CombatOdds(PreviewShown):
+    """`GET /combat/odds`: what a combat, overrun or barrage would fight at now (issue
+    29): the referee's odds and the cells its column could give."""
+
+    position: Position
+    version: int
 
 
 class SettingsShown(TypedDict):

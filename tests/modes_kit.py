@@ -30,10 +30,13 @@ def game(units: Mapping[str, Mapping[str, Any]] | None = None, *, supply_path: i
          extra: list[dict[str, Any]] | None = None,
          options: Mapping[str, Any] | None = None,
          hexes: Mapping[str, Mapping[str, Any]] | None = None,
-         seas: list[dict[str, Any]] | None = None) -> Table:
+         seas: list[dict[str, Any]] | None = None,
+         combat: Mapping[str, Any] | None = None,
+         hexsides: list[dict[str, Any]] | None = None) -> Table:
     """The modes scenario with `units` patched (fields per unit id; a value of None for
     the whole unit drops it), `powers` and `hexes` patched likewise, `extra` units and
-    `seas` added and `options` given, Germany in its action step."""
+    `seas` added, `options` given and the scenario's `combat` section replaced,
+    Germany in its action step."""
     data = scenario("modes")
     patched = []
     for u in data["units"]:
@@ -50,13 +53,16 @@ def game(units: Mapping[str, Mapping[str, Any]] | None = None, *, supply_path: i
         rows = [{**row, "supply_path": supply_path} for row in DEFAULT_WEATHER_TABLE]
         given["weather"] = {"table": rows}
     changes: dict[str, Any] = {"units": patched}
+    if combat is not None:
+        changes["combat"] = dict(combat)
     if powers:
         changes["powers"] = [{**p, **powers.get(p["id"], {})} for p in data["powers"]]
-    if hexes or seas:
+    if hexes or seas or hexsides:
         board = data["map"]
         changes["map"] = {**board, "seas": board["seas"] + (seas or []),
                           "hexes": [{**h, **(hexes or {}).get(h["id"], {})}
-                                    for h in board["hexes"]]}
+                                    for h in board["hexes"]],
+                          "hexsides": board.get("hexsides", []) + (hexsides or [])}
     t = table(SCRIPT, name="modes", changes=changes, options=given or None)
     skip_initiative(t)
     assert t.state.turn.phasing_side == "axis"

@@ -22,7 +22,9 @@ from doc_examples import runs
 
 from service.client.cli import app as wif_app
 from service.rules import options
-from service.rules.scenario import reading, types, writing
+from service.rules.combat import reading as combat_reading
+from service.rules.scenario import reading, tables, types, writing
+from tests.support import full_game, start_impulses
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -102,6 +104,34 @@ async def test_the_scenario_problems_shown_are_the_apis_answer(
     assert {key: answer.get(key) for key in shown} == shown
 
 
+@runs("docs/scenario.md", "combat-log")
+async def test_the_scenario_examples_combat_log_is_what_the_referee_writes(
+    client: httpx.AsyncClient,
+) -> None:
+    """Issue 29: the example's odds, column, roll and result, as a player checks them."""
+    scenario = json.loads(example(SCENARIO, "scenario"))
+    game = await full_game(client, scenario, dice={"mode": "scripted", "script": {
+        "initiative": [10, 1, 1], "combat": [1, 2]}})
+    summary = await start_impulses(game)
+    assert summary["awaiting"][0]["side"] == "axis"
+    axis = game.players["axis"]
+    await axis.ok("declare", {"actions": {"germany": "land"}})
+    for _ in range(10):
+        entry = (await client.get(f"/v1/games/{game.id}", headers=game.gm)).json()[
+            "awaiting"][0]
+        if (entry["side"], entry["step"]) == ("axis", "combat"):
+            break
+        await game.players[entry["side"]].ok("done")
+    await axis.ok("report", {"combats": [{"by": "combat", "hex": "0201",
+                                          "attackers": ["ger-inf-1"]}]})
+    resolved = [e for e in await game.log() if e["kind"] == "combat.resolved"]
+    assert resolved[-1]["text"] == example(SCENARIO, "combat-log")
+    state = await game.state()
+    assert state["units"]["ger-inf-1"]["steps_lost"] == 1
+    assert state["awaiting"][0]["step"] == "combat.choice"
+    assert state["awaiting"][0]["side"] == "allies"
+
+
 @pytest.mark.parametrize(("heading", "fields"), [
     ("## The document", reading._SCENARIO_FIELDS),
     ("## Sides", reading._SIDE_FIELDS),
@@ -117,6 +147,14 @@ async def test_the_scenario_problems_shown_are_the_apis_answer(
     ("## Movement: the terrain effects table", reading._MOVEMENT_FIELDS),
     ("### Movement costs", reading._COSTS_FIELDS),
     ("### Stacking", reading._STACKING_FIELDS),
+    ("## Combat: the tables", tables._FIELDS),
+    ("### A table", combat_reading._TABLE_FIELDS),
+    ("### Columns", combat_reading._COLUMNS_FIELDS),
+    ("### The legend: result kinds", tuple(tables.LAND_KINDS)),
+    ("### Modifiers", combat_reading._MODIFIER_FIELDS),
+    ("### Terrain and hexside effects", combat_reading._EFFECT_FIELDS),
+    ("### Surprise", combat_reading._SURPRISE_FIELDS),
+    ("### The overrun rule", tables._OVERRUN_FIELDS),
 ])
 def test_every_scenario_field_is_described(heading: str, fields: tuple[str, ...]) -> None:
     described = [name for row in table_rows(section(SCENARIO, heading))
@@ -172,10 +210,10 @@ def test_every_option_is_in_the_options_table() -> None:
         assert all(f"`{choice}`" in " ".join(rows[path][2:]) for choice in choices), path
 
 
-def test_the_readings_are_numbered_one_to_thirty_one() -> None:
+def test_the_readings_are_numbered_one_to_thirty_two() -> None:
     readings = section(OPTIONS, "## The readings, by number")
     numbers = re.findall(r"^\| (\d+) \|", readings, re.MULTILINE)
-    assert [int(n) for n in numbers] == list(range(1, 32))
+    assert [int(n) for n in numbers] == list(range(1, 33))
     assert "`RULES-NOTES 16`" in readings
 
 

@@ -47,7 +47,10 @@ class Script(Strict):
     weather: list[Annotated[int, Field(ge=1, le=10)]] = Field(default=[], max_length=10_000)
     turn_end: list[Annotated[int, Field(ge=1, le=10)]] = Field(default=[], max_length=10_000)
     roll: list[Annotated[int, Field(ge=1, le=100)]] = Field(default=[], max_length=10_000)
-    combat: list[Annotated[int, Field(ge=1, le=20)]] = Field(default=[], max_length=10_000)
+    combat: list[Annotated[int, Field(ge=1, le=100)]] = Field(default=[], max_length=10_000,
+                                                              description=(
+        "the referee's combat dice in order: a surprise roll, its shift and the combat "
+        "roll itself, each die of each"))
 
 
 class ScriptedDice(Strict):
@@ -74,7 +77,8 @@ class CreateGame(Strict):
             "name": "Drang 1945", "scenario": "dno-demo",
             "options": {"turn_end": {"threshold": 83}, "dropout": {"policy": "gm"}},
             "dice": {"mode": "scripted", "script": {"initiative": [10, 1, 1, 10, 1, 1],
-                                                    "weather": [8, 8], "turn_end": [9] * 12}},
+                                                    "weather": [8, 8], "turn_end": [9] * 12,
+                                                    "combat": [4, 4]}},
         }]},
     )
     name: str = Name
@@ -120,7 +124,9 @@ ORDER_EXAMPLES: dict[str, dict[str, Any]] = {
                 "chits": {"germany": {"kind": "land", "hq": "ger-hq-rundstedt"}}},
     "mode": {"changes": [{"unit": "ger-inf-5", "mode": "reserve", "orientation": "combat"},
                          {"unit": "ger-inf-4", "mode": "move"}]},
-    "report": {"moves": [{"unit": "ger-inf-1", "to": "0408"}]},
+    "report": {"combats": [{"by": "combat", "hex": "1106",
+                            "attackers": ["ger-inf-4", "hun-inf-2"]}]},
+    "combat.choose": {"hex": "1106", "retreat": ["1206"]},
     "roll": {"dice": "2d10", "purpose": "attrition in 0506"},
     "done": {},
     "release": {"units": ["cw-transport-1"]},
@@ -159,7 +165,8 @@ ORDER_EXAMPLES: dict[str, dict[str, Any]] = {
 EXAMPLE_AT: dict[str, tuple[int | None, str]] = {
     "initiative.reroll": (0, "initiative.reroll"), "initiative.choose": (0, "initiative.choose"),
     "standing": (1, "declare"), "declare": (1, "declare"), "mode": (1, "action"),
-    "report": (1, "action"), "roll": (1, "action"), "done": (1, "action"),
+    "report": (1, "combat"), "combat.choose": (1, "combat.choice"), "roll": (1, "action"),
+    "done": (1, "action"),
     "release": (1, "reaction"), "steps": (1, "exploitation"), "reorg": (1, "reorganization"),
     "production": (None, "production"),
     "consent": (None, "consent"),

@@ -1,7 +1,8 @@
 """A unit's legal choices now (issue 16): `service.rules.modes.unit_options` for one unit or
 every unit of a side, computed once per game version and process (the board and the
 searches are shared by every unit of the version) and kept as rendered JSON. Players
-see their own side's units; the GM any side's."""
+see their own side's units; the GM any side's. And a combat's odds before it is sent
+(issue 29): the referee's own computation, by a dry run of the order."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ from collections import OrderedDict
 
 import orjson
 
-from service.answers import SideOptions, UnitOptions
+from service.answers import CombatOdds, SideOptions, UnitOptions
+from service.clock import rfc3339, utc_now
 from service.referee import members
 from service.referee.errors import Denied, NotFound
-from service.rules import awaiting, position
+from service.rules import Actor, awaiting, combat_preview, position
 from service.rules.awaiting import Position
 from service.rules.board import Board
 from service.rules.modes import UnitChoices, unit_options
@@ -111,3 +113,21 @@ async def side_choices(uow: UnitOfWork, game_id: str, token: str, side: str | No
         raise Denied("options/not_your_side", f"players see their own side's options, not "
                      f"{side}'s", errors=[("/side", "another side")])
     return _version(m.game).side(side)
+
+
+async def combat_odds(uow: UnitOfWork, game_id: str, token: str, by: str, hex_id: str,
+                      attackers: list[str]) -> bytes:
+    """What a combat of the caller's side would fight at now (a dry run of its `report`,
+    refused as the order would be), as JSON."""
+    m = await members.member(uow, game_id, token)
+    if m.player is None:
+        raise Denied("options/players_only", "a combat's odds are a player's dry run: the "
+                     "GM playing a side sees them in the log once it is fought",
+                     errors=[("/", "not a player")])
+    state = m.game.state
+    actor = Actor(id=m.player.id, role="player", side=m.player.side,
+                  powers=tuple(m.player.powers))
+    preview = combat_preview(state, actor, {"by": by, "hex": hex_id, "attackers": attackers},
+                             rfc3339(utc_now()))
+    answer: CombatOdds = {**preview, "position": position(state), "version": m.game.version}
+    return orjson.dumps(answer)

@@ -67,12 +67,12 @@ def next_attempt(attempts: int, now: datetime, rand: Random = _system_random
 def must_act(state: State) -> list[AwaitingEntry]:
     """The entries of `awaited` whose side may act now: in the Reaction step only the
     first side not yet done (the sides react one after the other, RULES-NOTES 31; the
-    next is told when its turn comes)."""
+    next is told when its turn comes); a combat's question is its side's to answer."""
     entries = list(awaited(state))
     t = state.turn
     if t.step == "reaction" and state.status == "active" and state.proposal is None:
         first = next((x for x in t.step_sides if x not in t.sides_done), None)
-        entries = [e for e in entries if e["side"] == first]
+        entries = [e for e in entries if e["step"] != "reaction" or e["side"] == first]
     return entries
 
 

@@ -30,6 +30,7 @@ from service.rules.board import SupplyMemo, SupplyStatus, supply_memo, supply_si
 from service.rules.codec import to_data
 from service.rules.events import EventRecord
 from service.rules.view import (
+    COMBAT_KINDS,
     SEALED_KINDS,
     Divergence,
     UnitViews,
@@ -238,6 +239,7 @@ async def export(uow: UnitOfWork, game_id: str, token: str) -> Export:
         "server_keys": await receipts.keys(uow),
         "revealed_seeds": {str(k): v for k, v in state.dice.revealed.items()},
         "state": view(state, viewer),
+        "combat_results": {by: state.setup.scenario.combat.how(by) for by in COMBAT_KINDS},
         "complete": not sealed_hidden,
     }
 

@@ -2,9 +2,10 @@
 no global randomness, no framework: deterministic given (state, command, dice).
 
 The core sits here (state, events, commands, decide/evolve, codec, errors, options,
-dice, awaiting, views); the game's parts are packages: `turn` (seed 002), `board` (the
-map engine), `reorg` (11.18), `modes` (OCS 5.0), `gm` (the game master) and
-`scenario` (the format).
+dice, awaiting, views, the combat preview); the game's parts are packages: `turn` (seed
+002), `board` (the map engine), `reorg` (11.18), `modes` (OCS 5.0, and the combats the
+scenario's tables decide), `combat` (the table engine), `gm` (the game master),
+`standing` (answers given ahead) and `scenario` (the format).
 """
 
 from service.rules.awaiting import awaiting, current_step, next_due, position, steps_of
@@ -25,13 +26,14 @@ from service.rules.gm import (
     RollbackBody,
     WeatherBody,
 )
+from service.rules.preview import combat_preview
 from service.rules.state import PositionStep, Setup, State, Step, initial_state
 
 __all__ = [
-    "ACT_BODIES", "EVENT_DATA", "GM_ACTS", "ORDERS", "ORDER_BODIES", "RULES_VERSION", "ActBody",
-    "Actor", "Command", "DeadlinesBody", "Decision", "DropoutBody", "EditBody", "Event",
-    "EventRecord", "Forbidden", "KeyBody", "PauseBody", "PositionStep", "ReasonBody",
-    "RollbackBody", "Step", "WeatherBody", "Malformed", "Refused", "RulesError", "Sealed",
-    "Setup", "State", "awaiting", "current_step", "decide", "evolve", "fold", "initial_state",
-    "next_due", "position", "steps_of",
+    "ACT_BODIES", "ActBody", "Actor", "Command", "DeadlinesBody", "Decision", "DropoutBody",
+    "EVENT_DATA", "EditBody", "Event", "EventRecord", "Forbidden", "GM_ACTS", "KeyBody",
+    "Malformed", "ORDERS", "ORDER_BODIES", "PauseBody", "PositionStep", "RULES_VERSION",
+    "ReasonBody", "Refused", "RollbackBody", "RulesError", "Sealed", "Setup", "State", "Step",
+    "WeatherBody", "awaiting", "combat_preview", "current_step", "decide", "evolve", "fold",
+    "initial_state", "next_due", "position", "steps_of",
 ]

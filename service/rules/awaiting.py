@@ -17,6 +17,7 @@ from service.rules.shapes import OrderKind
 from service.rules.state import Action, PositionStep, State
 
 CONSENT: Final = "consent"
+CHOICE: Final = "combat.choice"
 
 
 class Position(TypedDict):
@@ -36,7 +37,32 @@ Choices = TypedDict("Choices", {
     "position": NotRequired[list[Place]],  # initiative.choose
     "actions.*": NotRequired[list[Action]],  # declare: every power's action
     "agree": NotRequired[list[bool]],  # consent
+    # combat.choose (combat.choice): the units to take the losses, those to advance, or
+    # the retreat's paths
+    "losses.*": NotRequired[list[str]],
+    "advance.*": NotRequired[list[str]],
+    "retreat": NotRequired[list[list[str]]],
 })
+
+
+class ChoiceShown(TypedDict):
+    """The question a combat's result asks (docs/api.md "Combat choices"): of which
+    combat, what kind (`losses`, `retreat`, `advance`), about whose units (`of`:
+    attacker or defender), how many step losses or hexes the result demands, the units
+    concerned, the answer given by default, the question in words, and the hexes of the
+    retreat paths in an enemy ZOC (OCS 5.10a C, 5.8a)."""
+
+    hex: str
+    by: str
+    code: str
+    kind: str
+    of: str
+    count: int
+    units: list[str]
+    default: list[str]
+    asked_at: str
+    text: str
+    zoc: list[str]
 
 
 class AwaitingEntry(TypedDict):
@@ -52,11 +78,18 @@ class AwaitingEntry(TypedDict):
     choices: NotRequired[Choices]
     # Added by the server where the choices depend on the map: the endpoint listing them.
     options: NotRequired[str]
+    # At `combat.choice`: the question asked.
+    combat: NotRequired[ChoiceShown]
 
 
 def current_step(state: State) -> PositionStep:
-    """The step orders must name: `consent` while a rollback proposal is pending."""
-    return CONSENT if state.proposal is not None else state.turn.step
+    """The step orders must name: `consent` while a rollback proposal is pending,
+    `combat.choice` while a combat's result waits for a side's answer."""
+    if state.proposal is not None:
+        return CONSENT
+    if state.modes.resolution is not None and state.modes.resolution.question is not None:
+        return CHOICE
+    return state.turn.step
 
 
 def position(state: State) -> Position:
@@ -65,12 +98,17 @@ def position(state: State) -> Position:
 
 
 def deadline(state: State) -> str | None:
-    """When the current step's clock runs out (RFC 3339 UTC), if the GM set one."""
+    """When the current step's clock runs out (RFC 3339 UTC), if the GM set one; a
+    combat's question has the step's time from when it was asked."""
     seconds = state.deadlines.get(state.turn.step)
-    if seconds is None or state.turn.step_started_at is None or state.status != "active" \
+    started_at = state.turn.step_started_at
+    res = state.modes.resolution
+    if res is not None and res.question is not None:
+        started_at = res.question.asked_at
+    if seconds is None or started_at is None or state.status != "active" \
             or state.proposal is not None:
         return None
-    started = datetime.fromisoformat(state.turn.step_started_at)
+    started = datetime.fromisoformat(started_at)
     return (started + timedelta(seconds=seconds)).isoformat().replace("+00:00", "Z")
 
 
@@ -94,7 +132,7 @@ _ORDERS: dict[PositionStep, tuple[OrderKind, ...]] = {
     st.EXPLOITATION: ("release", "report", "roll", "done", "steps"),
     st.REORGANIZATION: ("reorg", "done", "steps"),
     st.FINAL_REORGANIZATION: ("reorg", "done", "steps"),
-    st.PRODUCTION: ("production",),
+    st.PRODUCTION: ("production",), CHOICE: ("combat.choose", "standing"),
 }
 
 
@@ -119,6 +157,14 @@ def choices(state: State, step: str) -> Choices:
         return {"position": places}
     if step == st.DECLARE:
         return {"actions.*": list(st.ACTIONS)}
+    res = state.modes.resolution
+    if step == CHOICE and res is not None and res.question is not None:
+        q = res.question
+        if q.kind == "retreat":
+            return {"retreat": [list(p) for p in q.paths]}
+        if q.kind == "advance":
+            return {"advance.*": list(q.units)}
+        return {"losses.*": list(q.units)}
     return {}
 
 
@@ -151,6 +197,15 @@ def awaiting(state: State) -> list[AwaitingEntry]:
         return entries
     t = state.turn
     due = deadline(state)
+    res = state.modes.resolution
+    if res is not None and res.question is not None:
+        q = res.question
+        entry = _entry(state, q.side, list(state.side_powers(q.side)), CHOICE, due)
+        entry["combat"] = {"hex": res.hex, "by": res.by, "code": res.code, "kind": q.kind,
+                           "of": q.of, "count": q.count, "units": list(q.units),
+                           "default": list(q.default), "asked_at": q.asked_at,
+                           "text": q.text, "zoc": list(q.zoc)}
+        return [entry]
     if t.step == st.DECLARE:
         phasing = t.phasing_side
         assert phasing is not None

@@ -81,6 +81,7 @@ ORDERS: Mapping[str, Handler] = {
     CONSENT: gm.consent,
     "standing": standing.arm,
     "steps": play_steps,
+    "combat.choose": modes.choose,
 }
 
 # The body of each order kind (docs/api.md "Order kinds"): closed TypedDicts beside
@@ -99,6 +100,7 @@ ORDER_BODIES: Mapping[str, type] = {
     CONSENT: gm.ConsentBody,
     "standing": standing.StandingBody,
     "steps": standing.StepsBody,
+    "combat.choose": modes.CombatChooseBody,
 }
 
 # The GM's acts, by kind, with their bodies: a GM with a key signs them as orders of
@@ -164,7 +166,20 @@ def check_order_allowed(state: State, command: Command) -> None:
                       extra={"current": position(state)})
     if command.kind != CONSENT:
         gm.refuse_if_proposal(state, command.kind)
+    refuse_while_choosing(state, command)
     check_position(state, command)
+
+
+def refuse_while_choosing(state: State, command: Command) -> None:
+    """While a combat's result waits for a side's choice, the game waits for it: only
+    that answer (and standing orders) may come (docs/api.md "Combat choices")."""
+    res = state.modes.resolution
+    if res is None or res.question is None or command.kind in ("combat.choose", "standing"):
+        return
+    q = res.question
+    raise Refused("combat/choice_pending", f"the {res.by} on {res.hex} waits for {q.side} to "
+                  f"choose: {q.text}", rule="RULES-NOTES 32",
+                  extra={"current": position(state)})
 
 
 def check_position(state: State, command: Command) -> None:
@@ -220,6 +235,7 @@ def answer_for_sides(f: Flow, c: Command) -> None:
     neither has anything more to answer."""
     for _ in range(10_000):
         before = len(f.events)
+        modes.answer_by_standing(f)
         standing.answer(f, c.extra, ORDERS)
         gm.play_civil_disorder(f)
         if len(f.events) == before:

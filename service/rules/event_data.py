@@ -17,7 +17,7 @@ from typing_extensions import TypedDict
 
 from service.rules.events import EventKind
 from service.rules.gm import HexChange, PowerEdit, UnitEdit
-from service.rules.modes import Mode, Orientation
+from service.rules.modes import Mode, OddsShown, Orientation
 from service.rules.options import WeatherRow
 from service.rules.reorg import PathShown, ReorgBody, ReorgItem
 from service.rules.standing import Spend, StopBody
@@ -474,9 +474,97 @@ class CombatRolledData(CombatData):
     values: list[int]
 
 
+class TaskShown(TypedDict):
+    """One thing a table's result still does to a combat: its kind, whose units, how
+    many steps or hexes (`value`; a retreat's option hexes `extra`, the losses due with
+    it `due`), and once chosen the units, path and enemy-ZOC losses named."""
+
+    kind: str
+    who: str
+    value: int
+    extra: int
+    path: list[str]
+    losses: list[str]
+    units: list[str]
+    chosen: bool
+    due: int
+
+
+class Effect(TypedDict):
+    kind: str
+    value: int
+
+
+class CombatResolvedData(TypedDict):
+    """A combat the scenario's table decided: the odds, the roll (none for an automatic
+    overrun), the cell read (`code`, `row`, `effects`) and what it still does (`tasks`)."""
+
+    side: str
+    defender: str
+    step: Step
+    by: Literal["overrun", "combat", "barrage", "naval"]
+    hex: str
+    attackers: list[str]
+    defenders: list[str]
+    odds: OddsShown
+    surprise: str | None
+    values: list[int]
+    total: int | None
+    code: str
+    effects: list[Effect]
+    tasks: list[TaskShown]
+    dice: NotRequired[str]
+    row: NotRequired[str]
+
+
+class QuestionShown(TypedDict):
+    """What a combat's result leaves to a side (docs/api.md "Combat choices")."""
+
+    kind: str
+    side: str
+    of: str
+    count: int
+    units: list[str]
+    paths: list[list[str]]
+    default: list[str]
+    asked_at: str
+    text: str
+    zoc: list[str]
+
+
+class CombatAskedData(TypedDict):
+    hex: str
+    question: QuestionShown
+    tasks: list[TaskShown]
+
+
+class CombatAnsweredData(TypedDict):
+    """A side's answer (`how`: by its order, its standing order, the default): the units
+    or the retreat's path, and the enemy-ZOC losses named with a retreat."""
+
+    hex: str
+    kind: str
+    side: str
+    answer: list[str]
+    losses: list[str]
+    how: str
+    tasks: list[TaskShown]
+
+
+class NoRetreatData(TypedDict):
+    hex: str
+    units: list[str]
+    rule: str
+
+
 class CombatClosedData(TypedDict):
+    """A combat ended: a table's result code, and for an overrun whether it emptied the
+    hex (`succeeded`); a reported one says neither."""
+
     hex: str
     by: str
+    code: NotRequired[str]
+    succeeded: NotRequired[bool]
 
 
 class ResultIgnoredData(TypedDict):
@@ -665,6 +753,10 @@ EVENT_DATA: Mapping[EventKind, object] = {
     "unit.flew_mission": FlewMissionData,
     "combat.rolled": CombatRolledData,
     "combat.closed": CombatClosedData,
+    "combat.resolved": CombatResolvedData,
+    "combat.asked": CombatAskedData,
+    "combat.answered": CombatAnsweredData,
+    "combat.no_retreat": NoRetreatData,
     "standing.armed": StandingArmedData | Sealed,
     "standing.answered": StandingNamed | Sealed,
     "standing.disarmed": StandingDisarmedData,

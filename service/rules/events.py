@@ -40,6 +40,8 @@ EventKind = Literal[
     "units.retreated", "units.advanced", "unit.step_lost", "unit.eliminated",
     "units.exploit_awarded", "units.turned_face_down", "units.shattered", "unit.flew_mission",
     "combat.rolled", "combat.closed",
+    # combats the scenario's tables decide, and the choices they leave (issue 29)
+    "combat.resolved", "combat.asked", "combat.answered", "combat.no_retreat",
     # standing orders and steps given ahead (issue 20)
     "standing.armed", "standing.answered", "standing.disarmed",
 ]

@@ -43,6 +43,63 @@ class OpenCombat:
 
 
 @dataclass(frozen=True, slots=True)
+class Task:
+    """One thing a table's result still does to a combat (`service.rules.modes.resolve`):
+    its `kind`, whose units (`who`: attacker or defender), how many steps or hexes
+    (`value`; a retreat's option hexes in `extra` and the step losses due with it in
+    `due`), and once a player chose (`chosen`): the units named (`units`), or the
+    retreat's path and the units named for its enemy-ZOC losses (`losses`)."""
+
+    kind: str
+    who: str = ""
+    value: int = 0
+    extra: int = 0
+    path: tuple[str, ...] = ()
+    losses: tuple[str, ...] = ()
+    units: tuple[str, ...] = ()
+    chosen: bool = False
+    due: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """What a combat's result leaves to a side (docs/api.md "Combat choices"): which of
+    `units` take `count` step losses (`losses`), whether and where the `units` retreat
+    (`retreat`: one of `paths`, at least `count` hexes), or which of `units` advance
+    (`advance`); the answer given when nobody does (`default`), when it was asked, and
+    the hexes of the retreat paths in an enemy ZOC (`zoc`)."""
+
+    kind: str
+    side: str
+    of: str
+    count: int
+    units: tuple[str, ...]
+    paths: tuple[tuple[str, ...], ...] = ()
+    default: tuple[str, ...] = ()
+    asked_at: str = ""
+    text: str = ""
+    zoc: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """A combat, overrun or barrage the referee is deciding by its table: the cell it
+    read (`code`), what is left to apply in order (`tasks`) and the question a side must
+    answer before it goes on. The game waits for that answer (step `combat.choice`)."""
+
+    side: str
+    defender: str
+    step: str
+    by: str
+    hex: str
+    attackers: tuple[str, ...]
+    defenders: tuple[str, ...]
+    code: str
+    tasks: tuple[Task, ...] = ()
+    question: Question | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Hit:
     """How often a side's units were attacked (an overrun, combat, barrage or naval
     combat reported against them) over the game, and the newest attack: what a
@@ -60,13 +117,15 @@ class Hit:
 class ModeState:
     """Side-wide mode bookkeeping: the release in progress, the units eliminated (by
     result or OCS 5.8a) with the hex they were eliminated in (they leave `units`), the
-    combats rolled and waiting for their results, by hex, and the attacks each side's
-    units suffered (`hits`, by side)."""
+    combats rolled and waiting for their results, by hex, the attacks each side's
+    units suffered (`hits`, by side), and the combat the referee is deciding by its
+    table (`resolution`)."""
 
     release: Release | None = None
     eliminated: dict[str, str] = field(default_factory=dict)
     combats: dict[str, OpenCombat] = field(default_factory=dict)
     hits: dict[str, Hit] = field(default_factory=dict)
+    resolution: Resolution | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +150,9 @@ class Standing:
     enemy units then next to one of the side's Reserve units ("enemy>reserve").
     A `final_reorganization` order spends before its `done`: the `reorg` bodies of
     `plan`, then, with `spend` "cheapest", the cheapest legal way for every unit still
-    face down ("none": orders armed before issue 30 only answered `done`)."""
+    face down ("none": orders armed before issue 30 only answered `done`). `answer`:
+    what a standing order for a combat choice answers (`combat.retreat`: "retreat" or
+    "losses", ...; docs/api.md "Combat choices")."""
 
     side: str
     step: str
@@ -104,6 +165,7 @@ class Standing:
     adjacent_seen: tuple[str, ...] = ()
     spend: str = "none"
     plan: tuple[dict[str, Any], ...] = ()
+    answer: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,9 +233,10 @@ Step = Literal[
     "combat", "exploitation", "reorganization", "final_reorganization", "production",
     "finished",
 ]
-# What an order's `step` and `position.step` name: a step, or `consent` while a rollback
-# proposal waits for the sides' consent (docs/game-master.md).
-PositionStep = Literal[Step, "consent"]
+# What an order's `step` and `position.step` name: a step, `consent` while a rollback
+# proposal waits for the sides' consent (docs/game-master.md), or `combat.choice` while
+# a combat's result waits for a side's choice (docs/api.md "Combat choices").
+PositionStep = Literal[Step, "consent", "combat.choice"]
 JOIN: Final = "join"
 REROLL: Final = "initiative.reroll"
 CHOOSE: Final = "initiative.choose"

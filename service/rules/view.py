@@ -16,6 +16,7 @@ from service.rules.events import Event
 from service.rules.modes import ModeView, mode_view
 from service.rules.options import WeatherRow, dropout_policy
 from service.rules.reorg import ReorgView, reorg_view
+from service.rules.scenario import CombatRules
 from service.rules.standing import StandingView, standing_view
 from service.rules.state import PowerState, SideControl, State, Step
 from service.rules.turn import Chit
@@ -52,7 +53,9 @@ class Divergence(TypedDict):
 
 class GameView(TypedDict):
     """The game: its status, dice mode, options (docs/rules-options.md) and weather
-    table; the server adds its name, version and whether the GM signs its acts."""
+    table, what the referee does not model, and how each kind of combat is decided
+    (`combat_results`: "table", "reported" by players, or "none" allowed); the server
+    adds its name, version and whether the GM signs its acts."""
 
     id: str
     status: Status
@@ -64,6 +67,7 @@ class GameView(TypedDict):
     weather_table: list[WeatherRow]
     weather_table_from_turn: int | None
     not_modeled: list[str]
+    combat_results: dict[str, str]
     name: NotRequired[str]
     version: NotRequired[int]
     gm_signs: NotRequired[bool]
@@ -364,8 +368,24 @@ def _game_view(state: State) -> GameView:
         "not_modeled": [
             "ATR interception (RULES-NOTES 29)",
             "fuel costs when reorganizing (RULES-NOTES 30)",
+            *reported_flags(setup.scenario.combat),
         ],
+        "combat_results": {by: setup.scenario.combat.how(by) for by in COMBAT_KINDS},
     }
+
+
+COMBAT_KINDS = ("overrun", "combat", "barrage", "naval")
+
+
+def reported_flags(rules: CombatRules) -> list[str]:
+    """What every view and export says of results the referee does not decide: "combat
+    results reported by players" for the kinds without a table, where the scenario lets
+    players report them (docs/scenario.md "Combat: the tables")."""
+    land = [by for by in COMBAT_KINDS[:3] if rules.how(by) == "reported"]
+    flags = [f"combat results reported by players ({', '.join(land)}: the scenario has no "
+             "table for them)"] if land else []
+    return [*flags, "naval combat results reported by players (the format has no naval "
+                    "table)"]
 
 
 def _turn_view(state: State) -> TurnView:

@@ -29,6 +29,8 @@ from typing import Any
 from service.answers import Export
 from service.crypto import chain, identity, signing
 from service.crypto.canonical import canonical_bytes, sha256_hex
+from service.rules.scenario import parse_scenario
+from service.rules.view import COMBAT_KINDS, reported_flags
 from service.verify import keys as proven_keys
 from service.verify.record import (
     SEALABLE_COMMANDS,
@@ -389,7 +391,23 @@ def verify_export(export: Export,
             report.add("receipts", False, f"malformed receipts: {error!r}")
     if export.get("dice", {}).get("mode") == "scripted":
         report.add("dice mode", True, "SCRIPTED game: dice came from the GM's script")
+    _combat_results(export, report)
     return report
+
+
+def _combat_results(export: Mapping[str, Any], report: Report) -> None:
+    """What the referee decided by the scenario's tables (replayed with every roll) and
+    what players reported, said as the views say it."""
+    try:
+        rules = parse_scenario(export["scenario"]).combat
+    except (KeyError, TypeError, ValueError):
+        return  # the replay already said why the scenario does not read
+    decided = [by for by in COMBAT_KINDS if rules.how(by) == "table"]
+    report.add("combat results", True,
+               (f"decided by the scenario's tables ({', '.join(decided)}), replayed above"
+                if decided else "no combat tables") + "; "
+               + "; ".join(flag.upper() if "reported" in flag else flag
+                           for flag in reported_flags(rules)))
 
 
 def _read(path: str, report: Report) -> Any:

@@ -901,6 +901,8 @@ function formContext(state) {
     get: (suffix) => get(suffix).then(({ data }) => data),
     fail: (message) => showError(new Error(message)),
     showError,
+    events: () => [...page.log.values()],
+    redrawMap: renderMapPanel,
   };
 }
 

@@ -15,10 +15,11 @@
 //         dryRun(kind, body) -> Promise<dry run> (throws the refusal, shows nothing),
 //         get(path) -> Promise<data> (GET /v1/games/{id}{path}), units: my side's units,
 //         scenario (null until loaded), sideOf(power), controllerOf(power), fail(message),
-//         showError(error) }.
+//         showError(error), events() (the log as loaded), redrawMap() }.
 // To add an order kind, add an entry; the generic form at the end sends any kind with a
 // JSON body meanwhile.
 
+import { combatChoiceForm } from "./combat.js";
 import { h, words } from "./dom.js";
 import { byPlace, modeForm, strength } from "./modes.js";
 import { playForm } from "./play.js";
@@ -32,7 +33,8 @@ export const DONE_STEPS = ["action", "reaction", "combat", "exploitation", "reor
 // The phasing side's steps of an impulse a `steps` order may be done through.
 const IMPULSE_DONE = ["action", "reaction", "combat", "exploitation", "reorganization"];
 export const ORDER_KINDS = ["declare", "initiative.reroll", "initiative.choose", "done",
-  "production", "roll", "mode", "release", "report", "reorg", "consent", "standing", "steps"];
+  "production", "roll", "mode", "release", "report", "reorg", "consent", "standing", "steps",
+  "combat.choose"];
 
 const awaitedIn = (ctx, step) => ctx.mine.find((a) => a.step === step);
 
@@ -178,6 +180,7 @@ export const ORDER_FORMS = [
         }, { primary: true, name: "release" })));
     },
   },
+  combatChoiceForm,
   playForm,
   reorgForm,
   {

@@ -20,6 +20,7 @@ export const EVENT_KINDS = Object.freeze([
   "combat.reported", "combat.result_ignored", "hex.disorganized", "reserve.removed",
   "units.retreated", "units.advanced", "unit.step_lost", "unit.eliminated",
   "units.exploit_awarded", "units.turned_face_down", "units.shattered",
-  "unit.flew_mission", "combat.rolled", "combat.closed", "standing.armed",
+  "unit.flew_mission", "combat.rolled", "combat.closed", "combat.resolved", "combat.asked",
+  "combat.answered", "combat.no_retreat", "standing.armed",
   "standing.answered", "standing.disarmed",
 ]);

@@ -4,8 +4,8 @@
 
 import { duration, h, stopWords, words } from "./dom.js";
 
-const DICE_KINDS = new Set(["dice.rolled", "combat.rolled", "turn_end.rolled", "initiative.rolled",
-  "weather.set"]);
+const DICE_KINDS = new Set(["dice.rolled", "combat.rolled", "combat.resolved", "turn_end.rolled",
+  "initiative.rolled", "weather.set"]);
 const GM_KINDS = new Set(["game.paused", "game.resumed", "game.ended", "deadlines.set",
   "deadline.passed", "default.forced", "side.dropped_out", "side.restored", "state.edited",
   "player.key_replaced", "seat.reopened", "seat.substituted", "gm.played", "rollback.proposed",

@@ -1,11 +1,14 @@
 // Play on the map (the `report` order): select one of my units on the map (or in the
 // units table), see from GET /units/{unit}/options where it may move (green hexes, with
 // the MP the move spends), where transport may take it (blue) and what it may attack
-// (red); a click on a hex puts the move, with its path, or the attack into the report; a
+// (red); a click on a hex puts the move, with its path, or the attack into the report.
+// Where the scenario's table decides a combat (combat.js), the report shows the odds the
+// server computes before it is sent and the referee's roll and result after; elsewhere a
 // combat is rolled by the referee (2d6) and its result reported with the results form.
 // Nothing here needs hand-written JSON; what the server would refuse is not offered, and
 // why is shown instead.
 
+import { choiceLayers, choiceOnHex, combatsThisStep, odds, oddsView, resultView, tableDecides } from "./combat.js";
 import { fill, h, words } from "./dom.js";
 import { afterResults, enter, Ground, nextHexes, unitsOf } from "./retreat.js";
 
@@ -94,9 +97,11 @@ export class PlayPanel {
     return true;
   }
 
-  /** A click on a hex: a move or an attack when the selected unit may; true if so. */
+  /** A click on a hex: a move or an attack when the selected unit may, or the retreat
+   *  path a combat's question asks for; true if so. */
   onHex(hexId) {
-    if (!this.step() || !this.selected || !this.options) return false;
+    if (!this.step()) return choiceOnHex(this.ctx, hexId, () => this.app.redrawMap());
+    if (!this.selected || !this.options) return false;
     const reach = this.reach().get(hexId);
     if (reach) {
       this.addMove({ to: hexId, path: reach.path, spends: reach.spends, mp: reach.mp });
@@ -194,7 +199,7 @@ export class PlayPanel {
 
   /** What the map shows for the panel: reach, transport, targets, planned moves. */
   layers() {
-    if (!this.step()) return {};
+    if (!this.step()) return choiceLayers(this.ctx);
     return {
       selectedUnit: this.selected,
       reach: this.reach(),
@@ -239,7 +244,8 @@ export class PlayPanel {
       });
     }
     if (this.combats.length) {
-      body.combats = this.combats.map((c) => ({ by: c.by, hex: c.hex, attackers: c.attackers, dice: "2d6" }));
+      body.combats = this.combats.map((c) => ({ by: c.by, hex: c.hex, attackers: c.attackers,
+        ...(tableDecides(this.ctx.state, c.by) ? {} : { dice: "2d6" }) }));
     }
     if (this.faceDown.length) body.face_down = [...this.faceDown];
     return body;
@@ -299,11 +305,17 @@ export class PlayPanel {
     }
     this.optionsVersion = ctx.state.game.version;
     const open = openCombats(this.app.events(), ctx.state, ctx.me.side);
+    const decided = combatsThisStep(this.app.events(), ctx.state).filter((r) => r.resolved.data.side === ctx.me.side);
     fill(this.node,
       h("p.hint", {}, MOVE_STEPS.includes(step)
         ? "Select one of your units on the map (or in the units table): green hexes are where it may move, "
           + "with the MP the move spends; blue, by transport; red, what it may attack. Click one to add it to the report."
-        : "Select one of your units on the map, then a red hex to attack it; the referee rolls 2d6 and you report the result."),
+        : tableDecides(ctx.state, "combat")
+          ? "Select one of your units on the map, then a red hex to attack it: the report shows the odds; "
+            + "the referee rolls and applies the table's result."
+          : "Select one of your units on the map, then a red hex to attack it; the referee rolls 2d6 and you report the result."),
+      decided.length ? h("div.combat-results", {}, h("h3", {}, "Combats this step"),
+        decided.map((r) => resultView(r))) : null,
       open.map((c) => this.resultsForm(c)),
       this.drawSelected(step),
       this.drawBasket());
@@ -421,7 +433,8 @@ export class PlayPanel {
         onclick: () => { this.moves.splice(i, 1); this.clearRefused(); this.draw(); this.app.redrawMap(); } }, "remove"))));
     const combats = this.combats.map((c, i) => this.row("combats", i,
       h("th", { scope: "row" }, `${BY_NAMES[c.by] || c.by} on ${c.hex}`),
-      h("td", { colspan: 2 }, `by ${c.attackers.join(", ")}; the referee rolls 2d6`),
+      h("td", { colspan: 2 }, `by ${c.attackers.join(", ")}`, tableDecides(this.ctx.state, c.by)
+        ? "; the odds are below" : "; the referee rolls 2d6"),
       h("td", {}, ""),
       h("td", {}, h("button.link", { type: "button", name: `remove-combat-${c.hex}`,
         onclick: () => { this.combats.splice(i, 1); this.clearRefused(); this.draw(); this.app.redrawMap(); } }, "remove"))));
@@ -433,13 +446,24 @@ export class PlayPanel {
           h("th", { scope: "col" }, "Path"), h("th", { scope: "col", class: "num" }, "MP"),
           h("th", { scope: "col" }, h("span.visually-hidden", {}, "Remove")))),
         h("tbody", {}, moves, combats)),
+      this.combats.filter((c) => tableDecides(this.ctx.state, c.by)).map((c) => h("div.planned-odds",
+        { dataset: { hex: c.hex } }, h("h4", {}, `${BY_NAMES[c.by] || c.by} on ${c.hex}`), this.oddsOf(c))),
       this.faceDown.length ? h("p", {}, `Turned face down: ${this.faceDown.join(", ")}`) : null,
       h("div.buttons", {},
         h("button.primary", { type: "button", name: "report", disabled: empty, onclick: () => this.report() },
-          this.combats.length ? "Report and roll" : "Report"),
+          this.combats.length ? (this.combats.every((c) => tableDecides(this.ctx.state, c.by))
+            ? "Report and attack" : "Report and roll") : "Report"),
         h("button", { type: "button", name: "report-clear", disabled: empty, onclick: () => {
           this.moves = []; this.combats = []; this.faceDown = []; this.clearRefused(); this.draw(); this.app.redrawMap();
         } }, "Clear")));
+  }
+
+  /** The server's odds of a planned attack (combat.js), redrawn when they arrive. */
+  oddsOf(combat) {
+    const shown = h("div.odds-holder");
+    odds(this.app, combat).then((found) => shown.replaceChildren(oddsView(found, this.ctx.scenario)));
+    shown.append(oddsView(null));
+    return shown;
   }
 
   /** A results form row's retreat (OCS 5.10a): the units, then hex by hex only where the

@@ -657,6 +657,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/combat/odds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a combat, overrun or barrage would fight at now: the referee's odds from the effective values and the cells of its column (a dry run) */
+        get: operations["combat_odds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/players/me/settings": {
         parameters: {
             query?: never;
@@ -878,7 +895,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "initiative.reroll" | "initiative.choose" | "declare" | "done" | "production" | "roll" | "mode" | "release" | "report" | "reorg" | "consent" | "standing" | "steps";
+            kind: "initiative.reroll" | "initiative.choose" | "declare" | "done" | "production" | "roll" | "mode" | "release" | "report" | "reorg" | "consent" | "standing" | "steps" | "combat.choose";
             /** Body */
             body?: {
                 [key: string]: unknown;
@@ -938,7 +955,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -993,7 +1010,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1046,7 +1063,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1104,7 +1121,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1157,7 +1174,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1210,7 +1227,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1264,7 +1281,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1317,7 +1334,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1372,7 +1389,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1425,7 +1442,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1481,7 +1498,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1534,7 +1551,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1650,7 +1667,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1723,14 +1740,15 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /** Deadline */
             deadline: string | null;
             /** Orders */
-            orders: ("initiative.reroll" | "initiative.choose" | "declare" | "done" | "production" | "roll" | "mode" | "release" | "report" | "reorg" | "consent" | "standing" | "steps")[];
+            orders: ("initiative.reroll" | "initiative.choose" | "declare" | "done" | "production" | "roll" | "mode" | "release" | "report" | "reorg" | "consent" | "standing" | "steps" | "combat.choose")[];
             choices?: components["schemas"]["Choices"];
             /** Options */
             options?: string;
+            combat?: components["schemas"]["ChoiceShown"];
         };
         /** CapacityShown */
         CapacityShown: {
@@ -1744,6 +1762,18 @@ export interface components {
             limit: number | null;
             /** Left After */
             left_after: number | null;
+        };
+        /**
+         * CellShown
+         * @description A row of the odds' column: its dice totals, the cell's codes and their results.
+         */
+        CellShown: {
+            /** Roll */
+            roll: string;
+            /** Code */
+            code: string;
+            /** Results */
+            results: string[];
         };
         /**
          * Chain
@@ -1852,6 +1882,38 @@ export interface components {
             /** Hq */
             hq: string;
         };
+        /**
+         * ChoiceShown
+         * @description The question a combat's result asks (docs/api.md "Combat choices"): of which
+         *     combat, what kind (`losses`, `retreat`, `advance`), about whose units (`of`:
+         *     attacker or defender), how many step losses or hexes the result demands, the units
+         *     concerned, the answer given by default, the question in words, and the hexes of the
+         *     retreat paths in an enemy ZOC (OCS 5.10a C, 5.8a).
+         */
+        ChoiceShown: {
+            /** Hex */
+            hex: string;
+            /** By */
+            by: string;
+            /** Code */
+            code: string;
+            /** Kind */
+            kind: string;
+            /** Of */
+            of: string;
+            /** Count */
+            count: number;
+            /** Units */
+            units: string[];
+            /** Default */
+            default: string[];
+            /** Asked At */
+            asked_at: string;
+            /** Text */
+            text: string;
+            /** Zoc */
+            zoc: string[];
+        };
         /** Choices */
         Choices: {
             /** Demand */
@@ -1862,6 +1924,12 @@ export interface components {
             "actions.*"?: ("pass" | "land" | "air" | "naval" | "combined")[];
             /** Agree */
             agree?: boolean[];
+            /** Losses.* */
+            "losses.*"?: string[];
+            /** Advance.* */
+            "advance.*"?: string[];
+            /** Retreat */
+            retreat?: string[][];
         };
         /**
          * ChooseBody
@@ -1904,6 +1972,110 @@ export interface components {
             results?: components["schemas"]["CombatResult"][];
             /** Dice */
             dice?: string;
+        };
+        /**
+         * CombatChooseBody
+         * @description `combat.choose`: the answer of the side a combat's result asks (docs/api.md
+         *     "Combat choices"): the units that take the step losses (`losses`, one per step),
+         *     the retreat path (`retreat`, empty for none; `losses`: who loses a step in each
+         *     enemy-ZOC hex entered by units already DG, OCS 5.10a C) or the attackers that
+         *     advance (`advance`, empty for none).
+         */
+        CombatChooseBody: {
+            /** Hex */
+            hex: string;
+            /** Losses */
+            losses?: string[];
+            /** Retreat */
+            retreat?: string[];
+            /** Advance */
+            advance?: string[];
+        };
+        /**
+         * CombatChooseOrder
+         * @description A signed order of kind `combat.choose`: `combat.choose`: the answer of the side a combat's result asks (docs/api.md
+         *     "Combat choices"): the units that take the step losses (`losses`, one per step),
+         *     the retreat path (`retreat`, empty for none; `losses`: who loses a step in each
+         *     enemy-ZOC hex entered by units already DG, OCS 5.10a C) or the attackers that
+         *     advance (`advance`, empty for none).
+         * @example {
+         *       "body": {
+         *         "hex": "1106",
+         *         "retreat": [
+         *           "1206"
+         *         ]
+         *       },
+         *       "game": "<game id>",
+         *       "impulse": 1,
+         *       "kind": "combat.choose",
+         *       "player": "<player id>",
+         *       "prev": "<hash of the newest event seen>",
+         *       "seq": 1,
+         *       "step": "combat.choice",
+         *       "turn": 1
+         *     }
+         */
+        CombatChooseOrder: {
+            /** Game */
+            game: string;
+            /**
+             * Player
+             * @description the signer: a player's id, or "gm"
+             */
+            player: string;
+            /**
+             * Seq
+             * @description unique per signer (a nonce): a resent order with the same seq and bytes gets its first answer again
+             */
+            seq: number;
+            /**
+             * Prev
+             * @description the hash of the newest event the signer saw (the game's `head`): an order over a history the server did not show is refused, and `verify` checks every one
+             */
+            prev: string;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /**
+             * Step
+             * @description the step the signer saw: one this kind answers
+             * @enum {string}
+             */
+            step: "combat.choice";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.choose";
+            body: components["schemas"]["CombatChooseBody"];
+        };
+        /**
+         * CombatOdds
+         * @description `GET /combat/odds`: what a combat, overrun or barrage would fight at now (issue
+         *     29): the referee's odds and the cells its column could give.
+         */
+        CombatOdds: {
+            /** By */
+            by: string;
+            /** Hex */
+            hex: string;
+            /** Side */
+            side: string;
+            /** Decided By */
+            decided_by: string;
+            /** Table */
+            table: string | null;
+            odds: components["schemas"]["OddsShown"] | null;
+            /** Automatic */
+            automatic: boolean;
+            /** Surprise */
+            surprise: boolean;
+            /** Cells */
+            cells: components["schemas"]["CellShown"][];
+            position: components["schemas"]["Position"];
+            /** Version */
+            version: number;
         };
         /**
          * CombatResult
@@ -2022,6 +2194,10 @@ export interface components {
          *       "dice": {
          *         "mode": "scripted",
          *         "script": {
+         *           "combat": [
+         *             4,
+         *             4
+         *           ],
          *           "initiative": [
          *             10,
          *             1,
@@ -2453,7 +2629,7 @@ export interface components {
          */
         Empty: Record<string, never>;
         /** @description An event as it is stored, hashed and shown (docs/api.md, "The log"): its `data` is its `kind`'s; `hash` chains it to the one before; `rolled_back` marks one a later rollback abandoned and `sealed` one whose content is withheld until its window closes (neither is hashed). */
-        EventRecord: components["schemas"]["GameCreatedEvent"] | components["schemas"]["SeatTakenEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["GamePausedEvent"] | components["schemas"]["GameResumedEvent"] | components["schemas"]["GameEndedEvent"] | components["schemas"]["DeadlinesSetEvent"] | components["schemas"]["DeadlinePassedEvent"] | components["schemas"]["DefaultForcedEvent"] | components["schemas"]["SideDroppedOutEvent"] | components["schemas"]["SideReturnedEvent"] | components["schemas"]["SideRestoredEvent"] | components["schemas"]["StateEditedEvent"] | components["schemas"]["PlayerKeyReplacedEvent"] | components["schemas"]["SeatReopenedEvent"] | components["schemas"]["SeatSubstitutedEvent"] | components["schemas"]["GmPlayedEvent"] | components["schemas"]["RollbackProposedEvent"] | components["schemas"]["RollbackConsentedEvent"] | components["schemas"]["RollbackRefusedEvent"] | components["schemas"]["RollbackWithdrawnEvent"] | components["schemas"]["GameRolledBackEvent"] | components["schemas"]["GameImportedEvent"] | components["schemas"]["DiceCommittedEvent"] | components["schemas"]["DiceRolledEvent"] | components["schemas"]["DiceRevealedEvent"] | components["schemas"]["DiceRecommittedEvent"] | components["schemas"]["TurnBeganEvent"] | components["schemas"]["InitiativeRolledEvent"] | components["schemas"]["InitiativeRerollAnsweredEvent"] | components["schemas"]["InitiativeRerollClosedEvent"] | components["schemas"]["InitiativeRankedEvent"] | components["schemas"]["InitiativeChosenEvent"] | components["schemas"]["TurnOrderSetEvent"] | components["schemas"]["RoundBeganEvent"] | components["schemas"]["WeatherSetEvent"] | components["schemas"]["WeatherTableSetEvent"] | components["schemas"]["ImpulseBeganEvent"] | components["schemas"]["StepBeganEvent"] | components["schemas"]["StepSkippedEvent"] | components["schemas"]["SideSkippedEvent"] | components["schemas"]["PowerDeclaredEvent"] | components["schemas"]["SideDoneEvent"] | components["schemas"]["ImpulseCleanedUpEvent"] | components["schemas"]["RpsGrantedEvent"] | components["schemas"]["TurnEndRolledEvent"] | components["schemas"]["ImpulseEndedEvent"] | components["schemas"]["TurnEndedEvent"] | components["schemas"]["InitiativeShiftedEvent"] | components["schemas"]["ProductionSubmittedEvent"] | components["schemas"]["ProductionAppliedEvent"] | components["schemas"]["UnitReorganizedEvent"] | components["schemas"]["PortRepairedEvent"] | components["schemas"]["RpsLapsedEvent"] | components["schemas"]["UnitModeChangedEvent"] | components["schemas"]["ReservesReleasedEvent"] | components["schemas"]["ReportFiledEvent"] | components["schemas"]["UnitMovedEvent"] | components["schemas"]["UnitWorkedEvent"] | components["schemas"]["CombatReportedEvent"] | components["schemas"]["CombatResultIgnoredEvent"] | components["schemas"]["HexDisorganizedEvent"] | components["schemas"]["ReserveRemovedEvent"] | components["schemas"]["UnitsRetreatedEvent"] | components["schemas"]["UnitsAdvancedEvent"] | components["schemas"]["UnitStepLostEvent"] | components["schemas"]["UnitEliminatedEvent"] | components["schemas"]["UnitsExploitAwardedEvent"] | components["schemas"]["UnitsTurnedFaceDownEvent"] | components["schemas"]["UnitsShatteredEvent"] | components["schemas"]["UnitFlewMissionEvent"] | components["schemas"]["CombatRolledEvent"] | components["schemas"]["CombatClosedEvent"] | components["schemas"]["StandingArmedEvent"] | components["schemas"]["StandingAnsweredEvent"] | components["schemas"]["StandingDisarmedEvent"];
+        EventRecord: components["schemas"]["GameCreatedEvent"] | components["schemas"]["SeatTakenEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["GamePausedEvent"] | components["schemas"]["GameResumedEvent"] | components["schemas"]["GameEndedEvent"] | components["schemas"]["DeadlinesSetEvent"] | components["schemas"]["DeadlinePassedEvent"] | components["schemas"]["DefaultForcedEvent"] | components["schemas"]["SideDroppedOutEvent"] | components["schemas"]["SideReturnedEvent"] | components["schemas"]["SideRestoredEvent"] | components["schemas"]["StateEditedEvent"] | components["schemas"]["PlayerKeyReplacedEvent"] | components["schemas"]["SeatReopenedEvent"] | components["schemas"]["SeatSubstitutedEvent"] | components["schemas"]["GmPlayedEvent"] | components["schemas"]["RollbackProposedEvent"] | components["schemas"]["RollbackConsentedEvent"] | components["schemas"]["RollbackRefusedEvent"] | components["schemas"]["RollbackWithdrawnEvent"] | components["schemas"]["GameRolledBackEvent"] | components["schemas"]["GameImportedEvent"] | components["schemas"]["DiceCommittedEvent"] | components["schemas"]["DiceRolledEvent"] | components["schemas"]["DiceRevealedEvent"] | components["schemas"]["DiceRecommittedEvent"] | components["schemas"]["TurnBeganEvent"] | components["schemas"]["InitiativeRolledEvent"] | components["schemas"]["InitiativeRerollAnsweredEvent"] | components["schemas"]["InitiativeRerollClosedEvent"] | components["schemas"]["InitiativeRankedEvent"] | components["schemas"]["InitiativeChosenEvent"] | components["schemas"]["TurnOrderSetEvent"] | components["schemas"]["RoundBeganEvent"] | components["schemas"]["WeatherSetEvent"] | components["schemas"]["WeatherTableSetEvent"] | components["schemas"]["ImpulseBeganEvent"] | components["schemas"]["StepBeganEvent"] | components["schemas"]["StepSkippedEvent"] | components["schemas"]["SideSkippedEvent"] | components["schemas"]["PowerDeclaredEvent"] | components["schemas"]["SideDoneEvent"] | components["schemas"]["ImpulseCleanedUpEvent"] | components["schemas"]["RpsGrantedEvent"] | components["schemas"]["TurnEndRolledEvent"] | components["schemas"]["ImpulseEndedEvent"] | components["schemas"]["TurnEndedEvent"] | components["schemas"]["InitiativeShiftedEvent"] | components["schemas"]["ProductionSubmittedEvent"] | components["schemas"]["ProductionAppliedEvent"] | components["schemas"]["UnitReorganizedEvent"] | components["schemas"]["PortRepairedEvent"] | components["schemas"]["RpsLapsedEvent"] | components["schemas"]["UnitModeChangedEvent"] | components["schemas"]["ReservesReleasedEvent"] | components["schemas"]["ReportFiledEvent"] | components["schemas"]["UnitMovedEvent"] | components["schemas"]["UnitWorkedEvent"] | components["schemas"]["CombatReportedEvent"] | components["schemas"]["CombatResultIgnoredEvent"] | components["schemas"]["HexDisorganizedEvent"] | components["schemas"]["ReserveRemovedEvent"] | components["schemas"]["UnitsRetreatedEvent"] | components["schemas"]["UnitsAdvancedEvent"] | components["schemas"]["UnitStepLostEvent"] | components["schemas"]["UnitEliminatedEvent"] | components["schemas"]["UnitsExploitAwardedEvent"] | components["schemas"]["UnitsTurnedFaceDownEvent"] | components["schemas"]["UnitsShatteredEvent"] | components["schemas"]["UnitFlewMissionEvent"] | components["schemas"]["CombatRolledEvent"] | components["schemas"]["CombatClosedEvent"] | components["schemas"]["CombatResolvedEvent"] | components["schemas"]["CombatAskedEvent"] | components["schemas"]["CombatAnsweredEvent"] | components["schemas"]["CombatNoRetreatEvent"] | components["schemas"]["StandingArmedEvent"] | components["schemas"]["StandingAnsweredEvent"] | components["schemas"]["StandingDisarmedEvent"];
         /**
          * EventsData
          * @description The events an order or act appended: read them from the log (`after` first_seq - 1).
@@ -2466,7 +2642,7 @@ export interface components {
             /** Last Seq */
             last_seq: number;
             /** Kinds */
-            kinds: ("game.created" | "seat.taken" | "game.started" | "game.paused" | "game.resumed" | "game.ended" | "deadlines.set" | "deadline.passed" | "default.forced" | "side.dropped_out" | "side.returned" | "side.restored" | "state.edited" | "player.key_replaced" | "seat.reopened" | "seat.substituted" | "gm.played" | "rollback.proposed" | "rollback.consented" | "rollback.refused" | "rollback.withdrawn" | "game.rolled_back" | "game.imported" | "dice.committed" | "dice.rolled" | "dice.revealed" | "dice.recommitted" | "turn.began" | "initiative.rolled" | "initiative.reroll_answered" | "initiative.reroll_closed" | "initiative.ranked" | "initiative.chosen" | "turn.order_set" | "round.began" | "weather.set" | "weather.table_set" | "impulse.began" | "step.began" | "step.skipped" | "side.skipped" | "power.declared" | "side.done" | "impulse.cleaned_up" | "rps.granted" | "turn_end.rolled" | "impulse.ended" | "turn.ended" | "initiative.shifted" | "production.submitted" | "production.applied" | "unit.reorganized" | "port.repaired" | "rps.lapsed" | "unit.mode_changed" | "reserves.released" | "report.filed" | "unit.moved" | "unit.worked" | "combat.reported" | "combat.result_ignored" | "hex.disorganized" | "reserve.removed" | "units.retreated" | "units.advanced" | "unit.step_lost" | "unit.eliminated" | "units.exploit_awarded" | "units.turned_face_down" | "units.shattered" | "unit.flew_mission" | "combat.rolled" | "combat.closed" | "standing.armed" | "standing.answered" | "standing.disarmed")[];
+            kinds: ("game.created" | "seat.taken" | "game.started" | "game.paused" | "game.resumed" | "game.ended" | "deadlines.set" | "deadline.passed" | "default.forced" | "side.dropped_out" | "side.returned" | "side.restored" | "state.edited" | "player.key_replaced" | "seat.reopened" | "seat.substituted" | "gm.played" | "rollback.proposed" | "rollback.consented" | "rollback.refused" | "rollback.withdrawn" | "game.rolled_back" | "game.imported" | "dice.committed" | "dice.rolled" | "dice.revealed" | "dice.recommitted" | "turn.began" | "initiative.rolled" | "initiative.reroll_answered" | "initiative.reroll_closed" | "initiative.ranked" | "initiative.chosen" | "turn.order_set" | "round.began" | "weather.set" | "weather.table_set" | "impulse.began" | "step.began" | "step.skipped" | "side.skipped" | "power.declared" | "side.done" | "impulse.cleaned_up" | "rps.granted" | "turn_end.rolled" | "impulse.ended" | "turn.ended" | "initiative.shifted" | "production.submitted" | "production.applied" | "unit.reorganized" | "port.repaired" | "rps.lapsed" | "unit.mode_changed" | "reserves.released" | "report.filed" | "unit.moved" | "unit.worked" | "combat.reported" | "combat.result_ignored" | "hex.disorganized" | "reserve.removed" | "units.retreated" | "units.advanced" | "unit.step_lost" | "unit.eliminated" | "units.exploit_awarded" | "units.turned_face_down" | "units.shattered" | "unit.flew_mission" | "combat.rolled" | "combat.closed" | "combat.resolved" | "combat.asked" | "combat.answered" | "combat.no_retreat" | "standing.armed" | "standing.answered" | "standing.disarmed")[];
         };
         /**
          * EventsNotice
@@ -2530,6 +2706,10 @@ export interface components {
                 [key: string]: string;
             };
             state: components["schemas"]["StateView"];
+            /** Combat Results */
+            combat_results: {
+                [key: string]: string;
+            };
             /** Complete */
             complete: boolean;
         };
@@ -2611,7 +2791,9 @@ export interface components {
         /**
          * GameView
          * @description The game: its status, dice mode, options (docs/rules-options.md) and weather
-         *     table; the server adds its name, version and whether the GM signs its acts.
+         *     table, what the referee does not model, and how each kind of combat is decided
+         *     (`combat_results`: "table", "reported" by players, or "none" allowed); the server
+         *     adds its name, version and whether the GM signs its acts.
          */
         GameView: {
             /** Id */
@@ -2641,6 +2823,10 @@ export interface components {
             weather_table_from_turn: number | null;
             /** Not Modeled */
             not_modeled: string[];
+            /** Combat Results */
+            combat_results: {
+                [key: string]: string;
+            };
             /** Name */
             name?: string;
             /** Version */
@@ -3357,6 +3543,50 @@ export interface components {
             elapsed: "50%" | "90%";
         };
         /**
+         * OddsShown
+         * @description The odds as the views and the log give them: each side's units and total, the
+         *     terrain and its multiplier, the value the columns read, the column with every
+         *     shift and die-roll modifier, and the whole in words.
+         */
+        OddsShown: {
+            /** By */
+            by: string;
+            /** Hex */
+            hex: string;
+            /** Terrain */
+            terrain: string;
+            /** Attackers */
+            attackers: components["schemas"]["StrengthShown"][];
+            /** Defenders */
+            defenders: components["schemas"]["StrengthShown"][];
+            /** Attack */
+            attack: number;
+            /** Defence */
+            defence: number;
+            /** Multiplier */
+            multiplier: number;
+            /** Defended */
+            defended: number;
+            /** Columns By */
+            columns_by: string;
+            /** Column */
+            column: string;
+            /** Base Column */
+            base_column: string;
+            /** Shifts */
+            shifts: (string | number)[][];
+            /** Roll Modifiers */
+            roll_modifiers: (string | number)[][];
+            /** Dice */
+            dice: string;
+            /** Inputs */
+            inputs: {
+                [key: string]: number;
+            };
+            /** Text */
+            text: string;
+        };
+        /**
          * OptionShown
          * @description A method for the unit: when `legal`, the `item` to send in a `reorg` order and
          *     what it costs; when not, why (`reason`, `rule`, the item `field` at fault).
@@ -3512,7 +3742,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
         };
         /**
          * PowerEdit
@@ -4074,10 +4304,14 @@ export interface components {
          *     exploitation steps, applied in the order moves, works, missions, combats, face down.
          * @example {
          *       "body": {
-         *         "moves": [
+         *         "combats": [
          *           {
-         *             "to": "0408",
-         *             "unit": "ger-inf-1"
+         *             "attackers": [
+         *               "ger-inf-4",
+         *               "hun-inf-2"
+         *             ],
+         *             "by": "combat",
+         *             "hex": "1106"
          *           }
          *         ]
          *       },
@@ -4087,7 +4321,7 @@ export interface components {
          *       "player": "<player id>",
          *       "prev": "<hash of the newest event seen>",
          *       "seq": 1,
-         *       "step": "action",
+         *       "step": "combat",
          *       "turn": 1
          *     }
          */
@@ -4285,6 +4519,7 @@ export interface components {
             roll?: number[];
             /**
              * Combat
+             * @description the referee's combat dice in order: a surprise roll, its shift and the combat roll itself, each die of each
              * @default []
              */
             combat?: number[];
@@ -4444,7 +4679,7 @@ export interface components {
          */
         SignedOrder: {
             /** Order */
-            order: components["schemas"]["InitiativeRerollOrder"] | components["schemas"]["InitiativeChooseOrder"] | components["schemas"]["DeclareOrder"] | components["schemas"]["DoneOrder"] | components["schemas"]["ProductionOrder"] | components["schemas"]["RollOrder"] | components["schemas"]["ModeOrder"] | components["schemas"]["ReleaseOrder"] | components["schemas"]["ReportOrder"] | components["schemas"]["ReorgOrder"] | components["schemas"]["ConsentOrder"] | components["schemas"]["StandingOrder"] | components["schemas"]["StepsOrder"] | components["schemas"]["AdminPauseOrder"] | components["schemas"]["AdminResumeOrder"] | components["schemas"]["AdminEndOrder"] | components["schemas"]["AdminDeadlinesOrder"] | components["schemas"]["AdminForceOrder"] | components["schemas"]["AdminWeatherOrder"] | components["schemas"]["AdminEditOrder"] | components["schemas"]["AdminDropoutOrder"] | components["schemas"]["AdminActOrder"] | components["schemas"]["AdminRollbackOrder"] | components["schemas"]["AdminRollbackWithdrawOrder"] | components["schemas"]["AdminReplaceKeyOrder"] | components["schemas"]["AdminReopenSeatOrder"];
+            order: components["schemas"]["InitiativeRerollOrder"] | components["schemas"]["InitiativeChooseOrder"] | components["schemas"]["DeclareOrder"] | components["schemas"]["DoneOrder"] | components["schemas"]["ProductionOrder"] | components["schemas"]["RollOrder"] | components["schemas"]["ModeOrder"] | components["schemas"]["ReleaseOrder"] | components["schemas"]["ReportOrder"] | components["schemas"]["ReorgOrder"] | components["schemas"]["ConsentOrder"] | components["schemas"]["StandingOrder"] | components["schemas"]["StepsOrder"] | components["schemas"]["CombatChooseOrder"] | components["schemas"]["AdminPauseOrder"] | components["schemas"]["AdminResumeOrder"] | components["schemas"]["AdminEndOrder"] | components["schemas"]["AdminDeadlinesOrder"] | components["schemas"]["AdminForceOrder"] | components["schemas"]["AdminWeatherOrder"] | components["schemas"]["AdminEditOrder"] | components["schemas"]["AdminDropoutOrder"] | components["schemas"]["AdminActOrder"] | components["schemas"]["AdminRollbackOrder"] | components["schemas"]["AdminRollbackWithdrawOrder"] | components["schemas"]["AdminReplaceKeyOrder"] | components["schemas"]["AdminReopenSeatOrder"];
             /**
              * Signature
              * @description base64url Ed25519 by the signer's key over the RFC 8785 bytes of `order`
@@ -4548,14 +4783,16 @@ export interface components {
          *     `final_reorganization` order spends before it is done: first the `reorg` orders of
          *     `plan` (the side's own plan; an item the step refuses is left out), then, with
          *     `spend` "cheapest" (the default), the cheapest legal way for every unit still face
-         *     down; "none" spends nothing.
+         *     down; "none" spends nothing. `answer` is a combat choice's: `combat.losses`
+         *     "default", `combat.retreat` "retreat" or "losses", `combat.advance` "advance" or
+         *     "stay" (the first is the default).
          */
         StandingBody: {
             /**
              * Step
              * @enum {string}
              */
-            step: "initiative.reroll" | "reaction" | "combat" | "exploitation" | "final_reorganization";
+            step: "initiative.reroll" | "reaction" | "combat" | "exploitation" | "final_reorganization" | "combat.losses" | "combat.retreat" | "combat.advance";
             /** Armed */
             armed?: boolean;
             /** Demand */
@@ -4569,6 +4806,11 @@ export interface components {
             spend?: "cheapest" | "none";
             /** Plan */
             plan?: components["schemas"]["ReorgBody"][];
+            /**
+             * Answer
+             * @enum {string}
+             */
+            answer?: "default" | "retreat" | "losses" | "advance" | "stay";
         };
         /**
          * StandingOrder
@@ -4578,7 +4820,9 @@ export interface components {
          *     `final_reorganization` order spends before it is done: first the `reorg` orders of
          *     `plan` (the side's own plan; an item the step refuses is left out), then, with
          *     `spend` "cheapest" (the default), the cheapest legal way for every unit still face
-         *     down; "none" spends nothing.
+         *     down; "none" spends nothing. `answer` is a combat choice's: `combat.losses`
+         *     "default", `combat.retreat` "retreat" or "losses", `combat.advance` "advance" or
+         *     "stay" (the first is the default).
          * @example {
          *       "body": {
          *         "step": "reaction",
@@ -4625,7 +4869,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4659,6 +4903,8 @@ export interface components {
             spend?: "cheapest" | "none";
             /** Plan */
             plan?: components["schemas"]["ReorgBody"][];
+            /** Answer */
+            answer?: string;
         };
         /** StandingView */
         StandingView: {
@@ -4866,6 +5112,17 @@ export interface components {
             /** Within */
             within?: number;
         };
+        /** StrengthShown */
+        StrengthShown: {
+            /** Unit */
+            unit: string;
+            /** Strength */
+            strength: number;
+            /** Action Rating */
+            action_rating: number;
+            /** Note */
+            note: string;
+        };
         /**
          * Summary
          * @description A game in brief: status, where it stands, who must act.
@@ -4899,7 +5156,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /** Phasing Side */
             phasing_side: string | null;
             /** Awaiting */
@@ -5422,12 +5679,111 @@ export interface components {
             /** Awaiting */
             awaiting?: components["schemas"]["AwaitingEntry"][];
         };
-        /** CombatClosedData */
+        /**
+         * CombatAnsweredData
+         * @description A side's answer (`how`: by its order, its standing order, the default): the units
+         *     or the retreat's path, and the enemy-ZOC losses named with a retreat.
+         */
+        CombatAnsweredData: {
+            /** Hex */
+            hex: string;
+            /** Kind */
+            kind: string;
+            /** Side */
+            side: string;
+            /** Answer */
+            answer: string[];
+            /** Losses */
+            losses: string[];
+            /** How */
+            how: string;
+            /** Tasks */
+            tasks: components["schemas"]["TaskShown"][];
+        };
+        /** CombatAnsweredEvent */
+        CombatAnsweredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.answered";
+            data: components["schemas"]["CombatAnsweredData"];
+        };
+        /** CombatAskedData */
+        CombatAskedData: {
+            /** Hex */
+            hex: string;
+            question: components["schemas"]["QuestionShown"];
+            /** Tasks */
+            tasks: components["schemas"]["TaskShown"][];
+        };
+        /** CombatAskedEvent */
+        CombatAskedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.asked";
+            data: components["schemas"]["CombatAskedData"];
+        };
+        /**
+         * CombatClosedData
+         * @description A combat ended: a table's result code, and for an overrun whether it emptied the
+         *     hex (`succeeded`); a reported one says neither.
+         */
         CombatClosedData: {
             /** Hex */
             hex: string;
             /** By */
             by: string;
+            /** Code */
+            code?: string;
+            /** Succeeded */
+            succeeded?: boolean;
         };
         /** CombatClosedEvent */
         CombatClosedEvent: {
@@ -5459,6 +5815,37 @@ export interface components {
              */
             kind: "combat.closed";
             data: components["schemas"]["CombatClosedData"];
+        };
+        /** CombatNoRetreatEvent */
+        CombatNoRetreatEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.no_retreat";
+            data: components["schemas"]["NoRetreatData"];
         };
         /** CombatReportedData */
         CombatReportedData: {
@@ -5513,6 +5900,81 @@ export interface components {
              */
             kind: "combat.reported";
             data: components["schemas"]["CombatReportedData"];
+        };
+        /**
+         * CombatResolvedData
+         * @description A combat the scenario's table decided: the odds, the roll (none for an automatic
+         *     overrun), the cell read (`code`, `row`, `effects`) and what it still does (`tasks`).
+         */
+        CombatResolvedData: {
+            /** Side */
+            side: string;
+            /** Defender */
+            defender: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /**
+             * By
+             * @enum {string}
+             */
+            by: "overrun" | "combat" | "barrage" | "naval";
+            /** Hex */
+            hex: string;
+            /** Attackers */
+            attackers: string[];
+            /** Defenders */
+            defenders: string[];
+            odds: components["schemas"]["OddsShown"];
+            /** Surprise */
+            surprise: string | null;
+            /** Values */
+            values: number[];
+            /** Total */
+            total: number | null;
+            /** Code */
+            code: string;
+            /** Effects */
+            effects: components["schemas"]["Effect"][];
+            /** Tasks */
+            tasks: components["schemas"]["TaskShown"][];
+            /** Dice */
+            dice?: string;
+            /** Row */
+            row?: string;
+        };
+        /** CombatResolvedEvent */
+        CombatResolvedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.resolved";
+            data: components["schemas"]["CombatResolvedData"];
         };
         /** CombatResultIgnoredEvent */
         CombatResultIgnoredEvent: {
@@ -5906,6 +6368,13 @@ export interface components {
              */
             kind: "dice.rolled";
             data: components["schemas"]["DiceRolledData"];
+        };
+        /** Effect */
+        Effect: {
+            /** Kind */
+            kind: string;
+            /** Value */
+            value: number;
         };
         /** EliminatedData */
         EliminatedData: {
@@ -6747,6 +7216,15 @@ export interface components {
          * @description Nothing more to say than the event's kind.
          */
         NoData: Record<string, never>;
+        /** NoRetreatData */
+        NoRetreatData: {
+            /** Hex */
+            hex: string;
+            /** Units */
+            units: string[];
+            /** Rule */
+            rule: string;
+        };
         /** PlayerKeyReplacedEvent */
         PlayerKeyReplacedEvent: {
             /** Seq */
@@ -6944,6 +7422,32 @@ export interface components {
             proposal: number;
             /** Side */
             side: string;
+        };
+        /**
+         * QuestionShown
+         * @description What a combat's result leaves to a side (docs/api.md "Combat choices").
+         */
+        QuestionShown: {
+            /** Kind */
+            kind: string;
+            /** Side */
+            side: string;
+            /** Of */
+            of: string;
+            /** Count */
+            count: number;
+            /** Units */
+            units: string[];
+            /** Paths */
+            paths: string[][];
+            /** Default */
+            default: string[];
+            /** Asked At */
+            asked_at: string;
+            /** Text */
+            text: string;
+            /** Zoc */
+            zoc: string[];
         };
         /** Reasoned */
         Reasoned: {
@@ -8115,6 +8619,32 @@ export interface components {
              */
             kind: "step.skipped";
             data: components["schemas"]["StepSkippedData"];
+        };
+        /**
+         * TaskShown
+         * @description One thing a table's result still does to a combat: its kind, whose units, how
+         *     many steps or hexes (`value`; a retreat's option hexes `extra`, the losses due with
+         *     it `due`), and once chosen the units, path and enemy-ZOC losses named.
+         */
+        TaskShown: {
+            /** Kind */
+            kind: string;
+            /** Who */
+            who: string;
+            /** Value */
+            value: number;
+            /** Extra */
+            extra: number;
+            /** Path */
+            path: string[];
+            /** Losses */
+            losses: string[];
+            /** Units */
+            units: string[];
+            /** Chosen */
+            chosen: boolean;
+            /** Due */
+            due: number;
         };
         /** TurnBeganEvent */
         TurnBeganEvent: {
@@ -13044,6 +13574,118 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid payload */
+            422: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    combat_odds: {
+        parameters: {
+            query: {
+                /** @description the kind of fight */
+                by: "overrun" | "combat" | "barrage" | "naval";
+                /** @description the hex attacked (a sea area for naval) */
+                hex: string;
+                /** @description the attacking units, repeated */
+                attackers: string[];
+            };
+            header?: never;
+            path: {
+                /** @description the game's id */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the answer */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CombatOdds"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];

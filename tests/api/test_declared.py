@@ -53,7 +53,7 @@ def _calls(spec: dict[str, Any], game: Game) -> Iterator[tuple[str, str, str, An
     """(operation id, method, URL, body) of every operation, its path filled in."""
     fill = {"game_id": game.id, "side": "axis", "unit": "ger-inf-1", "kind": "email",
             "player_id": game.players["axis"].id, "message_id": "msg_move_none",
-            "code": "order/stale"}
+            "code": "order/stale", "by": "combat", "hex": "1106", "attackers": "ger-inf-4"}
     for path, operations in spec["paths"].items():
         for method, operation in operations.items():
             url = path.format(**fill)

@@ -163,6 +163,9 @@ def _default(entry: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         return step, {"powers": {p: {"bp_spent": 10, "bp_on_rps": 2} for p in powers}}
     if step == "consent":
         return step, {"proposal": 1, "agree": True}
+    if step == "combat.choice":
+        question = entry["combat"]
+        return "combat.choose", {"hex": question["hex"], question["kind"]: question["default"]}
     return "done", {}
 
 

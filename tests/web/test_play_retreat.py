@@ -91,6 +91,8 @@ def retreat_scenario() -> dict[str, Any]:
                   _infantry("cw-inf-1", "cw", HEX, "dg"),
                   _infantry("cw-inf-2", "cw", HEX, "strat"),
                   _infantry("cw-inf-3", "cw", HEX, "combat")],
+        # The results form is for results players report: this scenario has no tables.
+        "combat": {"results": "reported"},
     }
 
 

@@ -2,9 +2,11 @@
 /play page's controls only, with a fourth browser watching as a spectator and the GM's
 page inviting it. After the game is created (the one API call), everything is a click,
 a tap or a choice on a page: joining, the initiative, declarations, a move chosen on the
-map (the hexes a unit may reach, from the options endpoint) and a rail move, an attack on
-the map that the referee rolls and whose result is reported with the results form, a
-reorganization through the planner, passes, the final reorganization and production,
+map (the hexes a unit may reach, from the options endpoint) and a rail move, two attacks
+chosen on the map that the referee decides by the scenario's table (the odds shown before
+they are sent, the roll and the result after; issue 29): the Communists, notified, choose
+their retreat on their own page (the phone) and the Axis its advance, a reorganization
+through the planner, passes, the final reorganization and production,
 until turn 2 begins; then the GM rolls back to the Communists' impulse with the other
 sides' consent. The Communists play on a phone (390x844, touch), the Allies try the map
 by keyboard, the overlays and the log's filters. axe-core (tools/js, installed by
@@ -39,8 +41,10 @@ SCENARIO = "dno-demo"
 # The Axis wins the initiative (9) and moves first, then the Allies and the Communists;
 # fine weather (2 turn-end dice). With the threshold at 20 the turn-end dice (2+2, 2+2,
 # 9+9, and the passing powers' bonus) end the turn after the Communists' impulse.
+# The combats: 3 + 4 = 7 on the 1:1 column (DL1o1), then 1 + 1 (+1 for the Action
+# Ratings) = 3 on the 1:2 column (AL1).
 DICE = {"mode": "scripted", "script": {"initiative": [9, 3, 1], "weather": [7],
-                                       "turn_end": [2, 2, 2, 2, 9, 9]}}
+                                       "turn_end": [2, 2, 2, 2, 9, 9], "combat": [3, 4, 1, 1]}}
 OPTIONS = {"turn_end": {"threshold": 20}}
 NOTIFICATIONS = """
 window.notified = [];
@@ -317,8 +321,14 @@ async def axis_moves_on_the_map(pages: Pages, axis: Page, everyone: dict[str, Pa
 
 
 async def axis_attacks_on_the_map(pages: Pages, axis: Page, everyone: dict[str, Page]) -> None:
-    """ger-inf-4 (1006) and hun-inf-2 (1007) attack 1106; the referee rolls 2d6; the
-    result (DG) is reported with the results form."""
+    """Two attacks chosen on the map, each with the referee's odds before it is sent. 1:
+    ger-inf-4 (1006) and hun-inf-2 (1007) on ussr-inf-3 in the swamp of 1106: 6 : 4,
+    3:2 less a column for the swamp, 1:1; 2d6 = 7: DL1o1. The Communists, notified, are
+    asked on their own page (the phone): they retreat into 1206, chosen on the map; the
+    Axis is asked whether to advance into the emptied hex: ger-inf-4 does. 2: fin-inf-1
+    (1102) on ussr-gar-1 in the city of 1203: 4 : 6 (x2 urban) is 1:2; 2d6 = 2, +1 for
+    the Action Ratings: 3, AL1, which the referee applies alone."""
+    communists = everyone["communists"]
     await select_on_map(axis, "1006", "ger-inf-4")
     await expect(axis.locator("#map .target-hex[data-hex='1106']")).to_have_count(1)
     await axis.locator("#map .stack[data-stack='1106']").click()
@@ -327,22 +337,76 @@ async def axis_attacks_on_the_map(pages: Pages, axis: Page, everyone: dict[str, 
     row = axis.locator("[data-form=play] tr[data-row='combats/0']")
     await expect(row).to_contain_text("Combat on 1106")
     await expect(row).to_contain_text("by ger-inf-4, hun-inf-2")
+    # The odds before the attack is sent: the server's own computation.
+    odds = axis.locator("[data-form=play] .planned-odds[data-hex='1106'] .odds")
+    await expect(odds).to_contain_text(
+        "ger-inf-4 4 + hun-inf-2 2 (6) against ussr-inf-3 4 in swamp (4): 6 : 4 → 3:2, "
+        "-1 column swamp → 1:1")
+    await expect(odds.locator(".odds-cells .cell")).to_have_count(7)
+    await expect(odds).to_contain_text("of our own making")
+    await odds.locator("details.whole-table > summary").click()
+    await expect(odds.locator(".combat-table thead th.here")).to_have_text("1:1")
+    await expect(odds.locator(".combat-table tbody tr")).to_have_count(7)
+    await pages.check(axis, "an attack's odds before it is sent")
+    await shot(axis, "desk-axis-odds")
+    await expect(axis.locator("[data-form=play] [name=report]")).to_have_text("Report and attack")
+    notified = len(await communists.evaluate("window.notified"))
     await axis.click("[data-form=play] [name=report]")
-    form = axis.locator("[data-form=play] .results-form[data-hex='1106']")
-    await expect(form).to_contain_text(re.compile(r"2d6 rolled \d+ \+ \d+ = \d+"))
-    await pages.check(axis, "the results form")
-    await shot(axis, "desk-axis-result")
-    await form.locator("[name^=result-kind]").select_option("dg")
-    await form.locator("[name=dg-hex]").select_option("1106")
-    await form.locator("[name=result-report]").click()
+    resolved = ("axis: combat on 1106: ger-inf-4 4 + hun-inf-2 2 (6) against ussr-inf-3 4 in "
+                "swamp (4): 6 : 4 → 3:2, -1 column swamp → 1:1; column 1:1, 2d6 = 7: DL1o1")
     for page in everyone.values():
-        await expect(page.locator("#log-list")).to_contain_text("1106")
-        await expect(page.locator("#map .stack [data-unit='ussr-inf-3'].dg")).to_have_count(1)
-    await expect(form).to_have_count(0)
+        await expect(page.locator("#log-list")).to_contain_text(resolved)
+    # The defender's question, on its own page, with a notification.
+    await my_move(communists, "Your move: combat choice")
+    assert (await communists.evaluate("window.notified"))[notified:] == [
+        "Your move: combat choice"]
+    choice = communists.locator("[data-form=combat-choice]")
+    await expect(choice.locator(".combat-result")).to_contain_text("DL1o1")
+    await expect(choice.locator(".question")).to_contain_text("ussr-inf-3 in 1106 lose 1 step(s)")
+    await expect(choice.locator("[name=retreat-path]")).to_have_count(4)
+    ends = communists.locator("#map .reach.transport")
+    await expect(ends).to_have_count(3)
+    await pages.check(communists, "the defender's retreat on the phone")
+    await nothing_wider_than_the_screen(communists)
+    await choice.scroll_into_view_if_needed()
+    await shot(communists, "phone-communists-retreat")
+    await shot(communists, "phone-communists-retreat-full", full_page=True)
+    await communists.locator("#map .reach.transport[data-hex='1206']").click(force=True)
+    await expect(choice.locator("label:has-text('1206') [name=retreat-path]")).to_be_checked()
+    await choice.locator("[name=choose-retreat]").click()
+    for page in everyone.values():
+        await expect(page.locator("#map .stack[data-stack='1206'] [data-unit='ussr-inf-3']")
+                     ).to_have_count(1)
+    # The attacker's question: the advance into the emptied hex.
+    await my_move(axis, "Your move: combat choice")
+    advance = axis.locator("[data-form=combat-choice]")
+    await expect(advance.locator(".question")).to_contain_text("1106 is empty")
+    await advance.locator("[name=advance-ger-inf-4]").check()
+    await pages.check(axis, "the attacker's advance")
+    await shot(axis, "desk-axis-advance")
+    await advance.locator("[name=choose-advance]").click()
+    await expect(axis.locator("#map .stack[data-stack='1106'] [data-unit='ger-inf-4']")
+                 ).to_have_count(1)
+    await my_move(axis, "Your move: combat")
+    # The second attack: the referee applies its result alone.
+    await select_on_map(axis, "1102", "fin-inf-1")
+    await axis.locator("#map .stack[data-stack='1203']").click()
+    second = axis.locator("[data-form=play] .planned-odds[data-hex='1203']")
+    await expect(second.locator(".odds")).to_contain_text(
+        "fin-inf-1 4 (4) against ussr-gar-1 3 in urban (3, x2 urban = 6): 4 : 6 → 1:2")
+    await axis.click("[data-form=play] [name=report]")
+    results = axis.locator("[data-form=play] .combat-results .combat-result")
+    await expect(results).to_have_count(2)
+    await expect(results.nth(1)).to_contain_text(
+        "column 1:2, 2d6 = 2, +1 action ratings → 3: AL1")
+    await expect(results.nth(1)).to_contain_text("fin-inf-1 loses 1 step")
+    await pages.check(axis, "the roll and the result after")
+    await results.nth(1).scroll_into_view_if_needed()
+    await shot(axis, "desk-axis-result")
     # Dice are drawn as dice in the log, the technical kind is on hover only.
-    rolled = everyone["spectator"].locator("#log-list li[data-kind='combat.rolled']")
+    rolled = everyone["spectator"].locator("#log-list li[data-kind='dice.rolled']").first
     await expect(rolled.locator(".die")).to_have_count(2)
-    await expect(rolled).to_have_attribute("title", re.compile(r"^combat\.rolled"))
+    await expect(rolled).to_have_attribute("title", re.compile(r"^dice\.rolled"))
 
 
 async def axis_reorganizes(pages: Pages, axis: Page, everyone: dict[str, Page]) -> None:
@@ -478,9 +542,10 @@ async def overlays_and_log_filters(page: Page) -> None:
     log = page.locator("#log-list")
     await page.select_option("#log-filter", "dice")
     await expect(log.locator("li[data-kind='power.declared']")).to_have_count(0)
-    await expect(log.locator("li[data-kind='combat.rolled']")).to_have_count(1)
+    await expect(log.locator("li[data-kind='combat.resolved']")).to_have_count(2)
+    await expect(log.locator("li[data-kind='combat.resolved'] .die.d6")).to_have_count(4)
     await page.select_option("#log-filter", "mine")
-    await expect(log.locator("li[data-kind='combat.rolled']")).to_have_count(0)
+    await expect(log.locator("li[data-kind='combat.resolved']")).to_have_count(0)
     await expect(log.locator("li[data-kind='side.done']").first).to_contain_text("allies")
     await page.select_option("#log-filter", "all")
 

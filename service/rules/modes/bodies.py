@@ -116,3 +116,17 @@ class ReportBody(TypedDict):
     missions: NotRequired[Annotated[list[Mission], MaxLen(500)]]
     combats: NotRequired[Annotated[list[Combat], MaxLen(200)]]
     face_down: NotRequired[Annotated[list[str], MaxLen(500)]]
+
+
+@closed
+class CombatChooseBody(TypedDict):
+    """`combat.choose`: the answer of the side a combat's result asks (docs/api.md
+    "Combat choices"): the units that take the step losses (`losses`, one per step),
+    the retreat path (`retreat`, empty for none; `losses`: who loses a step in each
+    enemy-ZOC hex entered by units already DG, OCS 5.10a C) or the attackers that
+    advance (`advance`, empty for none)."""
+
+    hex: str
+    losses: NotRequired[Annotated[list[str], MaxLen(100)]]
+    retreat: NotRequired[Annotated[list[str], MaxLen(10)]]
+    advance: NotRequired[Annotated[list[str], MaxLen(100)]]

@@ -244,6 +244,10 @@ def _attack(state: State, board: Board, uid: str, side: str) -> AttackChoices:
         if by == "naval":
             continue
         why = _problem(check_attacker, state, uid, by, "/body/combats/0")
+        if sc.combat.how(by) == "none":  # no table, and players may not report (issue 29)
+            why = {"code": "report/no_table", "rule": "RULES-NOTES 32",
+                   "reason": f"the scenario has no {by} table and does not let players "
+                             "report results"}
         if why is not None:
             kinds[by] = {"may": False, "why": why}
         elif by == "barrage":

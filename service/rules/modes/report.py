@@ -87,6 +87,7 @@ from service.rules.modes.movement import (
     stacking_problem,
     walk_route,
 )
+from service.rules.modes.resolve import resolve
 from service.rules.modes.results import CONSISTENCY, report_combat
 from service.rules.modes.transport import transport_route
 from service.rules.state import Evolver, State, UnitState
@@ -141,7 +142,9 @@ def file_report(f: Flow, c: Command) -> None:
     for i, item in enumerate(missions):
         report_mission(f, c, item, f"/body/missions/{i}")
     for i, item in enumerate(combats):
-        report_combat(f, c, side, item, f"/body/combats/{i}")
+        fought = report_combat(f, c, side, item, f"/body/combats/{i}")
+        if fought is not None:
+            resolve(f, c, side, fought, f"/body/combats/{i}")
     turned: list[str] = []
     for i, name in enumerate(face_down):
         path = f"/body/face_down/{i}"

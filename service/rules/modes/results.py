@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from service.rules import state as st
@@ -74,12 +74,13 @@ from service.rules.modes.items import (
 )
 from service.rules.state import Evolver, Hit, OpenCombat, State
 
-__all__ = ["BY_STEP", "CONSISTENCY", "check_attacker", "disorganize", "enemies_in",
-           "open_combats_refusal", "report_combat"]
+__all__ = ["BY_STEP", "CONSISTENCY", "Fight", "Fought", "check_attacker", "disorganize",
+           "eliminate", "enemies_in", "lose_steps", "open_combats_refusal", "report_combat"]
 _DICE: Final = re.compile(r"^([1-9])d([1-9][0-9]?)$")
 # A combat reported as played must agree with the board: the OCS Combat phase is the
 # results reported in the impulse's combat step (RULES-NOTES 31).
 CONSISTENCY: Final = "RULES-NOTES 31"
+TABLES: Final = "RULES-NOTES 32"  # the scenario's combat tables decide
 BY: Final = ("overrun", "combat", "barrage", "naval")
 BY_STEP: Final[Mapping[str, tuple[str, ...]]] = {
     st.ACTION: ("overrun", "naval"),
@@ -132,13 +133,13 @@ def disorganize(f: Flow, hex_id: str, cause: str, rule: str, by: str) -> None:
                    "markers_removed": markers, "trucks": trucks}, by=by)
 
 
-def _eliminate(f: Flow, uid: str, cause: str, rule: str, by: str) -> None:
+def eliminate(f: Flow, uid: str, cause: str, rule: str, by: str) -> None:
     at = f.state.units[uid].at
     f.emit("unit.eliminated", f"{uid} is eliminated in {at} ({cause}, {rule}).",
            {"unit": uid, "hex": at, "cause": cause, "rule": rule}, by=by)
 
 
-def _lose_steps(f: Flow, uid: str, steps: int, cause: str, rule: str, by: str) -> None:
+def lose_steps(f: Flow, uid: str, steps: int, cause: str, rule: str, by: str) -> None:
     f.emit("unit.step_lost", f"{uid} loses {steps} step{'s' if steps > 1 else ''} "
            f"({cause}, {rule}).",
            {"unit": uid, "steps": steps, "cause": cause, "rule": rule}, by=by)
@@ -201,6 +202,16 @@ def check_attacker(s: State, uid: str, by: str, path: str) -> None:
                           path=path)
 
 
+@dataclass(frozen=True, slots=True)
+class Fought:
+    """An overrun, combat or barrage checked and logged, for its table to decide."""
+
+    by: str
+    hex: str
+    attackers: tuple[str, ...]
+    defenders: tuple[str, ...]
+
+
 def enemies_in(state: State, hex_id: str, side: str) -> list[str]:
     sc = state.setup.scenario
     powers = state.side_powers(side)
@@ -225,9 +236,11 @@ def _dice(item: Mapping[str, object], path: str) -> tuple[str, int, int] | None:
 
 
 # long: an item's checks (shape, step, the rolled combat it continues, attackers) in order.
-def report_combat(f: Flow, c: Command, side: str, item: object, path: str) -> None:
+def report_combat(f: Flow, c: Command, side: str, item: object, path: str) -> Fought | None:
     """One overrun, combat or barrage and its results, in order; or its dice rolled by
-    the referee; or the results of a combat rolled before."""
+    the referee; or the results of a combat rolled before. Where the scenario's table
+    decides it, only its attackers are checked and logged: the fight is returned for the
+    referee to resolve (`service.rules.modes.resolve`)."""
     if not isinstance(item, Mapping):
         raise malformed("expected {by, hex, attackers, results}", path=path)
     unknown_keys(item, ("by", "hex", "attackers", "results", "dice"), path)
@@ -247,6 +260,20 @@ def report_combat(f: Flow, c: Command, side: str, item: object, path: str) -> No
         rule = "OCS 5.7b" if step == st.REACTION else "RULES-NOTES 31"
         raise refuse("report/not_this_step", f"no {by} in the {step} step: it allows "
                      f"{', '.join(BY_STEP[step])}", rule=rule, path=f"{path}/by")
+    how = sc.combat.how(by)
+    if how == "none":
+        raise refuse("report/no_table", f"the scenario has no {by} table and does not let "
+                     "players report results (its combat.results is tables)",
+                     rule=TABLES, path=f"{path}/by")
+    if f.state.modes.resolution is not None:
+        pending = f.state.modes.resolution
+        raise refuse("report/combat_pending", f"the {pending.by} on {pending.hex} is being "
+                     "resolved: one combat at a time", rule=TABLES, path=path)
+    if how == "table" and ("dice" in item or "results" in item):
+        raise refuse("report/table_decides", f"the scenario's {by} table decides this "
+                     f"{by}: name the attackers only, the referee rolls and applies the "
+                     "result", rule=TABLES,
+                     path=f"{path}/{'dice' if 'dice' in item else 'results'}")
     dice = _dice(item, path)
     results = item.get("results", [])
     if not isinstance(results, list):
@@ -254,14 +281,14 @@ def report_combat(f: Flow, c: Command, side: str, item: object, path: str) -> No
     rolled = f.state.modes.combats.get(hex_id)
     if rolled is not None:
         _rolled_results(f, c, side, item, rolled, hex_id, results, path)
-        return
+        return None
     if "attackers" not in item:
         raise malformed("name the attackers (only a combat the referee rolled for goes on "
                         "without them)", path=f"{path}/attackers")
     attackers = strings(item.get("attackers"), f"{path}/attackers")
     if by == "naval":
         _naval_combat(f, c, side, hex_id, attackers, results, path)
-        return
+        return None
     defenders = enemies_in(f.state, hex_id, side)
     if not defenders:
         raise refuse("report/no_enemy", f"{hex_id} holds no enemy land unit of {side}",
@@ -287,12 +314,15 @@ def report_combat(f: Flow, c: Command, side: str, item: object, path: str) -> No
            f"(defending: {', '.join(defenders)}).",
            {"side": side, "step": step, "by": by, "hex": hex_id, "attackers": attackers,
             "defenders": defenders, **({"dice": dice[0]} if dice else {})}, by=c.actor.id)
+    if how == "table":
+        return Fought(by, hex_id, tuple(attackers), tuple(defenders))
     if dice is not None:
         _roll(f, c, side, by, hex_id, attackers, defenders, dice)
-        return
-    fight = _Fight(f, c, side, by, hex_id, attackers, defenders)
+        return None
+    fight = Fight(f, c.actor.id, side, by, hex_id, attackers, defenders)
     for k, result in enumerate(results):
         fight.apply(result, f"{path}/results/{k}")
+    return None
 
 
 def _roll(f: Flow, c: Command, side: str, by: str, hex_id: str, attackers: list[str],
@@ -325,7 +355,7 @@ def _rolled_results(f: Flow, c: Command, side: str, item: Mapping[str, object],
                      f"{rolled.side}'s {rolled.step} step", rule=CONSISTENCY, path=path)
     if not results:
         raise malformed("the rolled combat needs its results", path=f"{path}/results")
-    fight = _Fight(f, c, side, rolled.by, hex_id, rolled.attackers, rolled.defenders)
+    fight = Fight(f, c.actor.id, side, rolled.by, hex_id, rolled.attackers, rolled.defenders)
     for k, result in enumerate(results):
         fight.apply(result, f"{path}/results/{k}")
     f.emit("combat.closed", f"The {rolled.by} on {hex_id} ({rolled.dice}: {shown}) is "
@@ -334,7 +364,12 @@ def _rolled_results(f: Flow, c: Command, side: str, item: Mapping[str, object],
 
 def open_combats_refusal(state: State, side: str) -> Refused | None:
     """The refusal of `done` while a combat of `side` rolled in this step waits for its
-    result."""
+    result, or while a combat the table decides waits for a side's choice."""
+    res = state.modes.resolution
+    if res is not None:
+        asked = f": {res.question.side} is asked" if res.question is not None else ""
+        return refuse("combat/choice_pending", f"the {res.by} on {res.hex} is being "
+                      f"resolved{asked}; {side} is done once it is", rule=TABLES, path="/body")
     waiting = sorted(h for h, x in state.modes.combats.items()
                      if x.side == side and x.step == state.step)
     if not waiting:
@@ -377,31 +412,28 @@ def _naval_combat(f: Flow, c: Command, side: str, sea: str, attackers: list[str]
            f"(defending: {', '.join(defenders)}).",
            {"side": side, "step": s.step, "by": "naval", "hex": sea, "attackers": attackers,
             "defenders": defenders}, by=c.actor.id)
-    fight = _Fight(f, c, side, "naval", sea, attackers, defenders)
+    fight = Fight(f, c.actor.id, side, "naval", sea, attackers, defenders)
     for k, result in enumerate(results):
         fight.apply(result, f"{path}/results/{k}")
 
 
-class _Fight:
+class Fight:
     """The running combat: who is in it, and whether the defender got a result yet."""
 
-    def __init__(self, f: Flow, c: Command, side: str, by: str, hex_id: str,
-                 attackers: Sequence[str], defenders: Sequence[str]) -> None:
-        self.f, self.c, self.side, self.by, self.hex = f, c, side, by, hex_id
+    def __init__(self, f: Flow, actor: str, side: str, by: str, hex_id: str,
+                 attackers: Sequence[str], defenders: Sequence[str], *,
+                 contact: bool = False) -> None:
+        self.f, self.actor, self.side, self.by, self.hex = f, actor, side, by, hex_id
         self.attackers, self.defenders = tuple(attackers), tuple(defenders)
-        self.contact = False
+        self.touched = contact
 
-    @property
-    def actor(self) -> str:
-        return self.c.actor.id
-
-    def _present(self, names: Sequence[str]) -> list[str]:
+    def present(self, names: Sequence[str]) -> list[str]:
         return [u for u in names if u in self.f.state.units]
 
     def _member(self, name: object, path: str, among: Sequence[str]) -> str:
         if not isinstance(name, str):
             raise malformed("expected a unit id", path=path)
-        if name not in self._present(among):
+        if name not in self.present(among):
             gone = name in self.f.state.modes.eliminated
             raise refuse("report/not_in_combat", f"{name} "
                          + ("was eliminated" if gone else "is not in this combat")
@@ -410,12 +442,12 @@ class _Fight:
                          path=path, unit=name)
         return name
 
-    def _contact(self) -> None:
+    def contact(self) -> None:
         """OCS 5.7d: the defending stack receives a result in an overrun or combat."""
-        if self.contact or self.by == "barrage":
+        if self.touched or self.by == "barrage":
             return
-        self.contact = True
-        reserves = [u for u in self._present(self.defenders)
+        self.touched = True
+        reserves = [u for u in self.present(self.defenders)
                     if self.f.state.units[u].mode == m.RESERVE]
         if reserves:
             self.f.emit("reserve.removed", f"{', '.join(reserves)} in {self.hex} lose their "
@@ -441,14 +473,14 @@ class _Fight:
     def _dg(self, r: CombatResult, path: str) -> None:
         hex_id = r.get("hex", self.hex)
         state = self.f.state
-        attacker_hexes = {state.units[u].at for u in self._present(self.attackers)}
+        attacker_hexes = {state.units[u].at for u in self.present(self.attackers)}
         if hex_id != self.hex and hex_id not in attacker_hexes:
             raise refuse("report/dg_hex", f"a DG result hits the defender's hex {self.hex} "
                          "or an attacker's hex, not "
                          f"{hex_id}", rule=CONSISTENCY, path=f"{path}/hex")
         assert isinstance(hex_id, str)
         if hex_id == self.hex:
-            self._contact()
+            self.contact()
         disorganize(self.f, hex_id, f"{self.by} result", "OCS 5.10a A", self.actor)
 
     def _loss(self, r: CombatResult, path: str) -> None:
@@ -457,17 +489,17 @@ class _Fight:
         if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= 20:
             raise malformed("steps must be an integer 1-20", path=f"{path}/steps", unit=uid)
         if uid in self.defenders:
-            self._contact()
-        _lose_steps(self.f, uid, steps, f"{self.by} result", "OCS 5.10a", self.actor)
+            self.contact()
+        lose_steps(self.f, uid, steps, f"{self.by} result", "OCS 5.10a", self.actor)
 
     def _eliminated(self, r: CombatResult, path: str) -> None:
         names = strings(r.get("units"), f"{path}/units")
         for i, name in enumerate(names):
             self._member(name, f"{path}/units/{i}", self.attackers + self.defenders)
         if any(u in self.defenders for u in names):
-            self._contact()
+            self.contact()
         for name in names:
-            _eliminate(self.f, name, f"{self.by} result", CONSISTENCY, self.actor)
+            eliminate(self.f, name, f"{self.by} result", CONSISTENCY, self.actor)
 
     def _shattered(self, r: CombatResult, path: str) -> None:
         """A result shatters units of the combat: face down and shattered, they need two
@@ -476,7 +508,7 @@ class _Fight:
         for i, name in enumerate(names):
             self._member(name, f"{path}/units/{i}", self.attackers + self.defenders)
         if any(u in self.defenders for u in names):
-            self._contact()
+            self.contact()
         self.f.emit("units.shattered", f"{', '.join(names)} in the {self.by} on {self.hex} "
                     "are shattered: face down, they need two reorganizations (11.18).",
                     {"units": names, "hex": self.hex, "cause": f"{self.by} result",
@@ -486,7 +518,7 @@ class _Fight:
         text = r.get("text", "")
         if not isinstance(text, str) or len(text) > 200:
             raise malformed("text is a note of at most 200 characters", path=f"{path}/text")
-        self._contact()
+        self.contact()
         self.f.emit("combat.result_ignored", f"A result on {self.hex} is declined"
                     f"{': ' + text if text else ''} (it still counts for OCS 5.7d).",
                     {"hex": self.hex, "text": text}, by=self.actor)
@@ -550,7 +582,7 @@ class _Fight:
         # order entered: a lone DG unit entering two owes two, so a unit may be named again.
         losses = strings(r.get("losses", []), f"{path}/losses", empty=True, distinct=False)
         if any(u in self.defenders for u in names):
-            self._contact()
+            self.contact()
         sc = f.state.setup.scenario
         previous = starts.pop()
         visited = {previous}
@@ -566,7 +598,7 @@ class _Fight:
                 raise refuse("report/retreat_path", f"a retreat never enters a hex twice: "
                              f"{hex_id} is on it already", rule=CONSISTENCY, path=hpath)
             visited.add(hex_id)
-            movers = self._present(names)
+            movers = self.present(names)
             if not movers:
                 raise refuse("report/retreat_path", f"no unit is left to retreat into "
                              f"{hex_id}", rule=CONSISTENCY, path=hpath)
@@ -587,9 +619,9 @@ class _Fight:
             if zoc:
                 for uid in movers:
                     if f.state.units[uid].mode == m.STRAT:
-                        _eliminate(f, uid, f"Strat Mode unit retreated into an enemy ZOC in "
+                        eliminate(f, uid, f"Strat Mode unit retreated into an enemy ZOC in "
                                    f"{hex_id}", "OCS 5.8a", self.actor)
-                was_dg = self._present(was_dg)
+                was_dg = self.present(was_dg)
                 if was_dg:
                     if not owed:
                         raise refuse("report/retreat_loss", f"{', '.join(was_dg)} were "
@@ -603,7 +635,7 @@ class _Fight:
                                      f"{', '.join(was_dg)}", rule="OCS 5.10a",
                                      path=f"{path}/losses/{len(losses) - len(owed) - 1}",
                                      unit=chosen)
-                    _lose_steps(f, chosen, 1, f"already DG, retreated into an enemy ZOC in "
+                    lose_steps(f, chosen, 1, f"already DG, retreated into an enemy ZOC in "
                                 f"{hex_id}", "OCS 5.10a C", self.actor)
             if k == 2:
                 disorganize(f, hex_id, "retreated two hexes", "OCS 5.10a B", self.actor)
@@ -689,8 +721,12 @@ def _combat_rolled(state: State, e: Event) -> State:
 
 
 def _combat_closed(state: State, e: Event) -> State:
+    """A rolled combat has its results, or the referee resolved one by its table."""
     combats = {h: x for h, x in state.modes.combats.items() if h != e.data["hex"]}
-    return replace(state, modes=replace(state.modes, combats=combats))
+    res = state.modes.resolution
+    if res is not None and res.hex == e.data["hex"]:
+        res = None
+    return replace(state, modes=replace(state.modes, combats=combats, resolution=res))
 
 
 EVOLVE: dict[EventKind, Evolver] = {

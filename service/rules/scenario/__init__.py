@@ -5,6 +5,7 @@ back, the built-in scenarios and generated ones for benchmarks.
 from service.rules.scenario.builtins import builtin_scenario_ids, load_builtin_scenario
 from service.rules.scenario.reading import parse_scenario
 from service.rules.scenario.synthetic import generate_scenario
+from service.rules.scenario.tables import CombatRules, OverrunRule
 from service.rules.scenario.types import (
     AIR_TYPES,
     ATR,
@@ -42,7 +43,8 @@ from service.rules.scenario.writing import movement_to_json, scenario_to_json
 __all__ = [
     "AIR_TYPES", "ATR", "DEFAULT_MOVEMENT", "HEDGEHOG", "HEXSIDE_FEATURES", "HQ", "LAND_TYPES",
     "MAR", "MODES", "NAVAL_TYPES", "OCS_KINDS", "REPL", "ROUGH_TERRAINS", "SUPPLY", "TERRAINS",
-    "TRANSPORT", "TRS", "MapSpec", "MovementSpec", "OcsValues", "Problem", "Scenario",
+    "TRANSPORT", "TRS", "CombatRules", "MapSpec", "MovementSpec", "OcsValues", "OverrunRule",
+    "Problem", "Scenario",
     "ScenarioInvalid", "UnitSpec",
     "axial_distance", "builtin_scenario_ids", "generate_scenario", "is_flying_boat", "is_hq",
     "is_inf_class", "is_supply_unit", "load_builtin_scenario", "parse_scenario",

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from service.rules.scenario.checking import _Checker, _join, _Parsed
+from service.rules.scenario.tables import CombatRules, read_combat
 from service.rules.scenario.types import (
     _ID_RE,
     _KINDS_OF_TYPE,
@@ -247,7 +248,7 @@ class _Fields:
 
 _SCENARIO_FIELDS: Final = (
     "id", "title", "sides", "initiative_last_turn", "powers", "minors", "map", "units",
-    "movement",
+    "movement", "combat",
 )
 _SIDE_FIELDS: Final = ("id", "initiative_box", "reserve_markers")
 _POWER_FIELDS: Final = (
@@ -272,7 +273,7 @@ _UNIT_FIELDS: Final = (
 _ATR_FIELDS: Final = ("range", "large", "base")
 _OCS_FIELDS: Final = (
     "mode", "orientation", "kind", "engineer", "rail_repair", "combat", "move",
-    "action_rating", "barrage",
+    "action_rating", "barrage", "steps",
 )
 _VALUES_FIELDS: Final = ("strength", "ma")
 
@@ -426,6 +427,7 @@ def _parse_ocs(f: _Fields) -> OcsSpec | None:
         move=_parse_values(g, "move", required=kind != "hedgehog"),
         action_rating=g.integer("action_rating", 0, 0, 5),
         barrage=g.integer("barrage", 0),
+        steps=g.integer("steps", 1, 1, 20),
     )
     if g.ok_keys("kind", "mode", "orientation"):
         for key, message in _mode_problems(spec):
@@ -657,6 +659,15 @@ def _items(
     return out
 
 
+def _parse_combat(problems: list[Problem], raw: object) -> CombatRules:
+    """The combat tables (`service.rules.scenario.tables`)."""
+    found: list[tuple[str, str]] = []
+    combat = read_combat(None if raw is _ABSENT else raw, "combat", TERRAINS,
+                         HEXSIDE_FEATURES, found)
+    problems += [Problem(p, message) for p, message in found]
+    return combat
+
+
 def parse_scenario(data: Mapping[str, object]) -> Scenario:
     """Validate a JSON scenario (docs/api.md) and build it.
 
@@ -690,6 +701,7 @@ def parse_scenario(data: Mapping[str, object]) -> Scenario:
         if not hexes and "hexes" not in m.bad:
             m.fail("hexes", "a map needs at least one hex")
     movement = _parse_movement(problems, f.raw("movement"))
+    combat = _parse_combat(problems, f.raw("combat"))
 
     c = _Checker(problems, sides, powers, minors, hexes, seas, units)
     c.check_all()
@@ -714,4 +726,5 @@ def parse_scenario(data: Mapping[str, object]) -> Scenario:
         ),
         units=tuple(u.spec for u in units),
         movement=movement,
+        combat=combat,
     )

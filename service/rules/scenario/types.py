@@ -49,6 +49,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
+from service.rules.scenario.tables import CombatRules
+
 TERRAINS: Final = ("clear", "forest", "mountain", "swamp", "jungle", "desert", "urban")
 ROUGH_TERRAINS: Final = frozenset({"forest", "mountain", "swamp", "jungle"})
 HEXSIDE_FEATURES: Final = ("river", "major_river")
@@ -294,8 +296,9 @@ class OcsValues:
 @dataclass(frozen=True, slots=True)
 class OcsSpec:
     """A ground unit's OCS data: starting mode and orientation (OCS 5.2), kind
-    (combat unit, transport points, organic truck, replacement, hedgehog), and the
-    values on its Combat and Move sides."""
+    (combat unit, transport points, organic truck, replacement, hedgehog), the
+    values on its Combat and Move sides, and the step losses it takes before it is
+    eliminated (`steps`)."""
 
     mode: str = "combat"
     orientation: str = "combat"
@@ -306,6 +309,7 @@ class OcsSpec:
     move: OcsValues = OcsValues(0, 0)
     action_rating: int = 0
     barrage: int = 0
+    steps: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -456,6 +460,7 @@ class Scenario:
     map: MapSpec
     units: tuple[UnitSpec, ...]
     movement: MovementSpec = DEFAULT_MOVEMENT
+    combat: CombatRules = CombatRules()
     _side_by_id: dict[str, SideSpec] = field(
         init=False, default_factory=dict, compare=False, repr=False
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from service.rules.scenario.tables import combat_to_json
 from service.rules.scenario.types import Costs, MovementSpec, OcsValues, Scenario, UnitSpec
 
 
@@ -26,7 +27,7 @@ def _unit_json(u: UnitSpec) -> dict[str, Any]:
             "mode": o.mode, "orientation": o.orientation, "kind": o.kind,
             "engineer": o.engineer, "rail_repair": o.rail_repair,
             "combat": _values_json(o.combat), "move": _values_json(o.move),
-            "action_rating": o.action_rating, "barrage": o.barrage,
+            "action_rating": o.action_rating, "barrage": o.barrage, "steps": o.steps,
         }
     return out
 
@@ -79,4 +80,5 @@ def scenario_to_json(s: Scenario) -> dict[str, Any]:
         },
         "units": [_unit_json(u) for u in s.units],
         "movement": movement_to_json(s.movement),
+        "combat": combat_to_json(s.combat),
     }

@@ -17,7 +17,10 @@ from service.rules.turn import DeclareBody, DoneBody, RollBody
 # The steps a standing order may answer, and how: `initiative.reroll` with its `demand`
 # (default: no reroll), every other one with `done` (the reaction: nothing released).
 StandingStep = Literal["initiative.reroll", "reaction", "combat", "exploitation",
-                       "final_reorganization"]
+                       "final_reorganization", "combat.losses", "combat.retreat",
+                       "combat.advance"]
+# What a standing order for a combat choice answers (docs/api.md "Combat choices").
+ChoiceAnswer = Literal["default", "retreat", "losses", "advance", "stay"]
 # The steps of an impulse a `steps` order may hold `done` for, up to `through`.
 ThroughStep = Literal["action", "reaction", "combat", "exploitation", "reorganization"]
 StopKind = Literal["enemy_adjacent_reserve", "hq_out_of_supply", "unit_attacked",
@@ -52,7 +55,9 @@ class StandingBody(TypedDict):
     `final_reorganization` order spends before it is done: first the `reorg` orders of
     `plan` (the side's own plan; an item the step refuses is left out), then, with
     `spend` "cheapest" (the default), the cheapest legal way for every unit still face
-    down; "none" spends nothing."""
+    down; "none" spends nothing. `answer` is a combat choice's: `combat.losses`
+    "default", `combat.retreat` "retreat" or "losses", `combat.advance` "advance" or
+    "stay" (the first is the default)."""
 
     step: StandingStep
     armed: NotRequired[bool]
@@ -60,6 +65,7 @@ class StandingBody(TypedDict):
     stops: NotRequired[Stops]
     spend: NotRequired[Spend]
     plan: NotRequired[Annotated[list[ReorgBody], MaxLen(12)]]
+    answer: NotRequired[ChoiceAnswer]
 
 
 @closed

@@ -18,6 +18,7 @@ from service.rules.awaiting import awaiting, position
 from service.rules.command import Command
 from service.rules.errors import Forbidden, Malformed, Refused, RulesError
 from service.rules.flow import Flow
+from service.rules.modes import CHOICE_STEPS, STANDING_ANSWERS
 from service.rules.reorg.order import parse_order
 from service.rules.standing.bodies import ITEM_KINDS
 from service.rules.standing.stops import hits, parse_stops, stops_data
@@ -111,6 +112,7 @@ def _in_plan(error: RulesError, i: int) -> RulesError:
     return error
 
 
+# long: each kind's body checked (reroll, final reorganization, combat choices), then armed.
 def arm(f: Flow, c: Command) -> None:
     """`standing`: arm the side's standing order for a step, or disarm it."""
     s = f.state
@@ -119,6 +121,8 @@ def arm(f: Flow, c: Command) -> None:
         raise Refused("standing/no_side", "a standing order is a side's: the GM arms one only "
                       "while it plays the side (admin.act)")
     step = c.body.get("step")
+    if _armed_for_a_choice(f, c, side, step):
+        return
     if step not in STANDING_STEPS:
         raise Malformed("order/invalid_body", f"step must be one of {', '.join(STANDING_STEPS)}",
                         errors=[("/body/step", "not a step a standing order answers")])
@@ -173,6 +177,47 @@ def arm(f: Flow, c: Command) -> None:
     f.emit("standing.armed", text, data, by=c.actor.id)
 
 
+def _armed_for_a_choice(f: Flow, c: Command, side: str, step: object) -> bool:
+    """A standing order for a combat choice is armed by `_arm_choice` (True); no other
+    has an `answer`."""
+    if step in CHOICE_STEPS:
+        _arm_choice(f, c, side, str(step))
+        return True
+    if c.body.get("answer") is not None:
+        raise Malformed("order/invalid_body", "only a standing order for a combat choice has "
+                        "an answer", errors=[("/body/answer", "only for combat choices")])
+    return False
+
+
+def _arm_choice(f: Flow, c: Command, side: str, step: str) -> None:
+    """A standing order answering a kind of combat question (docs/api.md "Combat
+    choices"): its `answer`, checked with care as it answers (RULES-NOTES 32)."""
+    answers = STANDING_ANSWERS[step]
+    armed = c.body.get("armed", True)
+    answer = c.body.get("answer", answers[0])
+    if not isinstance(armed, bool) or answer not in answers or c.body.get("demand") is not None \
+            or c.body.get("stops"):
+        raise Malformed("order/invalid_body", f"a standing order for {step} answers one of "
+                        f"{', '.join(answers)}, with no demand or stops",
+                        errors=[("/body/answer", f"expected one of {', '.join(answers)}")])
+    current = f.state.standing.orders.get(side, {}).get(step)
+    named = {"side": side, "step": step, "kind": "standing", "player": c.actor.id,
+             "seq": seq_of(c)}
+    if not armed:
+        if current is None:
+            raise Refused("standing/not_armed", f"{side} has no standing order for {step} "
+                          "to disarm", rule="RULES-NOTES 32")
+        f.emit("standing.disarmed", f"{side}'s standing order for {step} is disarmed by "
+               f"{c.actor.id}.", {**named, "player": current.player, "seq": current.seq,
+                                  "reason": f"disarmed by {c.actor.id}", "stop": None},
+               by=c.actor.id)
+        return
+    f.emit("standing.armed", f"{side} arms a standing order: {step} answered "
+           f"\"{answer}\" unless that costs more than it says.",
+           {**named, "stops": [], "hits_seen": hits(f.state, side), "answer": answer},
+           by=c.actor.id)
+
+
 def _in_item(error: RulesError, i: int, kind: str) -> RulesError:
     """A refusal of item `i` of a `steps` order, its paths pointing into the item."""
     def moved(path: str) -> str:
@@ -184,9 +229,19 @@ def _in_item(error: RulesError, i: int, kind: str) -> RulesError:
     return error
 
 
+def _held_from(s: State, now: str | None, after: str) -> str:
+    """The step after which a `steps` order holds done: the one it acted in, or the one
+    before while a combat of it waits for a choice (its done waits for the answer)."""
+    if now is None and s.modes.resolution is not None and IMPULSE_STEPS.index(after) > 0:
+        return IMPULSE_STEPS[IMPULSE_STEPS.index(after) - 1]
+    return after
+
+
 def _awaited(s: State, side: str) -> str | None:
-    """The step `side` is awaited in now, if it is."""
-    return next((e["step"] for e in awaiting(s) if e["side"] == side), None)
+    """The step `side` is awaited in now, if it is (a combat's question is not a step:
+    the held answers wait for it)."""
+    return next((e["step"] for e in awaiting(s) if e["side"] == side
+                 and e["step"] != "combat.choice"), None)
 
 
 # long: the items in order, then `through`: the done now and the held answers, each checked.
@@ -244,6 +299,7 @@ def play_steps(f: Flow, c: Command, handlers: Mapping[str, Handler], check_keys:
         raise Refused("steps/declare_first", f"{side}'s declaration is not complete: a steps "
                       "order with through needs every power of the side declared first",
                       rule="seed 002", errors=[("/body/through", "declare first")])
+    after = _held_from(s, now, after)
     if IMPULSE_STEPS.index(str(through)) > IMPULSE_STEPS.index(after):
         f.emit("standing.armed", f"{side} holds done for its steps after {after} through "
                f"{through} this impulse" + (f", unless {', '.join(x.kind for x in stops)}"

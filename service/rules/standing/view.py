@@ -27,6 +27,7 @@ class StandingShown(TypedDict):
     demand: NotRequired[bool]
     spend: NotRequired[Spend]
     plan: NotRequired[list[ReorgBody]]
+    answer: NotRequired[str]
 
 
 class HeldShown(TypedDict):
@@ -60,6 +61,8 @@ def standing_view(state: State, side: str | None, *, everyone: bool) -> Standing
             if step == "final_reorganization":
                 shown["spend"] = cast(Spend, o.spend)
                 shown["plan"] = [cast(ReorgBody, dict(b)) for b in o.plan]
+            if o.answer is not None:
+                shown["answer"] = o.answer
             orders.append(shown)
     t = state.turn
     held: list[HeldShown] = [

@@ -1,10 +1,12 @@
 """Default answers when a deadline passes, the GM forces them or a side is in civil
-disorder: declare pass; reroll no; choose first / before; done; last turn's production."""
+disorder: declare pass; reroll no; choose first / before; done; last turn's production;
+a combat's question its default (docs/api.md "Combat choices")."""
 
 from __future__ import annotations
 
 from service.rules import state as st
 from service.rules.flow import Flow
+from service.rules.modes import answer_by_default
 from service.rules.turn.orders import (
     after_declaring,
     after_producing,
@@ -23,6 +25,8 @@ def apply_defaults(f: Flow, by: str, sides: frozenset[str] | None = None) -> int
     answers were given."""
     s = f.state
     step = s.step
+    if s.modes.resolution is not None and s.modes.resolution.question is not None:
+        return answer_by_default(f, by, sides)  # a combat's question, not the step
 
     def chosen(side: str | None) -> bool:
         return side is not None and (sides is None or side in sides)
