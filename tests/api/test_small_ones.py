@@ -81,9 +81,9 @@ async def test_the_openapi_document_has_the_version(client: httpx.AsyncClient) -
 
 
 async def test_combat_dice_may_be_scripted(client: httpx.AsyncClient) -> None:
-    """docs/rules-options.md, "Combat dice": scripted games script combat dice under
-    `combat` (faces 1-20); the creation takes them (it was a 422) and the export of the
-    ended game shows the script."""
+    """docs/api.md, "Creating a game": scripted games script the referee's combat dice
+    under `combat` (faces 1-100); the creation takes them (it was a 422) and the export
+    of the ended game shows the script."""
     script = {"combat": [4, 9, 20]}
     game = await create_game(client, "dno-demo", dice={"mode": "scripted", "script": script})
     r = await game.admin("end", {"reason": "to show the script"})
@@ -91,7 +91,7 @@ async def test_combat_dice_may_be_scripted(client: httpx.AsyncClient) -> None:
     export = (await client.get(f"/v1/games/{game.id}/export", headers=game.gm)).json()
     assert export["dice"]["script"]["combat"] == [4, 9, 20]
     r = await client.post("/v1/games", json={"name": "x", "scenario": "dno-demo", "dice": {
-        "mode": "scripted", "script": {"combat": [21]}}})
+        "mode": "scripted", "script": {"combat": [101]}}})
     assert r.status_code == 422 and r.json()["errors"][0]["path"] == "/dice/script/combat/0"
 
 
