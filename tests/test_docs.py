@@ -23,7 +23,7 @@ from doc_examples import runs
 from service.client.cli import app as wif_app
 from service.rules import options
 from service.rules.combat import reading as combat_reading
-from service.rules.scenario import reading, tables, types, writing
+from service.rules.scenario import fuel, reading, tables, types, writing
 from tests.support import full_game, start_impulses
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -155,6 +155,7 @@ async def test_the_scenario_examples_combat_log_is_what_the_referee_writes(
     ("### Terrain and hexside effects", combat_reading._EFFECT_FIELDS),
     ("### Surprise", combat_reading._SURPRISE_FIELDS),
     ("### The overrun rule", tables._OVERRUN_FIELDS),
+    ("## Fuel", fuel._FIELDS + fuel._POWER_FIELDS),
 ])
 def test_every_scenario_field_is_described(heading: str, fields: tuple[str, ...]) -> None:
     described = [name for row in table_rows(section(SCENARIO, heading))
@@ -210,11 +211,16 @@ def test_every_option_is_in_the_options_table() -> None:
         assert all(f"`{choice}`" in " ".join(rows[path][2:]) for choice in choices), path
 
 
-def test_the_readings_are_numbered_one_to_thirty_two() -> None:
+def test_the_readings_are_numbered_from_one_and_every_cited_one_is_there() -> None:
+    """The readings run 1, 2, ... with no gap, RULES-NOTES 33 (an HQ in supply, issue 34)
+    the newest, and every `RULES-NOTES n` the code cites is one of them."""
     readings = section(OPTIONS, "## The readings, by number")
-    numbers = re.findall(r"^\| (\d+) \|", readings, re.MULTILINE)
-    assert [int(n) for n in numbers] == list(range(1, 33))
+    numbers = [int(n) for n in re.findall(r"^\| (\d+) \|", readings, re.MULTILINE)]
+    assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) >= 33
     assert "`RULES-NOTES 16`" in readings
+    cited = {int(n) for path in (ROOT / "service").rglob("*.py")
+             for n in re.findall(r"RULES-NOTES (\d+)", path.read_text(encoding="utf-8"))}
+    assert cited <= set(numbers), sorted(cited - set(numbers))
 
 
 def test_the_documented_weather_table_is_the_default() -> None:

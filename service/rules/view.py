@@ -13,7 +13,7 @@ from typing_extensions import TypedDict
 from service.rules import state as st
 from service.rules.awaiting import AwaitingEntry, awaiting
 from service.rules.events import Event
-from service.rules.modes import ModeView, mode_view
+from service.rules.modes import ModeView, ReserveMarkers, mode_view, reserve_markers
 from service.rules.options import WeatherRow, dropout_policy
 from service.rules.reorg import ReorgView, reorg_view
 from service.rules.scenario import CombatRules
@@ -108,7 +108,9 @@ class InitiativeView(TypedDict):
 
 class PowerView(TypedDict):
     """A power: its side, RPs it can still spend in this reorganization step, chits,
-    BP figures, who holds it, its declaration this impulse and its production."""
+    BP figures (bounded by the scenario's `build_points`, or `bp_reported`: taken on the
+    player's word), its fuel (None: the scenario has none, RULES-NOTES 30), who holds
+    it, its declaration this impulse and its production."""
 
     side: str
     neutral: bool
@@ -121,6 +123,9 @@ class PowerView(TypedDict):
     declared: str | None
     chit: Chit | None
     production: dict[str, int] | None
+    fuel: int | None
+    build_points: int | None
+    bp_reported: bool
 
 
 # `class` is a Python keyword, so this part takes the functional syntax.
@@ -158,10 +163,12 @@ class DropoutView(TypedDict):
 
 
 class SideView(TypedDict):
-    """Who plays a side: its seats, and its dropout policy and state."""
+    """Who plays a side: its seats, and its dropout policy and state; its Reserve markers
+    (OCS 5.4a: the scenario's limit, those its stacks in Reserve use, those left)."""
 
     players: list[SeatView]
     dropout: DropoutView
+    reserve_markers: ReserveMarkers
 
 
 class ProposalView(TypedDict):
@@ -319,7 +326,8 @@ def view(state: State, viewer: Viewer, units: UnitViews | None = None) -> StateV
         "turn": _turn_view(state),
         "initiative": _initiative_view(state, viewer),
         "awaiting": awaiting(state),
-        "powers": {p: _power_view(ps) for p, ps in state.powers.items()},
+        "powers": {p: _power_view(ps, state.setup.scenario.power(p).build_points)
+                   for p, ps in state.powers.items()},
         "units": dict((units or unit_views(state)).views),
         "reorg": reorg_view(state, _reorg_side(viewer)),
         "minors": {m.id: m.controller for m in state.setup.scenario.minors},
@@ -367,7 +375,8 @@ def _game_view(state: State) -> GameView:
         else None,
         "not_modeled": [
             "ATR interception (RULES-NOTES 29)",
-            "fuel costs when reorganizing (RULES-NOTES 30)",
+            *(["fuel costs when reorganizing: this scenario gives no fuel (RULES-NOTES 30)"]
+              if setup.scenario.fuel is None else []),
             *reported_flags(setup.scenario.combat),
         ],
         "combat_results": {by: setup.scenario.combat.how(by) for by in COMBAT_KINDS},
@@ -428,7 +437,7 @@ def _initiative_view(state: State, viewer: Viewer) -> InitiativeView:
     }
 
 
-def _power_view(ps: PowerState) -> PowerView:
+def _power_view(ps: PowerState, build_points: int | None) -> PowerView:
     return {
         "side": ps.side,
         "neutral": ps.neutral,
@@ -441,6 +450,9 @@ def _power_view(ps: PowerState) -> PowerView:
         "declared": ps.declared,
         "chit": cast(Chit | None, ps.chit),
         "production": ps.production,
+        "fuel": ps.fuel,
+        "build_points": build_points,
+        "bp_reported": build_points is None,
     }
 
 
@@ -456,6 +468,7 @@ def _sides_view(state: State) -> dict[str, SideView]:
                         for s in state.seats.values() if s.side == side],
             "dropout": {"policy": policy, "missed_deadlines": limit, "missed": control.missed,
                         "dropped_out": control.mode is not None, "mode": control.mode},
+            "reserve_markers": reserve_markers(state, side),
         }
     return out
 

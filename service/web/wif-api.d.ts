@@ -2900,6 +2900,8 @@ export interface components {
             path: string[];
             /** Notes */
             notes?: string[];
+            /** Needs Marker */
+            needs_marker?: boolean;
         };
         /** HexEditView */
         HexEditView: {
@@ -2907,6 +2909,21 @@ export interface components {
             controller: string | null;
             /** Port Damaged */
             port_damaged: boolean | null;
+        };
+        /**
+         * HexRefused
+         * @description A hex the unit reaches but may not end a move in: a Reserve unit's move that would
+         *     leave its side short of Reserve markers (OCS 5.4a).
+         */
+        HexRefused: {
+            /** Code */
+            code: string;
+            /** Rule */
+            rule: string | null;
+            /** Reason */
+            reason: string;
+            /** To */
+            to: string;
         };
         /**
          * ImportGame
@@ -3387,7 +3404,11 @@ export interface components {
              */
             orientation?: "combat" | "move";
         };
-        /** ModeChoice */
+        /**
+         * ModeChoice
+         * @description A mode change; into Reserve, whether it takes a new Reserve marker, and, when the
+         *     side has none left, what the unit must then do (OCS 5.4a).
+         */
         ModeChoice: {
             /**
              * Mode
@@ -3396,10 +3417,15 @@ export interface components {
             mode: "combat" | "move" | "reserve" | "strat" | "exploit" | "dg";
             /** Orientation */
             orientation: ("combat" | "move") | null;
+            /** Needs Marker */
+            needs_marker?: boolean;
+            /** Marker Note */
+            marker_note?: string;
         };
         /**
          * ModeChoices
-         * @description Every mode change (OCS 5.3-5.8): those the `mode` order takes, and the others.
+         * @description Every mode change (OCS 5.3-5.8): those the `mode` order takes, and the others; the
+         *     side's Reserve markers (OCS 5.4a).
          */
         ModeChoices: {
             /** Legal */
@@ -3407,6 +3433,7 @@ export interface components {
             /** Illegal */
             illegal: components["schemas"]["ModeRefused"][];
             why?: components["schemas"]["Why"];
+            reserve_markers?: components["schemas"]["ReserveMarkers"];
         };
         /** ModeItem */
         ModeItem: {
@@ -3527,6 +3554,8 @@ export interface components {
             transport: {
                 [key: string]: components["schemas"]["TransportChoice"][];
             };
+            /** Refused */
+            refused?: components["schemas"]["HexRefused"][];
         };
         /** NoticeData */
         NoticeData: {
@@ -3601,6 +3630,8 @@ export interface components {
             power?: string | null;
             /** Cost */
             cost?: number | null;
+            /** Fuel */
+            fuel?: number | null;
             /** Affordable */
             affordable?: boolean | null;
             /** Provider */
@@ -3771,7 +3802,9 @@ export interface components {
         /**
          * PowerView
          * @description A power: its side, RPs it can still spend in this reorganization step, chits,
-         *     BP figures, who holds it, its declaration this impulse and its production.
+         *     BP figures (bounded by the scenario's `build_points`, or `bp_reported`: taken on the
+         *     player's word), its fuel (None: the scenario has none, RULES-NOTES 30), who holds
+         *     it, its declaration this impulse and its production.
          */
         PowerView: {
             /** Side */
@@ -3797,6 +3830,12 @@ export interface components {
             production: {
                 [key: string]: number;
             } | null;
+            /** Fuel */
+            fuel: number | null;
+            /** Build Points */
+            build_points: number | null;
+            /** Bp Reported */
+            bp_reported: boolean;
         };
         /** ProblemType */
         ProblemType: {
@@ -4370,6 +4409,19 @@ export interface components {
             demand: boolean;
         };
         /**
+         * ReserveMarkers
+         * @description A side's Reserve markers (OCS 5.4a): the scenario's `limit`, those `in_use` (its
+         *     stacks in Reserve) and those `left`.
+         */
+        ReserveMarkers: {
+            /** Limit */
+            limit: number;
+            /** In Use */
+            in_use: number;
+            /** Left */
+            left: number;
+        };
+        /**
          * RollBody
          * @description `roll`: dice the rules need rolled on the table, by the server (docs/dice.md).
          */
@@ -4641,12 +4693,14 @@ export interface components {
         };
         /**
          * SideView
-         * @description Who plays a side: its seats, and its dropout policy and state.
+         * @description Who plays a side: its seats, and its dropout policy and state; its Reserve markers
+         *     (OCS 5.4a: the scenario's limit, those its stacks in Reserve use, those left).
          */
         SideView: {
             /** Players */
             players: components["schemas"]["SeatView"][];
             dropout: components["schemas"]["DropoutView"];
+            reserve_markers: components["schemas"]["ReserveMarkers"];
         };
         /**
          * SignedOrder
