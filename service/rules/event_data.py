@@ -343,10 +343,15 @@ class InitiativeShiftedData(TypedDict):
 
 
 class ProductionSubmittedData(TypedDict):
+    """A power's production: the BPs spent and those on RPs, checked against the
+    scenario's `build_points` when it gives them (`reported`: taken as the player said)."""
+
     power: str
     bp_spent: int
     bp_on_rps: int
     next_turn_rps: int
+    build_points: NotRequired[int | None]
+    reported: NotRequired[bool]
 
 
 class Production(TypedDict):

@@ -7428,7 +7428,11 @@ export interface components {
             kind: "production.applied";
             data: components["schemas"]["ProductionAppliedData"];
         };
-        /** ProductionSubmittedData */
+        /**
+         * ProductionSubmittedData
+         * @description A power's production: the BPs spent and those on RPs, checked against the
+         *     scenario's `build_points` when it gives them (`reported`: taken as the player said).
+         */
         ProductionSubmittedData: {
             /** Power */
             power: string;
@@ -7438,6 +7442,10 @@ export interface components {
             bp_on_rps: number;
             /** Next Turn Rps */
             next_turn_rps: number;
+            /** Build Points */
+            build_points?: number | null;
+            /** Reported */
+            reported?: boolean;
         };
         /** ProductionSubmittedEvent */
         ProductionSubmittedEvent: {
