@@ -19,6 +19,7 @@ from service.rules.reorg import ReorgView, reorg_view
 from service.rules.scenario import CombatRules
 from service.rules.standing import StandingView, standing_view
 from service.rules.state import PowerState, SideControl, State, Step
+from service.rules.turn import Chit
 
 Status = Literal["open", "active", "paused", "finished"]
 # Who reads a view: a player (its side's view), the GM (everything) or a spectator (the
@@ -30,6 +31,24 @@ class PauseView(TypedDict):
     paused_at: str | None
     until: str | None
     max_hours: int | None
+
+
+class Divergence(TypedDict):
+    """A replay of the log that differs from the stored state (`python -m service
+    replay-check`, docs/game-master.md): at event `seq`, after `after_seq` replayed the
+    same; `what` and `path` say where; `stored` and `replayed` are the two values there,
+    any JSON."""
+
+    seq: int
+    after_seq: int
+    what: str
+    path: str
+    stored: Any
+    replayed: Any
+    event_kinds: list[str]
+    logged_rules_versions: list[str]
+    rules_version: str
+    checked_at: str
 
 
 class GameView(TypedDict):
@@ -52,7 +71,7 @@ class GameView(TypedDict):
     name: NotRequired[str]
     version: NotRequired[int]
     gm_signs: NotRequired[bool]
-    divergence: NotRequired[dict[str, Any] | None]
+    divergence: NotRequired[Divergence | None]
 
 
 class TurnView(TypedDict):
@@ -102,7 +121,7 @@ class PowerView(TypedDict):
     bp_on_rps: int
     holder: str | None
     declared: str | None
-    chit: dict[str, Any] | None
+    chit: Chit | None
     production: dict[str, int] | None
     fuel: int | None
     build_points: int | None
@@ -429,7 +448,7 @@ def _power_view(ps: PowerState, build_points: int | None) -> PowerView:
         "bp_on_rps": ps.bp_on_rps,
         "holder": ps.holder,
         "declared": ps.declared,
-        "chit": ps.chit,
+        "chit": cast(Chit | None, ps.chit),
         "production": ps.production,
         "fuel": ps.fuel,
         "build_points": build_points,

@@ -779,7 +779,76 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "game.your_move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `game.your_move`: the game newly awaits the player (docs/api.md, "What is sent"). */
+        post: operations["game_your_move"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "game.events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `game.events`: to a player with `every_event`, and always to the GM. */
+        post: operations["game_events"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "game.deadline_reminder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `game.deadline_reminder`: half and nine tenths of the step's deadline have passed, */
+        post: operations["game_deadline_reminder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "game.deadline_notice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `game.deadline_notice`: the same, to the GM, with every entry still awaited. */
+        post: operations["game_deadline_notice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -883,6 +952,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
@@ -937,6 +1007,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
@@ -989,6 +1060,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
@@ -1046,6 +1118,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
@@ -1098,6 +1171,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
@@ -1150,6 +1224,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
@@ -1203,6 +1278,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
@@ -1255,6 +1331,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
@@ -1309,6 +1386,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
@@ -1361,6 +1439,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
@@ -1416,6 +1495,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
@@ -1468,6 +1548,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
@@ -1583,6 +1664,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
@@ -1662,11 +1744,8 @@ export interface components {
             /** Deadline */
             deadline: string | null;
             /** Orders */
-            orders: string[];
-            /** Choices */
-            choices?: {
-                [key: string]: unknown[];
-            };
+            orders: ("initiative.reroll" | "initiative.choose" | "declare" | "done" | "production" | "roll" | "mode" | "release" | "report" | "reorg" | "consent" | "standing" | "steps" | "combat.choose")[];
+            choices?: components["schemas"]["Choices"];
             /** Options */
             options?: string;
             combat?: components["schemas"]["ChoiceShown"];
@@ -1695,6 +1774,25 @@ export interface components {
             code: string;
             /** Results */
             results: string[];
+        };
+        /**
+         * Chain
+         * @description A seed chain's commitment (docs/dice.md): the `dice.committed` (or, with its
+         *     `reason`, `dice.recommitted`) event at `seq`.
+         */
+        Chain: {
+            /** Seq */
+            seq: number;
+            /** Chain */
+            chain: number;
+            /** From Turn */
+            from_turn: number;
+            /** Anchor */
+            anchor: string;
+            /** Length */
+            length: number;
+            /** Reason */
+            reason?: string;
         };
         /** ChainView */
         ChainView: {
@@ -1748,7 +1846,7 @@ export interface components {
          *         "timezone": "Europe/Paris",
          *         "to": "07:30"
          *       },
-         *       "target": "https://203.0.113.10/api/webhooks/1/abc"
+         *       "target": "https://discord.com/api/webhooks/1234567890/wif-example"
          *     }
          */
         ChannelSettings: {
@@ -1759,7 +1857,7 @@ export interface components {
              * Digest Minutes
              * @default 0
              */
-            digest_minutes: number;
+            digest_minutes?: number;
         };
         /**
          * Channels
@@ -1815,6 +1913,23 @@ export interface components {
             text: string;
             /** Zoc */
             zoc: string[];
+        };
+        /** Choices */
+        Choices: {
+            /** Demand */
+            demand?: boolean[];
+            /** Position */
+            position?: ("first" | "last" | "before" | "after")[];
+            /** Actions.* */
+            "actions.*"?: ("pass" | "land" | "air" | "naval" | "combined")[];
+            /** Agree */
+            agree?: boolean[];
+            /** Losses.* */
+            "losses.*"?: string[];
+            /** Advance.* */
+            "advance.*"?: string[];
+            /** Retreat */
+            retreat?: string[][];
         };
         /**
          * ChooseBody
@@ -1924,9 +2039,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2043,9 +2159,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "consent";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2162,6 +2279,35 @@ export interface components {
             };
         };
         /**
+         * DeadlineNotice
+         * @description `game.deadline_notice`: the same, to the GM, with every entry still awaited.
+         */
+        DeadlineNotice: {
+            /**
+             * Type
+             * @constant
+             */
+            type: "game.deadline_notice";
+            /** Timestamp */
+            timestamp: string;
+            data: components["schemas"]["NoticeData"];
+        };
+        /**
+         * DeadlineReminder
+         * @description `game.deadline_reminder`: half and nine tenths of the step's deadline have passed,
+         *     to the player awaited.
+         */
+        DeadlineReminder: {
+            /**
+             * Type
+             * @constant
+             */
+            type: "game.deadline_reminder";
+            /** Timestamp */
+            timestamp: string;
+            data: components["schemas"]["ReminderData"];
+        };
+        /**
          * DeadlinesBody
          * @description `admin.deadlines`: seconds per step (null: none).
          */
@@ -2247,9 +2393,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "declare";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2266,16 +2413,17 @@ export interface components {
         DiceRecord: {
             /** Game */
             game: string;
-            /** Mode */
-            mode: string;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "fair" | "seeded" | "scripted";
             /** Scripted */
             scripted: boolean;
             /** Algorithm */
             algorithm: string;
             /** Chains */
-            chains: {
-                [key: string]: unknown;
-            }[];
+            chains: components["schemas"]["Chain"][];
             /** Turns */
             turns: components["schemas"]["TurnDice"][];
         };
@@ -2296,6 +2444,35 @@ export interface components {
             rolls_this_turn: number;
             /** Chains */
             chains: components["schemas"]["ChainView"][];
+        };
+        /**
+         * Divergence
+         * @description A replay of the log that differs from the stored state (`python -m service
+         *     replay-check`, docs/game-master.md): at event `seq`, after `after_seq` replayed the
+         *     same; `what` and `path` say where; `stored` and `replayed` are the two values there,
+         *     any JSON.
+         */
+        Divergence: {
+            /** Seq */
+            seq: number;
+            /** After Seq */
+            after_seq: number;
+            /** What */
+            what: string;
+            /** Path */
+            path: string;
+            /** Stored */
+            stored: unknown;
+            /** Replayed */
+            replayed: unknown;
+            /** Event Kinds */
+            event_kinds: string[];
+            /** Logged Rules Versions */
+            logged_rules_versions: string[];
+            /** Rules Version */
+            rules_version: string;
+            /** Checked At */
+            checked_at: string;
         };
         /**
          * DoneBody
@@ -2357,9 +2534,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2450,45 +2628,35 @@ export interface components {
          * @example {}
          */
         Empty: Record<string, never>;
+        /** @description An event as it is stored, hashed and shown (docs/api.md, "The log"): its `data` is its `kind`'s; `hash` chains it to the one before; `rolled_back` marks one a later rollback abandoned and `sealed` one whose content is withheld until its window closes (neither is hashed). */
+        EventRecord: components["schemas"]["GameCreatedEvent"] | components["schemas"]["SeatTakenEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["GamePausedEvent"] | components["schemas"]["GameResumedEvent"] | components["schemas"]["GameEndedEvent"] | components["schemas"]["DeadlinesSetEvent"] | components["schemas"]["DeadlinePassedEvent"] | components["schemas"]["DefaultForcedEvent"] | components["schemas"]["SideDroppedOutEvent"] | components["schemas"]["SideReturnedEvent"] | components["schemas"]["SideRestoredEvent"] | components["schemas"]["StateEditedEvent"] | components["schemas"]["PlayerKeyReplacedEvent"] | components["schemas"]["SeatReopenedEvent"] | components["schemas"]["SeatSubstitutedEvent"] | components["schemas"]["GmPlayedEvent"] | components["schemas"]["RollbackProposedEvent"] | components["schemas"]["RollbackConsentedEvent"] | components["schemas"]["RollbackRefusedEvent"] | components["schemas"]["RollbackWithdrawnEvent"] | components["schemas"]["GameRolledBackEvent"] | components["schemas"]["GameImportedEvent"] | components["schemas"]["DiceCommittedEvent"] | components["schemas"]["DiceRolledEvent"] | components["schemas"]["DiceRevealedEvent"] | components["schemas"]["DiceRecommittedEvent"] | components["schemas"]["TurnBeganEvent"] | components["schemas"]["InitiativeRolledEvent"] | components["schemas"]["InitiativeRerollAnsweredEvent"] | components["schemas"]["InitiativeRerollClosedEvent"] | components["schemas"]["InitiativeRankedEvent"] | components["schemas"]["InitiativeChosenEvent"] | components["schemas"]["TurnOrderSetEvent"] | components["schemas"]["RoundBeganEvent"] | components["schemas"]["WeatherSetEvent"] | components["schemas"]["WeatherTableSetEvent"] | components["schemas"]["ImpulseBeganEvent"] | components["schemas"]["StepBeganEvent"] | components["schemas"]["StepSkippedEvent"] | components["schemas"]["SideSkippedEvent"] | components["schemas"]["PowerDeclaredEvent"] | components["schemas"]["SideDoneEvent"] | components["schemas"]["ImpulseCleanedUpEvent"] | components["schemas"]["RpsGrantedEvent"] | components["schemas"]["TurnEndRolledEvent"] | components["schemas"]["ImpulseEndedEvent"] | components["schemas"]["TurnEndedEvent"] | components["schemas"]["InitiativeShiftedEvent"] | components["schemas"]["ProductionSubmittedEvent"] | components["schemas"]["ProductionAppliedEvent"] | components["schemas"]["UnitReorganizedEvent"] | components["schemas"]["PortRepairedEvent"] | components["schemas"]["RpsLapsedEvent"] | components["schemas"]["UnitModeChangedEvent"] | components["schemas"]["ReservesReleasedEvent"] | components["schemas"]["ReportFiledEvent"] | components["schemas"]["UnitMovedEvent"] | components["schemas"]["UnitWorkedEvent"] | components["schemas"]["CombatReportedEvent"] | components["schemas"]["CombatResultIgnoredEvent"] | components["schemas"]["HexDisorganizedEvent"] | components["schemas"]["ReserveRemovedEvent"] | components["schemas"]["UnitsRetreatedEvent"] | components["schemas"]["UnitsAdvancedEvent"] | components["schemas"]["UnitStepLostEvent"] | components["schemas"]["UnitEliminatedEvent"] | components["schemas"]["UnitsExploitAwardedEvent"] | components["schemas"]["UnitsTurnedFaceDownEvent"] | components["schemas"]["UnitsShatteredEvent"] | components["schemas"]["UnitFlewMissionEvent"] | components["schemas"]["CombatRolledEvent"] | components["schemas"]["CombatClosedEvent"] | components["schemas"]["CombatResolvedEvent"] | components["schemas"]["CombatAskedEvent"] | components["schemas"]["CombatAnsweredEvent"] | components["schemas"]["CombatNoRetreatEvent"] | components["schemas"]["StandingArmedEvent"] | components["schemas"]["StandingAnsweredEvent"] | components["schemas"]["StandingDisarmedEvent"];
         /**
-         * EventRecord
-         * @description An event as it is stored, hashed and shown (docs/api.md "The log"): `hash` chains
-         *     it to the one before; `rolled_back` marks one a later rollback abandoned and
-         *     `sealed` one whose content is withheld from the reader until its window closes
-         *     (neither is hashed).
+         * EventsData
+         * @description The events an order or act appended: read them from the log (`after` first_seq - 1).
          */
-        EventRecord: {
-            /** Seq */
-            seq: number;
-            /** Turn */
-            turn: number;
-            /** Impulse */
-            impulse: number;
-            /** Step */
-            step: string;
+        EventsData: {
+            /** Game */
+            game: string;
+            /** First Seq */
+            first_seq: number;
+            /** Last Seq */
+            last_seq: number;
+            /** Kinds */
+            kinds: ("game.created" | "seat.taken" | "game.started" | "game.paused" | "game.resumed" | "game.ended" | "deadlines.set" | "deadline.passed" | "default.forced" | "side.dropped_out" | "side.returned" | "side.restored" | "state.edited" | "player.key_replaced" | "seat.reopened" | "seat.substituted" | "gm.played" | "rollback.proposed" | "rollback.consented" | "rollback.refused" | "rollback.withdrawn" | "game.rolled_back" | "game.imported" | "dice.committed" | "dice.rolled" | "dice.revealed" | "dice.recommitted" | "turn.began" | "initiative.rolled" | "initiative.reroll_answered" | "initiative.reroll_closed" | "initiative.ranked" | "initiative.chosen" | "turn.order_set" | "round.began" | "weather.set" | "weather.table_set" | "impulse.began" | "step.began" | "step.skipped" | "side.skipped" | "power.declared" | "side.done" | "impulse.cleaned_up" | "rps.granted" | "turn_end.rolled" | "impulse.ended" | "turn.ended" | "initiative.shifted" | "production.submitted" | "production.applied" | "unit.reorganized" | "port.repaired" | "rps.lapsed" | "unit.mode_changed" | "reserves.released" | "report.filed" | "unit.moved" | "unit.worked" | "combat.reported" | "combat.result_ignored" | "hex.disorganized" | "reserve.removed" | "units.retreated" | "units.advanced" | "unit.step_lost" | "unit.eliminated" | "units.exploit_awarded" | "units.turned_face_down" | "units.shattered" | "unit.flew_mission" | "combat.rolled" | "combat.closed" | "combat.resolved" | "combat.asked" | "combat.answered" | "combat.no_retreat" | "standing.armed" | "standing.answered" | "standing.disarmed")[];
+        };
+        /**
+         * EventsNotice
+         * @description `game.events`: to a player with `every_event`, and always to the GM.
+         */
+        EventsNotice: {
             /**
-             * Kind
-             * @enum {string}
+             * Type
+             * @constant
              */
-            kind: "game.created" | "seat.taken" | "game.started" | "game.paused" | "game.resumed" | "game.ended" | "deadlines.set" | "deadline.passed" | "default.forced" | "side.dropped_out" | "side.returned" | "side.restored" | "state.edited" | "player.key_replaced" | "seat.reopened" | "seat.substituted" | "gm.played" | "rollback.proposed" | "rollback.consented" | "rollback.refused" | "rollback.withdrawn" | "game.rolled_back" | "game.imported" | "dice.committed" | "dice.rolled" | "dice.revealed" | "dice.recommitted" | "turn.began" | "initiative.rolled" | "initiative.reroll_answered" | "initiative.reroll_closed" | "initiative.ranked" | "initiative.chosen" | "turn.order_set" | "round.began" | "weather.set" | "weather.table_set" | "impulse.began" | "step.began" | "step.skipped" | "side.skipped" | "power.declared" | "side.done" | "impulse.cleaned_up" | "rps.granted" | "turn_end.rolled" | "impulse.ended" | "turn.ended" | "initiative.shifted" | "production.submitted" | "production.applied" | "unit.reorganized" | "port.repaired" | "rps.lapsed" | "unit.mode_changed" | "reserves.released" | "report.filed" | "unit.moved" | "unit.worked" | "combat.reported" | "combat.result_ignored" | "hex.disorganized" | "reserve.removed" | "units.retreated" | "units.advanced" | "unit.step_lost" | "unit.eliminated" | "units.exploit_awarded" | "units.turned_face_down" | "units.shattered" | "unit.flew_mission" | "combat.rolled" | "combat.closed" | "combat.resolved" | "combat.asked" | "combat.answered" | "combat.no_retreat" | "standing.armed" | "standing.answered" | "standing.disarmed";
-            /** Actor */
-            actor: string;
-            /** Text */
-            text: string;
-            /** Data */
-            data: {
-                [key: string]: unknown;
-            };
-            /** At */
-            at: string;
-            /** Rules Version */
-            rules_version: string;
-            /** Hash */
-            hash?: string;
-            /** Rolled Back */
-            rolled_back?: boolean;
-            /** Sealed */
-            sealed?: boolean;
+            type: "game.events";
+            /** Timestamp */
+            timestamp: string;
+            data: components["schemas"]["EventsData"];
         };
         /** ExploitChoice */
         ExploitChoice: {
@@ -2518,10 +2686,7 @@ export interface components {
             options: {
                 [key: string]: unknown;
             };
-            /** Dice */
-            dice: {
-                [key: string]: unknown;
-            };
+            dice: components["schemas"]["ExportedDice"];
             /** Players */
             players: components["schemas"]["ExportedPlayer"][];
             /** Orders */
@@ -2547,6 +2712,28 @@ export interface components {
             };
             /** Complete */
             complete: boolean;
+        };
+        /**
+         * ExportedDice
+         * @description How the game's dice are made (docs/dice.md): the master seed of a seeded game and
+         *     the script of a scripted one once the game is over.
+         */
+        ExportedDice: {
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "fair" | "seeded" | "scripted";
+            /** Algorithm */
+            algorithm: string;
+            /** Scripted */
+            scripted?: boolean;
+            /** Script */
+            script?: {
+                [key: string]: number[];
+            };
+            /** Master Seed */
+            master_seed?: string;
         };
         /** ExportedGame */
         ExportedGame: {
@@ -2581,9 +2768,7 @@ export interface components {
             /** Active */
             active: boolean;
             /** Keys */
-            keys: {
-                [key: string]: unknown;
-            }[];
+            keys: components["schemas"]["PlayerKey"][];
         };
         /**
          * FairDice
@@ -2648,10 +2833,7 @@ export interface components {
             version?: number;
             /** Gm Signs */
             gm_signs?: boolean;
-            /** Divergence */
-            divergence?: {
-                [key: string]: unknown;
-            } | null;
+            divergence?: components["schemas"]["Divergence"] | null;
         };
         /**
          * Head
@@ -2689,9 +2871,7 @@ export interface components {
             /** Through */
             through: string;
             /** Stops */
-            stops: {
-                [key: string]: unknown;
-            }[];
+            stops: components["schemas"]["StopBody"][];
         };
         /**
          * HexChange
@@ -2876,9 +3056,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "initiative.choose";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2928,9 +3109,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "initiative.reroll";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3163,12 +3345,13 @@ export interface components {
         Message: {
             /** Id */
             id: string;
-            /** Kind */
-            kind: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "your_move" | "events" | "reminder";
             /** Payload */
-            payload: {
-                [key: string]: unknown;
-            };
+            payload: components["schemas"]["YourMove"] | components["schemas"]["EventsNotice"] | components["schemas"]["DeadlineReminder"] | components["schemas"]["DeadlineNotice"];
             /**
              * State
              * @enum {string}
@@ -3227,10 +3410,13 @@ export interface components {
          *     side has none left, what the unit must then do (OCS 5.4a).
          */
         ModeChoice: {
-            /** Mode */
-            mode: string;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "combat" | "move" | "reserve" | "strat" | "exploit" | "dg";
             /** Orientation */
-            orientation: string | null;
+            orientation: ("combat" | "move") | null;
             /** Needs Marker */
             needs_marker?: boolean;
             /** Marker Note */
@@ -3309,9 +3495,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "action";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3321,10 +3508,13 @@ export interface components {
         };
         /** ModeRefused */
         ModeRefused: {
-            /** Mode */
-            mode: string;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "combat" | "move" | "reserve" | "strat" | "exploit" | "dg";
             /** Orientation */
-            orientation: string | null;
+            orientation: ("combat" | "move") | null;
             /** Code */
             code: string;
             /** Rule */
@@ -3367,6 +3557,20 @@ export interface components {
             /** Refused */
             refused?: components["schemas"]["HexRefused"][];
         };
+        /** NoticeData */
+        NoticeData: {
+            /** Game */
+            game: string;
+            /** Awaiting */
+            awaiting: components["schemas"]["AwaitingEntry"][];
+            /** Deadline */
+            deadline: string;
+            /**
+             * Elapsed
+             * @enum {string}
+             */
+            elapsed: "50%" | "90%";
+        };
         /**
          * OddsShown
          * @description The odds as the views and the log give them: each side's units and total, the
@@ -3399,9 +3603,9 @@ export interface components {
             /** Base Column */
             base_column: string;
             /** Shifts */
-            shifts: unknown[][];
+            shifts: (string | number)[][];
             /** Roll Modifiers */
-            roll_modifiers: unknown[][];
+            roll_modifiers: (string | number)[][];
             /** Dice */
             dice: string;
             /** Inputs */
@@ -3421,7 +3625,7 @@ export interface components {
             method: string;
             /** Legal */
             legal: boolean;
-            item: components["schemas"]["ReorgItem-Output"];
+            item: components["schemas"]["ReorgItem"];
             /** Power */
             power?: string | null;
             /** Cost */
@@ -3501,6 +3705,22 @@ export interface components {
             /** May */
             may: boolean;
             why: components["schemas"]["Why"] | null;
+        };
+        /**
+         * PlayerKey
+         * @description One of a player's keys: it signs the orders from event `from_seq` on (and, for a
+         *     replaced key without the old one's consent, from `effective_at`), with the old key's
+         *     signed `consent` if it gave one (docs/game-master.md).
+         */
+        PlayerKey: {
+            /** Public Key */
+            public_key: string;
+            /** From Seq */
+            from_seq: number;
+            /** Effective At */
+            effective_at?: string | null;
+            /** Consent */
+            consent?: string | null;
         };
         /**
          * PlayerSettings
@@ -3605,10 +3825,7 @@ export interface components {
             holder: string | null;
             /** Declared */
             declared: string | null;
-            /** Chit */
-            chit: {
-                [key: string]: unknown;
-            } | null;
+            chit: components["schemas"]["Chit"] | null;
             /** Production */
             production: {
                 [key: string]: number;
@@ -3685,9 +3902,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "production";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3756,7 +3974,7 @@ export interface components {
              * Timezone
              * @default UTC
              */
-            timezone: string;
+            timezone?: string;
         };
         /** QuietHoursShown */
         QuietHoursShown: {
@@ -3894,15 +4112,29 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "reaction" | "exploitation";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             kind: "release";
             body: components["schemas"]["ReleaseBody"];
+        };
+        /** ReminderData */
+        ReminderData: {
+            /** Game */
+            game: string;
+            awaiting: components["schemas"]["AwaitingEntry"];
+            /** Deadline */
+            deadline: string;
+            /**
+             * Elapsed
+             * @enum {string}
+             */
+            elapsed: "50%" | "90%";
         };
         /**
          * ReopenAct
@@ -3922,13 +4154,13 @@ export interface components {
             /** Power */
             power: string;
             /** Items */
-            items: components["schemas"]["service__rules__reorg__bodies__ReorgItem"][];
+            items: components["schemas"]["ReorgItem"][];
         };
         /**
          * ReorgItem
          * @description One unit reorganized (or, `port_repair`, one port repaired) by `method`.
          */
-        "ReorgItem-Output": {
+        ReorgItem: {
             /**
              * Method
              * @enum {string}
@@ -3997,9 +4229,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "reorganization" | "final_reorganization";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4031,6 +4264,18 @@ export interface components {
             position: components["schemas"]["Position"];
             /** Version */
             version: number;
+        };
+        /**
+         * ReorgStep
+         * @description A `reorg` in a `steps` order (named apart from the reorganization's own items).
+         */
+        ReorgStep: {
+            /**
+             * Kind
+             * @constant
+             */
+            kind: "reorg";
+            body: components["schemas"]["ReorgBody"];
         };
         /**
          * ReorgView
@@ -4143,9 +4388,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "action" | "reaction" | "combat" | "exploitation";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4236,15 +4482,48 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "action" | "reaction" | "combat" | "exploitation";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             kind: "roll";
             body: components["schemas"]["RollBody"];
+        };
+        /**
+         * RollShown
+         * @description A roll of the dice record: its `dice.rolled` event's data and seq, and whether a
+         *     rollback abandoned it.
+         */
+        RollShown: {
+            /** Turn */
+            turn: number;
+            /** Index */
+            index: number;
+            /** Purpose */
+            purpose: string;
+            /** Faces */
+            faces: number;
+            /** Values */
+            values: number[];
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "fair" | "seeded" | "scripted";
+            /** Trigger */
+            trigger: string;
+            /** Scripted */
+            scripted: number;
+            /** Label */
+            label?: string;
+            /** Seq */
+            seq: number;
+            /** Rolled Back */
+            rolled_back?: boolean;
         };
         /**
          * RollbackBody
@@ -4274,28 +4553,28 @@ export interface components {
              * Initiative
              * @default []
              */
-            initiative: number[];
+            initiative?: number[];
             /**
              * Weather
              * @default []
              */
-            weather: number[];
+            weather?: number[];
             /**
              * Turn End
              * @default []
              */
-            turn_end: number[];
+            turn_end?: number[];
             /**
              * Roll
              * @default []
              */
-            roll: number[];
+            roll?: number[];
             /**
              * Combat
              * @description the referee's combat dice in order: a surprise roll, its shift and the combat roll itself, each die of each
              * @default []
              */
-            combat: number[];
+            combat?: number[];
         };
         /**
          * ScriptedDice
@@ -4495,7 +4774,7 @@ export interface components {
             /** Factories */
             factories: number;
             /** Out Of Communication Used */
-            out_of_communication_used: unknown;
+            out_of_communication_used: string | null;
         };
         /**
          * Spectator
@@ -4521,7 +4800,7 @@ export interface components {
              * @description who watches, as the GM lists them
              * @default spectator
              */
-            name: string;
+            name?: string;
         };
         /**
          * SpectatorIssued
@@ -4641,9 +4920,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4667,17 +4947,16 @@ export interface components {
             /** Seq */
             seq: number | null;
             /** Stops */
-            stops: {
-                [key: string]: unknown;
-            }[];
+            stops: components["schemas"]["StopBody"][];
             /** Demand */
             demand?: boolean;
-            /** Spend */
-            spend?: string;
+            /**
+             * Spend
+             * @enum {string}
+             */
+            spend?: "cheapest" | "none";
             /** Plan */
-            plan?: {
-                [key: string]: unknown;
-            }[];
+            plan?: components["schemas"]["ReorgBody"][];
             /** Answer */
             answer?: string;
         };
@@ -4793,7 +5072,7 @@ export interface components {
          */
         StepsBody: {
             /** Orders */
-            orders: (components["schemas"]["DeclareItem"] | components["schemas"]["ModeItem"] | components["schemas"]["ReleaseItem"] | components["schemas"]["ReportItem"] | components["schemas"]["RollItem"] | components["schemas"]["DoneItem"] | components["schemas"]["service__rules__standing__bodies__ReorgItem"])[];
+            orders: (components["schemas"]["DeclareItem"] | components["schemas"]["ModeItem"] | components["schemas"]["ReleaseItem"] | components["schemas"]["ReportItem"] | components["schemas"]["RollItem"] | components["schemas"]["DoneItem"] | components["schemas"]["ReorgStep"])[];
             /**
              * Through
              * @enum {string}
@@ -4856,9 +5135,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4915,26 +5195,29 @@ export interface components {
             version: number;
             /** Scenario */
             scenario: string;
-            /** Dice Mode */
-            dice_mode: string;
+            /**
+             * Dice Mode
+             * @enum {string}
+             */
+            dice_mode: "fair" | "seeded" | "scripted";
             /** Turn */
             turn: number;
             /** Round */
             round: number;
             /** Impulse */
             impulse: number;
-            /** Step */
-            step: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
             /** Phasing Side */
             phasing_side: string | null;
             /** Awaiting */
             awaiting: components["schemas"]["AwaitingEntry"][];
             position: components["schemas"]["Position"];
             head: components["schemas"]["Head"];
-            /** Divergence */
-            divergence?: {
-                [key: string]: unknown;
-            } | null;
+            divergence?: components["schemas"]["Divergence"] | null;
         };
         /**
          * SupplyShown
@@ -5034,9 +5317,7 @@ export interface components {
             /** Seed */
             seed: string | null;
             /** Rolls */
-            rolls: {
-                [key: string]: unknown;
-            }[];
+            rolls: components["schemas"]["RollShown"][];
             /** Earlier Seeds */
             earlier_seeds?: string[];
         };
@@ -5253,7 +5534,7 @@ export interface components {
          * WebhookSettings
          * @example {
          *       "every_event": false,
-         *       "url": "https://203.0.113.10/wif-hook"
+         *       "url": "https://example.org/wif-hook"
          *     }
          */
         WebhookSettings: {
@@ -5263,7 +5544,7 @@ export interface components {
              * Every Event
              * @default false
              */
-            every_event: boolean;
+            every_event?: boolean;
         };
         /**
          * WebhookStatus
@@ -5312,51 +5593,42 @@ export interface components {
             hex?: string;
         };
         /**
-         * ReorgItem
-         * @description One unit reorganized (or, `port_repair`, one port repaired) by `method`.
+         * YourMove
+         * @description `game.your_move`: the game newly awaits the player (docs/api.md, "What is sent").
          */
-        service__rules__reorg__bodies__ReorgItem: {
+        YourMove: {
             /**
-             * Method
-             * @enum {string}
-             */
-            method: "atr" | "hq" | "limited" | "overseas" | "primary" | "rail" | "secondary" | "supply_unit" | "trs" | "at_sea" | "chit" | "port_repair";
-            /** Unit */
-            unit?: string;
-            /** Atr */
-            atr?: string;
-            /** Hq */
-            hq?: string;
-            /** Source */
-            source?: string;
-            /** Port */
-            port?: string;
-            /** Supply Unit */
-            supply_unit?: string;
-            /** Trs */
-            trs?: string;
-        };
-        /** ReorgItem */
-        service__rules__standing__bodies__ReorgItem: {
-            /**
-             * Kind
+             * Type
              * @constant
              */
-            kind: "reorg";
-            body: components["schemas"]["ReorgBody"];
+            type: "game.your_move";
+            /** Timestamp */
+            timestamp: string;
+            data: components["schemas"]["YourMoveData"];
+        };
+        /**
+         * YourMoveData
+         * @description The player's entry of `awaiting`, where the game stands, the step's deadline.
+         */
+        YourMoveData: {
+            /** Game */
+            game: string;
+            awaiting: components["schemas"]["AwaitingEntry"];
+            position: components["schemas"]["Position"];
+            /** Deadline */
+            deadline: string | null;
         };
         /**
          * ProblemError
-         * @description One offending item: a JSON pointer into the request, what is wrong there, and
-         *     the unit it is about, if any.
+         * @description One offending item: a JSON pointer into the request, what is wrong there, and the
+         *     unit it is about, if any.
          */
         ProblemError: {
             /** Path */
             path: string;
             /** Message */
             message: string;
-            /** @default null */
-            unit: components["schemas"]["ProblemUnit"] | null;
+            unit?: components["schemas"]["ProblemUnit"];
         };
         /**
          * ProblemUnit
@@ -5370,23 +5642,26 @@ export interface components {
         };
         /**
          * Problem
-         * @description An RFC 9457 problem: `type` is `/problems/<code>`; `rule` names the rule broken
-         *     (a rule number such as 11.18.4 or OCS 5.7c, or a document of docs/); refusals of
-         *     orders carry more (`current`, `awaiting`, `choices`, `receipt`, ...).
+         * @description An RFC 9457 problem (docs/api.md, "Status codes and problems"): `type` is
+         *     `/problems/<code>`; `rule` names the rule broken (a rule number such as 11.18.4 or
+         *     OCS 5.7c, or a document of docs/). A refused order carries its signed `receipt`, and
+         *     where it helps where the game stands (`current`, `awaiting`), the `choices` this
+         *     state offers, the `head` for an unknown `prev`, the unit, item or hex at fault, the
+         *     RPs that would lapse, when a new key may order, or the caller's webhook.
          * @example {
-         *       "code": "reorg/no_supply_path",
+         *       "type": "/problems/reorg/no_supply_path",
+         *       "title": "Conflict with the current state",
+         *       "status": 409,
          *       "detail": "item 0 (primary, 11.18.5): no basic path from 1227",
+         *       "code": "reorg/no_supply_path",
+         *       "instance": "/v1/games/7f3a/orders",
          *       "errors": [
          *         {
-         *           "message": "no basic path",
-         *           "path": "/order/body/items/0/source"
+         *           "path": "/order/body/items/0/source",
+         *           "message": "no basic path"
          *         }
          *       ],
-         *       "instance": "/v1/games/7f3a/orders",
-         *       "rule": "11.18.5",
-         *       "status": 409,
-         *       "title": "Conflict with the current state",
-         *       "type": "/problems/reorg/no_supply_path"
+         *       "rule": "11.18.5"
          *     }
          */
         Problem: {
@@ -5400,23 +5675,35 @@ export interface components {
             detail: string;
             /** Code */
             code: string;
-            /**
-             * Instance
-             * @default null
-             */
-            instance: string | null;
-            /**
-             * Errors
-             * @default null
-             */
-            errors: components["schemas"]["ProblemError"][] | null;
-            /**
-             * Rule
-             * @default null
-             */
-            rule: string | null;
-        } & {
-            [key: string]: unknown;
+            /** Instance */
+            instance?: string;
+            /** Errors */
+            errors?: components["schemas"]["ProblemError"][];
+            /** Rule */
+            rule?: string;
+            receipt?: components["schemas"]["SignedReceipt"];
+            current?: components["schemas"]["Position"];
+            /** Awaiting */
+            awaiting?: components["schemas"]["AwaitingEntry"][];
+            choices?: components["schemas"]["Choices"];
+            head?: components["schemas"]["Head"];
+            /** Unit */
+            unit?: string;
+            /** Unit Name */
+            unit_name?: string;
+            /** Item */
+            item?: number;
+            /** Method */
+            method?: string;
+            /** Hex */
+            hex?: string;
+            /** Lapse */
+            lapse?: {
+                [key: string]: number;
+            };
+            /** Effective At */
+            effective_at?: string;
+            webhook?: components["schemas"]["WebhookStatus"];
         };
         /**
          * Preview
@@ -5446,11 +5733,3682 @@ export interface components {
             /** Awaiting */
             awaiting?: components["schemas"]["AwaitingEntry"][];
         };
+        /**
+         * CombatAnsweredData
+         * @description A side's answer (`how`: by its order, its standing order, the default): the units
+         *     or the retreat's path, and the enemy-ZOC losses named with a retreat.
+         */
+        CombatAnsweredData: {
+            /** Hex */
+            hex: string;
+            /** Kind */
+            kind: string;
+            /** Side */
+            side: string;
+            /** Answer */
+            answer: string[];
+            /** Losses */
+            losses: string[];
+            /** How */
+            how: string;
+            /** Tasks */
+            tasks: components["schemas"]["TaskShown"][];
+        };
+        /** CombatAnsweredEvent */
+        CombatAnsweredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.answered";
+            data: components["schemas"]["CombatAnsweredData"];
+        };
+        /** CombatAskedData */
+        CombatAskedData: {
+            /** Hex */
+            hex: string;
+            question: components["schemas"]["QuestionShown"];
+            /** Tasks */
+            tasks: components["schemas"]["TaskShown"][];
+        };
+        /** CombatAskedEvent */
+        CombatAskedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.asked";
+            data: components["schemas"]["CombatAskedData"];
+        };
+        /**
+         * CombatClosedData
+         * @description A combat ended: a table's result code, and for an overrun whether it emptied the
+         *     hex (`succeeded`); a reported one says neither.
+         */
+        CombatClosedData: {
+            /** Hex */
+            hex: string;
+            /** By */
+            by: string;
+            /** Code */
+            code?: string;
+            /** Succeeded */
+            succeeded?: boolean;
+        };
+        /** CombatClosedEvent */
+        CombatClosedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.closed";
+            data: components["schemas"]["CombatClosedData"];
+        };
+        /** CombatNoRetreatEvent */
+        CombatNoRetreatEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.no_retreat";
+            data: components["schemas"]["NoRetreatData"];
+        };
+        /** CombatReportedData */
+        CombatReportedData: {
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /**
+             * By
+             * @enum {string}
+             */
+            by: "overrun" | "combat" | "barrage" | "naval";
+            /** Hex */
+            hex: string;
+            /** Attackers */
+            attackers: string[];
+            /** Defenders */
+            defenders: string[];
+            /** Dice */
+            dice?: string;
+        };
+        /** CombatReportedEvent */
+        CombatReportedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.reported";
+            data: components["schemas"]["CombatReportedData"];
+        };
+        /**
+         * CombatResolvedData
+         * @description A combat the scenario's table decided: the odds, the roll (none for an automatic
+         *     overrun), the cell read (`code`, `row`, `effects`) and what it still does (`tasks`).
+         */
+        CombatResolvedData: {
+            /** Side */
+            side: string;
+            /** Defender */
+            defender: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /**
+             * By
+             * @enum {string}
+             */
+            by: "overrun" | "combat" | "barrage" | "naval";
+            /** Hex */
+            hex: string;
+            /** Attackers */
+            attackers: string[];
+            /** Defenders */
+            defenders: string[];
+            odds: components["schemas"]["OddsShown"];
+            /** Surprise */
+            surprise: string | null;
+            /** Values */
+            values: number[];
+            /** Total */
+            total: number | null;
+            /** Code */
+            code: string;
+            /** Effects */
+            effects: components["schemas"]["Effect"][];
+            /** Tasks */
+            tasks: components["schemas"]["TaskShown"][];
+            /** Dice */
+            dice?: string;
+            /** Row */
+            row?: string;
+        };
+        /** CombatResolvedEvent */
+        CombatResolvedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.resolved";
+            data: components["schemas"]["CombatResolvedData"];
+        };
+        /** CombatResultIgnoredEvent */
+        CombatResultIgnoredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.result_ignored";
+            data: components["schemas"]["ResultIgnoredData"];
+        };
+        /** CombatRolledData */
+        CombatRolledData: {
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /**
+             * By
+             * @enum {string}
+             */
+            by: "overrun" | "combat" | "barrage" | "naval";
+            /** Hex */
+            hex: string;
+            /** Attackers */
+            attackers: string[];
+            /** Defenders */
+            defenders: string[];
+            /** Dice */
+            dice: string;
+            /** Values */
+            values: number[];
+        };
+        /** CombatRolledEvent */
+        CombatRolledEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.rolled";
+            data: components["schemas"]["CombatRolledData"];
+        };
+        /** DeadlinePassedData */
+        DeadlinePassedData: {
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /** Deadline */
+            deadline: string;
+            /** Sides */
+            sides: string[];
+        };
+        /** DeadlinePassedEvent */
+        DeadlinePassedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "deadline.passed";
+            data: components["schemas"]["DeadlinePassedData"];
+        };
+        /** DeadlinesSetData */
+        DeadlinesSetData: {
+            /** Reason */
+            reason: string;
+            /** Deadlines */
+            deadlines: {
+                [key: string]: number | null;
+            };
+        };
+        /** DeadlinesSetEvent */
+        DeadlinesSetEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "deadlines.set";
+            data: components["schemas"]["DeadlinesSetData"];
+        };
+        /** DefaultForcedData */
+        DefaultForcedData: {
+            /** Reason */
+            reason: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+        };
+        /** DefaultForcedEvent */
+        DefaultForcedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "default.forced";
+            data: components["schemas"]["DefaultForcedData"];
+        };
+        /** DiceCommittedData */
+        DiceCommittedData: {
+            /** Chain */
+            chain: number;
+            /** From Turn */
+            from_turn: number;
+            /** Anchor */
+            anchor: string;
+            /** Length */
+            length: number;
+        };
+        /** DiceCommittedEvent */
+        DiceCommittedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "dice.committed";
+            data: components["schemas"]["DiceCommittedData"];
+        };
+        /** DiceRecommittedData */
+        DiceRecommittedData: {
+            /** Chain */
+            chain: number;
+            /** From Turn */
+            from_turn: number;
+            /** Anchor */
+            anchor: string;
+            /** Length */
+            length: number;
+            /** Reason */
+            reason: string;
+        };
+        /** DiceRecommittedEvent */
+        DiceRecommittedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "dice.recommitted";
+            data: components["schemas"]["DiceRecommittedData"];
+        };
+        /** DiceRevealedData */
+        DiceRevealedData: {
+            /** Turn */
+            turn: number;
+            /** Seed */
+            seed: string;
+        };
+        /** DiceRevealedEvent */
+        DiceRevealedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "dice.revealed";
+            data: components["schemas"]["DiceRevealedData"];
+        };
+        /**
+         * DiceRolledData
+         * @description A roll and its inputs: die `j` of roll `index` of `turn` (docs/dice.md).
+         */
+        DiceRolledData: {
+            /** Turn */
+            turn: number;
+            /** Index */
+            index: number;
+            /** Purpose */
+            purpose: string;
+            /** Faces */
+            faces: number;
+            /** Values */
+            values: number[];
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "fair" | "seeded" | "scripted";
+            /** Trigger */
+            trigger: string;
+            /** Scripted */
+            scripted: number;
+            /** Label */
+            label?: string;
+        };
+        /** DiceRolledEvent */
+        DiceRolledEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "dice.rolled";
+            data: components["schemas"]["DiceRolledData"];
+        };
+        /** Effect */
+        Effect: {
+            /** Kind */
+            kind: string;
+            /** Value */
+            value: number;
+        };
+        /** EliminatedData */
+        EliminatedData: {
+            /** Cause */
+            cause: string;
+            /** Rule */
+            rule: string;
+            /** Unit */
+            unit: string;
+            /** Hex */
+            hex: string;
+        };
+        /** ExploitAwardedData */
+        ExploitAwardedData: {
+            /** Units */
+            units: string[];
+            /** Rating */
+            rating: number;
+            /** Hex */
+            hex: string;
+        };
+        /** FlewMissionData */
+        FlewMissionData: {
+            /** Unit */
+            unit: string;
+            /** To */
+            to: string;
+            /** Base */
+            base: string | null;
+            /** Mission */
+            mission: string;
+            /** Result */
+            result: ("shattered" | "eliminated") | null;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+        };
+        /**
+         * GameCreatedData
+         * @description The game as created: the scenario (its hash), the options, the dice, the sides.
+         */
+        GameCreatedData: {
+            /** Name */
+            name: string;
+            /** Scenario */
+            scenario: string;
+            /** Title */
+            title: string;
+            /** Scenario Hash */
+            scenario_hash: string;
+            /** Options */
+            options: {
+                [key: string]: unknown;
+            };
+            /**
+             * Dice Mode
+             * @enum {string}
+             */
+            dice_mode: "fair" | "seeded" | "scripted";
+            /** Dice Algorithm */
+            dice_algorithm: string;
+            /** Sides */
+            sides: string[];
+            /** Gm Public Key */
+            gm_public_key: string | null;
+        };
+        /** GameCreatedEvent */
+        GameCreatedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.created";
+            data: components["schemas"]["GameCreatedData"];
+        };
+        /** GameEndedEvent */
+        GameEndedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.ended";
+            data: components["schemas"]["Reasoned"];
+        };
+        /** GameImportedData */
+        GameImportedData: {
+            source: components["schemas"]["ImportSource"];
+            /** Seeds Elsewhere */
+            seeds_elsewhere: number[];
+        };
+        /** GameImportedEvent */
+        GameImportedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.imported";
+            data: components["schemas"]["GameImportedData"];
+        };
+        /** GamePausedData */
+        GamePausedData: {
+            /** Reason */
+            reason: string;
+            /** Hours */
+            hours: number;
+            /** Until */
+            until: string;
+        };
+        /** GamePausedEvent */
+        GamePausedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.paused";
+            data: components["schemas"]["GamePausedData"];
+        };
+        /** GameResumedData */
+        GameResumedData: {
+            /** Reason */
+            reason: string;
+            /** Until */
+            until?: string;
+        };
+        /** GameResumedEvent */
+        GameResumedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.resumed";
+            data: components["schemas"]["GameResumedData"];
+        };
+        /** GameRolledBackData */
+        GameRolledBackData: {
+            /** Reason */
+            reason: string;
+            /** Proposal */
+            proposal: number | null;
+            /** To Seq */
+            to_seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Abandons */
+            abandons: number[];
+            /** Kept */
+            kept: number[];
+            /** Rolls */
+            rolls: number;
+            /** Consents */
+            consents: string[];
+            /** State */
+            state: {
+                [key: string]: unknown;
+            };
+        };
+        /** GameRolledBackEvent */
+        GameRolledBackEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.rolled_back";
+            data: components["schemas"]["GameRolledBackData"];
+        };
+        /** GameStartedEvent */
+        GameStartedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.started";
+            data: components["schemas"]["NoData"];
+        };
+        /** GmPlayedData */
+        GmPlayedData: {
+            /** Reason */
+            reason: string;
+            /** Side */
+            side: string;
+            /** Kind */
+            kind: string;
+            /** Body */
+            body: {
+                [key: string]: unknown;
+            };
+            /** Salt */
+            salt?: string;
+        };
+        /** GmPlayedEvent */
+        GmPlayedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "gm.played";
+            data: components["schemas"]["GmPlayedData"];
+        };
+        /** HexDisorganizedData */
+        HexDisorganizedData: {
+            /** Cause */
+            cause: string;
+            /** Rule */
+            rule: string;
+            /** Hex */
+            hex: string;
+            /** Units */
+            units: string[];
+            /** Markers Removed */
+            markers_removed: {
+                [key: string]: string;
+            };
+            /** Trucks */
+            trucks: string[];
+        };
+        /** HexDisorganizedEvent */
+        HexDisorganizedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "hex.disorganized";
+            data: components["schemas"]["HexDisorganizedData"];
+        };
+        /** ImportSource */
+        ImportSource: {
+            /** Rules Version */
+            rules_version: string | null;
+            /** Version */
+            version: number | null;
+            /** Events */
+            events: number;
+            /** Dice Mode */
+            dice_mode: string | null;
+        };
+        /** ImpulseBeganData */
+        ImpulseBeganData: {
+            /** Impulse */
+            impulse: number;
+            /** Side */
+            side: string;
+        };
+        /** ImpulseBeganEvent */
+        ImpulseBeganEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "impulse.began";
+            data: components["schemas"]["ImpulseBeganData"];
+        };
+        /** ImpulseCleanedUpData */
+        ImpulseCleanedUpData: {
+            /** Side */
+            side: string;
+            /** Units */
+            units: string[];
+        };
+        /** ImpulseCleanedUpEvent */
+        ImpulseCleanedUpEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "impulse.cleaned_up";
+            data: components["schemas"]["ImpulseCleanedUpData"];
+        };
+        /** ImpulseEndedData */
+        ImpulseEndedData: {
+            /** Side */
+            side: string;
+            /** Impulses Taken */
+            impulses_taken: number;
+        };
+        /** ImpulseEndedEvent */
+        ImpulseEndedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "impulse.ended";
+            data: components["schemas"]["ImpulseEndedData"];
+        };
+        /** InitiativeChosenData */
+        InitiativeChosenData: {
+            /** Side */
+            side: string;
+            /**
+             * Position
+             * @enum {string}
+             */
+            position: "first" | "last" | "before" | "after" | "remaining";
+            /** Slot */
+            slot: number;
+        };
+        /** InitiativeChosenEvent */
+        InitiativeChosenEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "initiative.chosen";
+            data: components["schemas"]["InitiativeChosenData"];
+        };
+        /** InitiativeRankedData */
+        InitiativeRankedData: {
+            /** Ranking */
+            ranking: string[];
+        };
+        /** InitiativeRankedEvent */
+        InitiativeRankedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "initiative.ranked";
+            data: components["schemas"]["InitiativeRankedData"];
+        };
+        /** InitiativeRerollAnsweredEvent */
+        InitiativeRerollAnsweredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "initiative.reroll_answered";
+            /** Data */
+            data: components["schemas"]["RerollAnsweredData"] | components["schemas"]["Sealed"];
+        };
+        /** InitiativeRerollClosedEvent */
+        InitiativeRerollClosedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "initiative.reroll_closed";
+            data: components["schemas"]["RerollClosedData"];
+        };
+        /** InitiativeRolledData */
+        InitiativeRolledData: {
+            /** Dice */
+            dice: {
+                [key: string]: number;
+            };
+            /** Boxes */
+            boxes: {
+                [key: string]: number;
+            };
+            /** Totals */
+            totals: {
+                [key: string]: number;
+            };
+            /** Reroll */
+            reroll: boolean;
+        };
+        /** InitiativeRolledEvent */
+        InitiativeRolledEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "initiative.rolled";
+            data: components["schemas"]["InitiativeRolledData"];
+        };
+        /** InitiativeShiftedData */
+        InitiativeShiftedData: {
+            /** Before */
+            before: {
+                [key: string]: number;
+            };
+            /** Boxes */
+            boxes: {
+                [key: string]: number;
+            };
+            /** Rank */
+            rank: string[];
+        };
+        /** InitiativeShiftedEvent */
+        InitiativeShiftedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "initiative.shifted";
+            data: components["schemas"]["InitiativeShiftedData"];
+        };
+        /**
+         * KeyReplacedData
+         * @description A player's new signing key: by the GM, or (`by` "player") by the player itself
+         *     with its current key's consent.
+         */
+        KeyReplacedData: {
+            /** Reason */
+            reason: string;
+            /** Player Id */
+            player_id: string;
+            /** Side */
+            side: string;
+            /** Public Key */
+            public_key: string;
+            /** Consented */
+            consented: boolean;
+            /** Effective At */
+            effective_at: string | null;
+            /**
+             * By
+             * @constant
+             */
+            by?: "player";
+        };
+        /** ModeChangedData */
+        ModeChangedData: {
+            from: components["schemas"]["ModeSet"];
+            /** Unit */
+            unit: string;
+            /** Side */
+            side: string;
+            /** Hex */
+            hex: string;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "combat" | "move" | "reserve" | "strat" | "exploit" | "dg";
+            /**
+             * Orientation
+             * @enum {string}
+             */
+            orientation: "combat" | "move";
+        };
+        /** ModeSet */
+        ModeSet: {
+            /** Mode */
+            mode: ("combat" | "move" | "reserve" | "strat" | "exploit" | "dg") | null;
+            /** Orientation */
+            orientation: ("combat" | "move") | null;
+        };
+        /**
+         * NoData
+         * @description Nothing more to say than the event's kind.
+         */
+        NoData: Record<string, never>;
+        /** NoRetreatData */
+        NoRetreatData: {
+            /** Hex */
+            hex: string;
+            /** Units */
+            units: string[];
+            /** Rule */
+            rule: string;
+        };
+        /** PlayerKeyReplacedEvent */
+        PlayerKeyReplacedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "player.key_replaced";
+            data: components["schemas"]["KeyReplacedData"];
+        };
+        /** PortRepairedEvent */
+        PortRepairedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "port.repaired";
+            data: components["schemas"]["ReorganizedData"];
+        };
+        /** PowerDeclaredData */
+        PowerDeclaredData: {
+            /** Power */
+            power: string;
+            /**
+             * Action
+             * @enum {string}
+             */
+            action: "pass" | "land" | "air" | "naval" | "combined";
+            chit: components["schemas"]["Chit"] | null;
+        };
+        /** PowerDeclaredEvent */
+        PowerDeclaredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "power.declared";
+            data: components["schemas"]["PowerDeclaredData"];
+        };
+        /** Production */
+        Production: {
+            /** Bp Spent */
+            bp_spent: number;
+            /** Bp On Rps */
+            bp_on_rps: number;
+        };
+        /** ProductionAppliedData */
+        ProductionAppliedData: {
+            /** Powers */
+            powers: {
+                [key: string]: components["schemas"]["Production"];
+            };
+        };
+        /** ProductionAppliedEvent */
+        ProductionAppliedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "production.applied";
+            data: components["schemas"]["ProductionAppliedData"];
+        };
+        /**
+         * ProductionSubmittedData
+         * @description A power's production: the BPs spent and those on RPs, checked against the
+         *     scenario's `build_points` when it gives them (`reported`: taken as the player said).
+         */
+        ProductionSubmittedData: {
+            /** Power */
+            power: string;
+            /** Bp Spent */
+            bp_spent: number;
+            /** Bp On Rps */
+            bp_on_rps: number;
+            /** Next Turn Rps */
+            next_turn_rps: number;
+            /** Build Points */
+            build_points?: number | null;
+            /** Reported */
+            reported?: boolean;
+        };
+        /** ProductionSubmittedEvent */
+        ProductionSubmittedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "production.submitted";
+            data: components["schemas"]["ProductionSubmittedData"];
+        };
+        /** ProposalSideData */
+        ProposalSideData: {
+            /** Proposal */
+            proposal: number;
+            /** Side */
+            side: string;
+        };
+        /**
+         * QuestionShown
+         * @description What a combat's result leaves to a side (docs/api.md "Combat choices").
+         */
+        QuestionShown: {
+            /** Kind */
+            kind: string;
+            /** Side */
+            side: string;
+            /** Of */
+            of: string;
+            /** Count */
+            count: number;
+            /** Units */
+            units: string[];
+            /** Paths */
+            paths: string[][];
+            /** Default */
+            default: string[];
+            /** Asked At */
+            asked_at: string;
+            /** Text */
+            text: string;
+            /** Zoc */
+            zoc: string[];
+        };
+        /** Reasoned */
+        Reasoned: {
+            /** Reason */
+            reason: string;
+        };
+        /**
+         * ReorganizedData
+         * @description One item of a `reorg` order: what it cost and used, and the path for people.
+         */
+        ReorganizedData: {
+            /** Period */
+            period: string;
+            /** Power */
+            power: string;
+            /** Unit */
+            unit: string | null;
+            /** Method */
+            method: string;
+            item: components["schemas"]["ReorgItem"];
+            /** Cost */
+            cost: number;
+            /** Full Cost */
+            full_cost: number;
+            /** Rps Left */
+            rps_left: number;
+            /** Provider */
+            provider: string | null;
+            path: components["schemas"]["PathShown"] | null;
+            /** Uses */
+            uses: {
+                [key: string]: number;
+            };
+            /** Dispensed */
+            dispensed: string[][];
+            /** Flips */
+            flips: string[];
+            /** Expends */
+            expends: string | null;
+            /** Repairs */
+            repairs: string | null;
+            /** Isolated */
+            isolated: string | null;
+            /** Shattered */
+            shattered: boolean;
+            /** Notes */
+            notes: string[];
+        };
+        /** ReportFiledData */
+        ReportFiledData: {
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /** Moves */
+            moves: number;
+            /** Works */
+            works: number;
+            /** Missions */
+            missions: number;
+            /** Combats */
+            combats: number;
+            /** Face Down */
+            face_down: number;
+        };
+        /** ReportFiledEvent */
+        ReportFiledEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "report.filed";
+            data: components["schemas"]["ReportFiledData"];
+        };
+        /** RerollAnsweredData */
+        RerollAnsweredData: {
+            /** Side */
+            side: string;
+            /** Demand */
+            demand: boolean;
+            /** Salt */
+            salt: string;
+        };
+        /** RerollClosedData */
+        RerollClosedData: {
+            /** Answers */
+            answers: {
+                [key: string]: boolean;
+            };
+            /** Demanded */
+            demanded: string[];
+            /** Boxes */
+            boxes: {
+                [key: string]: number;
+            };
+        };
+        /** ReserveRemovedData */
+        ReserveRemovedData: {
+            /** Hex */
+            hex: string;
+            /** Units */
+            units: string[];
+            /** Rule */
+            rule: string;
+        };
+        /** ReserveRemovedEvent */
+        ReserveRemovedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "reserve.removed";
+            data: components["schemas"]["ReserveRemovedData"];
+        };
+        /** ReservesReleasedData */
+        ReservesReleasedData: {
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /** Units */
+            units: string[];
+            /** Orientations */
+            orientations: {
+                [key: string]: "combat" | "move";
+            };
+        };
+        /** ReservesReleasedEvent */
+        ReservesReleasedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "reserves.released";
+            data: components["schemas"]["ReservesReleasedData"];
+        };
+        /** ResultIgnoredData */
+        ResultIgnoredData: {
+            /** Hex */
+            hex: string;
+            /** Text */
+            text: string;
+        };
+        /** RollbackConsentedEvent */
+        RollbackConsentedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rollback.consented";
+            data: components["schemas"]["ProposalSideData"];
+        };
+        /**
+         * RollbackProposedData
+         * @description A rollback to `to_seq` (the start of `turn`.`impulse`) waiting for the sides in
+         *     `needs`: it would abandon the events `abandons` (but `kept`) and `rolls` rolls.
+         */
+        RollbackProposedData: {
+            /** Reason */
+            reason: string;
+            /** Proposal */
+            proposal: number;
+            /** To Seq */
+            to_seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Abandons */
+            abandons: number[];
+            /** Kept */
+            kept: number[];
+            /** Rolls */
+            rolls: number;
+            /** Needs */
+            needs: string[];
+            /** Requested By */
+            requested_by: string | null;
+            /** State */
+            state: {
+                [key: string]: unknown;
+            };
+        };
+        /** RollbackProposedEvent */
+        RollbackProposedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rollback.proposed";
+            data: components["schemas"]["RollbackProposedData"];
+        };
+        /** RollbackRefusedEvent */
+        RollbackRefusedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rollback.refused";
+            data: components["schemas"]["ProposalSideData"];
+        };
+        /** RollbackWithdrawnData */
+        RollbackWithdrawnData: {
+            /** Reason */
+            reason: string;
+            /** Proposal */
+            proposal: number;
+        };
+        /** RollbackWithdrawnEvent */
+        RollbackWithdrawnEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rollback.withdrawn";
+            data: components["schemas"]["RollbackWithdrawnData"];
+        };
+        /** RoundBeganData */
+        RoundBeganData: {
+            /** Round */
+            round: number;
+        };
+        /** RoundBeganEvent */
+        RoundBeganEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "round.began";
+            data: components["schemas"]["RoundBeganData"];
+        };
+        /** RpsGrantedData */
+        RpsGrantedData: {
+            /** Rps */
+            rps: {
+                [key: string]: number;
+            };
+        };
+        /** RpsGrantedEvent */
+        RpsGrantedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rps.granted";
+            data: components["schemas"]["RpsGrantedData"];
+        };
+        /** RpsLapsedData */
+        RpsLapsedData: {
+            /** Power */
+            power: string;
+            /** Amount */
+            amount: number;
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+        };
+        /** RpsLapsedEvent */
+        RpsLapsedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rps.lapsed";
+            data: components["schemas"]["RpsLapsedData"];
+        };
+        /**
+         * Sealed
+         * @description Another side's answer while its window is open: who answered, nothing more.
+         */
+        Sealed: {
+            /** Side */
+            side: string;
+            /**
+             * Sealed
+             * @constant
+             */
+            sealed: true;
+        };
+        /** SeatReopenedData */
+        SeatReopenedData: {
+            /** Reason */
+            reason: string;
+            /** Player Id */
+            player_id: string;
+            /** Side */
+            side: string;
+            /** Powers */
+            powers: string[];
+        };
+        /** SeatReopenedEvent */
+        SeatReopenedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "seat.reopened";
+            data: components["schemas"]["SeatReopenedData"];
+        };
+        /** SeatSubstitutedData */
+        SeatSubstitutedData: {
+            /** Player Id */
+            player_id: string;
+            /** Old Player Id */
+            old_player_id: string;
+            /** Side */
+            side: string;
+            /** Name */
+            name: string;
+            /** Powers */
+            powers: string[];
+        };
+        /** SeatSubstitutedEvent */
+        SeatSubstitutedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "seat.substituted";
+            data: components["schemas"]["SeatSubstitutedData"];
+        };
+        /** SeatTakenData */
+        SeatTakenData: {
+            /** Player Id */
+            player_id: string;
+            /** Side */
+            side: string;
+            /** Name */
+            name: string;
+            /** Powers */
+            powers: string[];
+        };
+        /** SeatTakenEvent */
+        SeatTakenEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "seat.taken";
+            data: components["schemas"]["SeatTakenData"];
+        };
+        /** ShatteredData */
+        ShatteredData: {
+            /** Cause */
+            cause: string;
+            /** Rule */
+            rule: string;
+            /** Units */
+            units: string[];
+            /** Hex */
+            hex: string;
+        };
+        /** SideData */
+        SideData: {
+            /** Side */
+            side: string;
+        };
+        /** SideDoneData */
+        SideDoneData: {
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+        };
+        /** SideDoneEvent */
+        SideDoneEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "side.done";
+            data: components["schemas"]["SideDoneData"];
+        };
+        /** SideDroppedOutData */
+        SideDroppedOutData: {
+            /** Reason */
+            reason: string;
+            /** Side */
+            side: string;
+            /** Policy */
+            policy: string;
+        };
+        /** SideDroppedOutEvent */
+        SideDroppedOutEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "side.dropped_out";
+            data: components["schemas"]["SideDroppedOutData"];
+        };
+        /** SideRestoredData */
+        SideRestoredData: {
+            /** Reason */
+            reason: string;
+            /** Side */
+            side: string;
+        };
+        /** SideRestoredEvent */
+        SideRestoredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "side.restored";
+            data: components["schemas"]["SideRestoredData"];
+        };
+        /** SideReturnedEvent */
+        SideReturnedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "side.returned";
+            data: components["schemas"]["SideData"];
+        };
+        /** SideSkippedData */
+        SideSkippedData: {
+            /** Reason */
+            reason: string;
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+        };
+        /** SideSkippedEvent */
+        SideSkippedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "side.skipped";
+            data: components["schemas"]["SideSkippedData"];
+        };
+        /** StandingAnsweredEvent */
+        StandingAnsweredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "standing.answered";
+            /** Data */
+            data: components["schemas"]["StandingNamed"] | components["schemas"]["Sealed"];
+        };
+        /**
+         * StandingArmedData
+         * @description Armed: its stops and, by step, the reroll's answer (`demand`, sealed until its
+         *     `first_window` closes) or how the final reorganization spends (`spend`, `plan`); a
+         *     `steps` order's holding (`turn`, `impulse`, `after`).
+         */
+        StandingArmedData: {
+            /** Side */
+            side: string;
+            /** Step */
+            step: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "standing" | "steps";
+            /** Player */
+            player: string;
+            /** Seq */
+            seq: number | null;
+            /** Stops */
+            stops: components["schemas"]["StopBody"][];
+            /** Hits Seen */
+            hits_seen: number;
+            /** Demand */
+            demand?: boolean;
+            /** Salt */
+            salt?: string;
+            /**
+             * Spend
+             * @enum {string}
+             */
+            spend?: "cheapest" | "none";
+            /** Plan */
+            plan?: components["schemas"]["ReorgBody"][];
+            /** First Window */
+            first_window?: number;
+            /** Turn */
+            turn?: number;
+            /** Impulse */
+            impulse?: number;
+            /** After */
+            after?: string;
+        };
+        /** StandingArmedEvent */
+        StandingArmedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "standing.armed";
+            /** Data */
+            data: components["schemas"]["StandingArmedData"] | components["schemas"]["Sealed"];
+        };
+        /** StandingDisarmedData */
+        StandingDisarmedData: {
+            /** Side */
+            side: string;
+            /** Step */
+            step: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "standing" | "steps";
+            /** Player */
+            player: string;
+            /** Seq */
+            seq: number | null;
+            /** Reason */
+            reason: string;
+            /** Stop */
+            stop: string | null;
+        };
+        /** StandingDisarmedEvent */
+        StandingDisarmedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "standing.disarmed";
+            data: components["schemas"]["StandingDisarmedData"];
+        };
+        /**
+         * StandingNamed
+         * @description The standing order (or held steps) by the side, step, kind, and the order that
+         *     armed it (`player`, `seq`).
+         */
+        StandingNamed: {
+            /** Side */
+            side: string;
+            /** Step */
+            step: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "standing" | "steps";
+            /** Player */
+            player: string;
+            /** Seq */
+            seq: number | null;
+        };
+        /** StateEditedData */
+        StateEditedData: {
+            /** Reason */
+            reason: string;
+            /** Units */
+            units: {
+                [key: string]: components["schemas"]["UnitEdit"];
+            };
+            /** Hexes */
+            hexes: {
+                [key: string]: components["schemas"]["HexChange"];
+            };
+            /** Powers */
+            powers: {
+                [key: string]: components["schemas"]["PowerEdit"];
+            };
+        };
+        /** StateEditedEvent */
+        StateEditedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "state.edited";
+            data: components["schemas"]["StateEditedData"];
+        };
+        /** StepBeganData */
+        StepBeganData: {
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /** Sides */
+            sides: string[];
+            /** Chooser */
+            chooser?: string;
+            /** Positions */
+            positions?: string[];
+        };
+        /** StepBeganEvent */
+        StepBeganEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "step.began";
+            data: components["schemas"]["StepBeganData"];
+        };
+        /** StepLostData */
+        StepLostData: {
+            /** Cause */
+            cause: string;
+            /** Rule */
+            rule: string;
+            /** Unit */
+            unit: string;
+            /** Steps */
+            steps: number;
+        };
+        /** StepSkippedData */
+        StepSkippedData: {
+            /** Reason */
+            reason: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /** Skipped */
+            skipped?: ("join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished")[];
+        };
+        /** StepSkippedEvent */
+        StepSkippedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "step.skipped";
+            data: components["schemas"]["StepSkippedData"];
+        };
+        /**
+         * TaskShown
+         * @description One thing a table's result still does to a combat: its kind, whose units, how
+         *     many steps or hexes (`value`; a retreat's option hexes `extra`, the losses due with
+         *     it `due`), and once chosen the units, path and enemy-ZOC losses named.
+         */
+        TaskShown: {
+            /** Kind */
+            kind: string;
+            /** Who */
+            who: string;
+            /** Value */
+            value: number;
+            /** Extra */
+            extra: number;
+            /** Path */
+            path: string[];
+            /** Losses */
+            losses: string[];
+            /** Units */
+            units: string[];
+            /** Chosen */
+            chosen: boolean;
+            /** Due */
+            due: number;
+        };
+        /** TurnBeganEvent */
+        TurnBeganEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "turn.began";
+            data: components["schemas"]["TurnData"];
+        };
+        /** TurnData */
+        TurnData: {
+            /** Turn */
+            turn: number;
+        };
+        /** TurnEndRolledData */
+        TurnEndRolledData: {
+            /** Side */
+            side: string;
+            /** Values */
+            values: number[];
+            /** Bonus Per Die */
+            bonus_per_die: number;
+            /** Added */
+            added: number;
+            /** Total */
+            total: number;
+            /** Threshold */
+            threshold: number;
+            /** Last Die */
+            last_die: number;
+            /** Certain */
+            certain: boolean;
+            /** Ends */
+            ends: boolean;
+        };
+        /** TurnEndRolledEvent */
+        TurnEndRolledEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "turn_end.rolled";
+            data: components["schemas"]["TurnEndRolledData"];
+        };
+        /** TurnEndedData */
+        TurnEndedData: {
+            /** Turn */
+            turn: number;
+            /** Impulses Taken */
+            impulses_taken: {
+                [key: string]: number;
+            };
+        };
+        /** TurnEndedEvent */
+        TurnEndedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "turn.ended";
+            data: components["schemas"]["TurnEndedData"];
+        };
+        /** TurnOrderSetData */
+        TurnOrderSetData: {
+            /** Order */
+            order: string[];
+        };
+        /** TurnOrderSetEvent */
+        TurnOrderSetEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "turn.order_set";
+            data: components["schemas"]["TurnOrderSetData"];
+        };
+        /** TurnedFaceDownData */
+        TurnedFaceDownData: {
+            /** Units */
+            units: string[];
+            /** Cause */
+            cause?: string;
+            /** Rule */
+            rule?: string;
+        };
+        /** UnitEliminatedEvent */
+        UnitEliminatedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.eliminated";
+            data: components["schemas"]["EliminatedData"];
+        };
+        /** UnitFlewMissionEvent */
+        UnitFlewMissionEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.flew_mission";
+            data: components["schemas"]["FlewMissionData"];
+        };
+        /** UnitModeChangedEvent */
+        UnitModeChangedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.mode_changed";
+            data: components["schemas"]["ModeChangedData"];
+        };
+        /**
+         * UnitMovedData
+         * @description A move: `mp` charged against the allowance, `cost` the terrain's, the path and
+         *     how it went; a carrier's own move names the unit it is `carrying`.
+         */
+        UnitMovedData: {
+            /** From */
+            from: string;
+            /** Unit */
+            unit: string;
+            /** To */
+            to: string;
+            /** Mp */
+            mp: number;
+            /** Transport */
+            transport: string | null;
+            /** Path */
+            path: string[];
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /** Cost */
+            cost?: number;
+            /** Filled */
+            filled?: boolean;
+            /** Notes */
+            notes?: string[];
+            /** Seas */
+            seas?: string[];
+            /** Carrier */
+            carrier?: string;
+            /** Rail Power */
+            rail_power?: string;
+            /** Carrying */
+            carrying?: string;
+        };
+        /** UnitMovedEvent */
+        UnitMovedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.moved";
+            data: components["schemas"]["UnitMovedData"];
+        };
+        /** UnitReorganizedEvent */
+        UnitReorganizedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.reorganized";
+            data: components["schemas"]["ReorganizedData"];
+        };
+        /** UnitStepLostEvent */
+        UnitStepLostEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.step_lost";
+            data: components["schemas"]["StepLostData"];
+        };
+        /** UnitWorkedData */
+        UnitWorkedData: {
+            /** Unit */
+            unit: string;
+            /** Work */
+            work: string;
+            /** Hex */
+            hex: string;
+        };
+        /** UnitWorkedEvent */
+        UnitWorkedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.worked";
+            data: components["schemas"]["UnitWorkedData"];
+        };
+        /** UnitsAdvancedData */
+        UnitsAdvancedData: {
+            /** Units */
+            units: string[];
+            /** To */
+            to: string;
+        };
+        /** UnitsAdvancedEvent */
+        UnitsAdvancedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "units.advanced";
+            data: components["schemas"]["UnitsAdvancedData"];
+        };
+        /** UnitsExploitAwardedEvent */
+        UnitsExploitAwardedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "units.exploit_awarded";
+            data: components["schemas"]["ExploitAwardedData"];
+        };
+        /** UnitsRetreatedData */
+        UnitsRetreatedData: {
+            /** From */
+            from: string;
+            /** Units */
+            units: string[];
+            /** To */
+            to: string;
+            /** Hexes */
+            hexes: number;
+            /** Enemy Zoc */
+            enemy_zoc: boolean;
+        };
+        /** UnitsRetreatedEvent */
+        UnitsRetreatedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "units.retreated";
+            data: components["schemas"]["UnitsRetreatedData"];
+        };
+        /** UnitsShatteredEvent */
+        UnitsShatteredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "units.shattered";
+            data: components["schemas"]["ShatteredData"];
+        };
+        /** UnitsTurnedFaceDownEvent */
+        UnitsTurnedFaceDownEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "units.turned_face_down";
+            data: components["schemas"]["TurnedFaceDownData"];
+        };
+        /** WeatherSetEvent */
+        WeatherSetEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "weather.set";
+            data: components["schemas"]["WeatherRow"];
+        };
+        /** WeatherTableSetData */
+        WeatherTableSetData: {
+            /** Reason */
+            reason: string;
+            /** Table */
+            table: components["schemas"]["WeatherRow"][] | null;
+            /** From Turn */
+            from_turn: number | null;
+        };
+        /** WeatherTableSetEvent */
+        WeatherTableSetEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "weather.table_set";
+            data: components["schemas"]["WeatherTableSetData"];
+        };
     };
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description the rate limit policy (IETF draft-ietf-httpapi-ratelimit-headers): `"default";q=50;w=1;wif-burst=200` is 50 requests per 1-second window, sustained, in bursts of up to 200; sent when the server limits rates */
+        "RateLimit-Policy": string;
+        /** @description where the caller stands: `"default";r=37;t=4` is 37 requests it may send now, and 4 seconds until its bucket is full again (on a 429: until it may send again) */
+        RateLimit: string;
+        /** @description seconds to wait before trying again */
+        "Retry-After": string;
+        /** @description the view's version: send it back as If-None-Match */
+        ETag: string;
+        /** @description the same order (seq and bytes) was taken before: this is its first answer */
+        "Idempotent-Replayed": "true";
+        /** @description `Bearer`: a token is wanted */
+        "WWW-Authenticate": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -5496,6 +9454,7 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5550,6 +9509,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5559,6 +9520,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5568,6 +9532,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5577,6 +9543,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5586,6 +9555,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5610,6 +9582,8 @@ export interface operations {
             /** @description the answer */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5619,6 +9593,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5628,6 +9605,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5637,6 +9616,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5646,6 +9627,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5655,6 +9639,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5675,6 +9662,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5684,6 +9673,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5693,6 +9685,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5716,6 +9711,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5725,6 +9722,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5734,6 +9745,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5743,6 +9756,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5752,6 +9767,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5761,6 +9779,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5789,6 +9810,8 @@ export interface operations {
             /** @description the answer */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5798,6 +9821,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5807,6 +9833,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5816,6 +9844,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5825,6 +9855,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5834,6 +9866,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5843,6 +9877,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5852,6 +9889,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5881,6 +9921,9 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5890,6 +9933,9 @@ export interface operations {
             /** @description the caller's copy (`If-None-Match`: the ETag) is current */
             304: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5897,6 +9943,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5906,6 +9966,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5915,6 +9977,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5924,6 +9988,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5933,6 +10000,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5964,6 +10034,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5973,6 +10045,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5982,6 +10068,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5991,6 +10079,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6000,6 +10090,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6009,6 +10102,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6039,6 +10135,9 @@ export interface operations {
             /** @description the order was accepted before (same seq, same bytes: its first answer, with `Idempotent-Replayed: true`), or a dry run's preview */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6048,6 +10147,8 @@ export interface operations {
             /** @description the answer */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6057,6 +10158,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6066,6 +10170,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6075,6 +10181,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6084,6 +10192,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6093,6 +10203,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6102,6 +10214,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6111,6 +10225,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6120,6 +10237,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6149,6 +10269,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6158,6 +10280,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6167,6 +10303,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6176,6 +10314,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6185,6 +10325,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6194,6 +10337,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6223,6 +10369,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6232,6 +10380,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6241,6 +10403,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6250,6 +10414,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6259,6 +10425,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6268,6 +10437,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6295,6 +10467,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6304,6 +10478,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6313,6 +10490,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6322,6 +10501,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6331,6 +10512,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6340,6 +10523,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6349,6 +10534,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6358,6 +10545,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6367,6 +10557,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6394,6 +10587,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6403,6 +10598,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6412,6 +10610,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6421,6 +10621,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6430,6 +10632,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6439,6 +10643,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6448,6 +10654,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6457,6 +10665,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6466,6 +10677,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6493,6 +10707,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6502,6 +10718,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6511,6 +10730,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6520,6 +10741,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6529,6 +10752,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6538,6 +10763,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6547,6 +10774,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6556,6 +10785,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6565,6 +10797,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6592,6 +10827,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6601,6 +10838,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6610,6 +10850,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6619,6 +10861,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6628,6 +10872,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6637,6 +10883,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6646,6 +10894,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6655,6 +10905,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6664,6 +10917,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6691,6 +10947,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6700,6 +10958,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6709,6 +10970,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6718,6 +10981,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6727,6 +10992,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6736,6 +11003,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6745,6 +11014,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6754,6 +11025,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6763,6 +11037,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6790,6 +11067,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6799,6 +11078,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6808,6 +11090,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6817,6 +11101,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6826,6 +11112,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6835,6 +11123,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6844,6 +11134,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6853,6 +11145,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6862,6 +11157,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6889,6 +11187,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6898,6 +11198,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6907,6 +11210,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6916,6 +11221,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6925,6 +11232,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6934,6 +11243,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6943,6 +11254,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6952,6 +11265,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6961,6 +11277,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6988,6 +11307,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6997,6 +11318,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7006,6 +11330,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7015,6 +11341,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7024,6 +11352,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7033,6 +11363,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7042,6 +11374,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7051,6 +11385,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7060,6 +11397,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7087,6 +11427,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7096,6 +11438,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7105,6 +11450,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7114,6 +11461,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7123,6 +11472,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7132,6 +11483,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7141,6 +11494,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7150,6 +11505,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7159,6 +11517,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7188,6 +11549,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7197,6 +11560,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7206,6 +11572,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7215,6 +11583,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7224,6 +11594,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7233,6 +11605,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7242,6 +11616,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7251,6 +11627,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7260,6 +11639,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7289,6 +11671,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7298,6 +11682,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7307,6 +11694,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7316,6 +11705,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7325,6 +11716,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7334,6 +11727,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7343,6 +11738,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7352,6 +11749,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7361,6 +11761,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7388,6 +11791,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7397,6 +11802,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7406,6 +11814,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7415,6 +11825,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7424,6 +11836,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7433,6 +11847,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7442,6 +11858,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7451,6 +11869,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7460,6 +11881,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7487,6 +11911,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7496,6 +11922,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7505,6 +11934,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7514,6 +11945,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7523,6 +11956,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7532,6 +11967,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7541,6 +11978,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7550,6 +11989,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7559,6 +12001,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7583,6 +12028,8 @@ export interface operations {
             /** @description the answer */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7592,6 +12039,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7601,6 +12051,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7610,6 +12062,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7619,6 +12073,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7628,6 +12084,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7637,6 +12096,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7664,6 +12126,8 @@ export interface operations {
             /** @description the answer */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7673,6 +12137,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7682,6 +12160,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7691,6 +12171,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7700,6 +12182,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7709,6 +12193,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7718,6 +12205,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7752,6 +12242,8 @@ export interface operations {
             /** @description the caller's view of each event as it is committed (docs/api.md, Streams): event names are the event kinds, ids the seqs */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7767,6 +12259,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7776,6 +12282,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7785,6 +12293,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7794,6 +12304,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7803,6 +12316,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7826,6 +12342,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7835,6 +12353,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7844,6 +12376,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7853,6 +12387,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7862,6 +12398,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7871,6 +12410,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7898,6 +12440,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7907,6 +12451,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7916,6 +12474,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7925,6 +12485,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7934,6 +12496,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7943,6 +12507,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7952,6 +12519,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7975,6 +12545,8 @@ export interface operations {
             /** @description removed (or there was none) */
             204: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7982,6 +12554,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7991,6 +12577,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8000,6 +12588,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8009,6 +12599,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8018,6 +12611,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8045,6 +12641,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8054,6 +12652,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8063,6 +12675,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8072,6 +12686,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8081,6 +12697,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8090,6 +12708,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8099,6 +12719,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8108,6 +12731,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8133,6 +12759,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8142,6 +12770,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8151,6 +12793,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8160,6 +12804,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8169,6 +12815,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8178,6 +12827,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8207,6 +12859,8 @@ export interface operations {
             /** @description the answer */
             202: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8216,6 +12870,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8225,6 +12893,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8234,6 +12904,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8243,6 +12915,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8252,6 +12926,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8261,6 +12937,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8270,6 +12949,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8299,6 +12981,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8308,6 +12992,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8317,6 +13004,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8326,6 +13015,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8335,6 +13026,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8344,6 +13037,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8353,6 +13048,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8362,6 +13059,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8371,6 +13071,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8396,6 +13099,8 @@ export interface operations {
             /** @description removed */
             204: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8403,6 +13108,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8412,6 +13131,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8421,6 +13142,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8430,6 +13153,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8439,6 +13165,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8468,6 +13197,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8477,6 +13208,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8486,6 +13220,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8495,6 +13231,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8504,6 +13242,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8513,6 +13253,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8522,6 +13264,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8531,6 +13275,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8540,6 +13287,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8563,6 +13313,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8572,6 +13324,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8581,6 +13347,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8590,6 +13358,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8599,6 +13369,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8608,6 +13381,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8634,6 +13410,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8643,6 +13421,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8652,6 +13433,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8661,6 +13444,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8670,6 +13455,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8679,6 +13466,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8688,6 +13478,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8713,6 +13506,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8722,6 +13517,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8731,6 +13529,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8740,6 +13540,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8749,6 +13551,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8758,6 +13562,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8767,6 +13574,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8793,6 +13603,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8802,6 +13614,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8811,6 +13626,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8820,6 +13637,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8829,6 +13648,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8838,6 +13659,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8847,6 +13671,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8877,6 +13704,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8886,6 +13715,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8895,6 +13727,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8904,6 +13738,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8913,6 +13749,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8922,6 +13760,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8931,6 +13771,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8940,6 +13783,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8963,6 +13809,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8972,6 +13820,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8981,6 +13832,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8990,6 +13843,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8999,6 +13854,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9008,6 +13865,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9017,6 +13877,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9044,6 +13907,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9053,6 +13918,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9062,6 +13930,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9071,6 +13941,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9080,6 +13952,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9089,6 +13963,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9098,6 +13974,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9107,6 +13986,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9130,6 +14012,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9139,6 +14023,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9148,6 +14035,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9157,6 +14046,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9166,6 +14057,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9175,6 +14068,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9184,6 +14080,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9211,6 +14110,8 @@ export interface operations {
             /** @description the answer */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9220,6 +14121,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9229,6 +14133,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9238,6 +14144,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9247,6 +14155,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9256,6 +14166,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9265,6 +14177,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9274,6 +14188,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9283,6 +14200,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9310,6 +14230,8 @@ export interface operations {
             /** @description the answer */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9319,6 +14241,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9328,6 +14253,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9337,6 +14264,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9346,6 +14275,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9355,6 +14286,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9364,6 +14297,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9373,6 +14308,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9382,6 +14320,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9405,6 +14346,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9414,6 +14357,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9423,6 +14369,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9432,6 +14380,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9441,6 +14391,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9450,6 +14402,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9459,6 +14414,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9486,6 +14444,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9495,6 +14455,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9504,6 +14467,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9513,6 +14478,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9522,6 +14489,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9531,6 +14500,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9540,6 +14511,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9549,6 +14522,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9558,6 +14534,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9581,6 +14560,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9590,6 +14571,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9599,6 +14583,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9608,6 +14594,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9617,6 +14605,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9626,6 +14616,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9635,11 +14628,130 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    game_your_move: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same for every attempt and resend */
+                "webhook-id": string;
+                /** @description the attempt's time, Unix seconds */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>, keyed by the secret */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["YourMove"];
+            };
+        };
+        responses: {
+            /** @description any 2xx delivers the message; anything else is an attempt failed, tried again (docs/api.md, "Delivery") */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    game_events: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same for every attempt and resend */
+                "webhook-id": string;
+                /** @description the attempt's time, Unix seconds */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>, keyed by the secret */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventsNotice"];
+            };
+        };
+        responses: {
+            /** @description any 2xx delivers the message; anything else is an attempt failed, tried again (docs/api.md, "Delivery") */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    game_deadline_reminder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same for every attempt and resend */
+                "webhook-id": string;
+                /** @description the attempt's time, Unix seconds */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>, keyed by the secret */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeadlineReminder"];
+            };
+        };
+        responses: {
+            /** @description any 2xx delivers the message; anything else is an attempt failed, tried again (docs/api.md, "Delivery") */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    game_deadline_notice: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same for every attempt and resend */
+                "webhook-id": string;
+                /** @description the attempt's time, Unix seconds */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>, keyed by the secret */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeadlineNotice"];
+            };
+        };
+        responses: {
+            /** @description any 2xx delivers the message; anything else is an attempt failed, tried again (docs/api.md, "Delivery") */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -26,6 +26,7 @@ from service.rules import state as st
 from service.rules.board import Board
 from service.rules.errors import RulesError
 from service.rules.modes import vocabulary as m
+from service.rules.modes.bodies import Mode, Orientation
 from service.rules.modes.change import check_change
 from service.rules.modes.effective import effective, power_passed
 from service.rules.modes.markers import Markers, ReserveMarkers
@@ -48,8 +49,8 @@ class Why(TypedDict):
 
 
 class _Mode(TypedDict):
-    mode: str
-    orientation: str | None
+    mode: Mode
+    orientation: Orientation | None
 
 
 class ModeChoice(_Mode):
@@ -217,9 +218,11 @@ def _modes(state: State, board: Board, uid: str, side: str) -> ModeChoices:
         given = orientation if orientation is not None else unit.orientation
         problem = step or _problem(check_change, state, board, uid, mode, given)
         if problem is not None:
-            illegal.append({"mode": mode, "orientation": given, **problem})
+            illegal.append({"mode": cast(Mode, mode),
+                            "orientation": cast(Orientation | None, given), **problem})
             continue
-        choice: ModeChoice = {"mode": mode, "orientation": given}
+        choice: ModeChoice = {"mode": cast(Mode, mode),
+                              "orientation": cast(Orientation | None, given)}
         if mode == m.RESERVE:
             choice["needs_marker"] = markers.change_needs_marker(state, uid)
             if choice["needs_marker"] and markers.shown["left"] == 0:

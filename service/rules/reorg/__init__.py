@@ -7,6 +7,7 @@ from service.rules.reorg.methods import FIELDS, METHODS
 from service.rules.reorg.order import EVOLVE, reorganize
 from service.rules.reorg.plan import (
     NEAREST,
+    PathShown,
     Plan,
     Planner,
     PlanShown,
@@ -18,7 +19,7 @@ from service.rules.reorg.step import could_reorganize, rail_moves_left
 from service.rules.reorg.view import ReorgView, reorg_view
 
 __all__ = [
-    "PlanShown", "ReorgBody", "ReorgItem", "ReorgView", "Repair", "RepairShown",
+    "PathShown", "PlanShown", "ReorgBody", "ReorgItem", "ReorgView", "Repair", "RepairShown",
     "EVOLVE", "FIELDS", "METHODS", "NEAREST", "Plan", "Planner", "could_reorganize",
     "rail_moves_left", "reorg_options", "reorg_view", "reorganize",
 ]
