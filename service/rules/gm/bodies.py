@@ -5,7 +5,7 @@ one posts the same bodies to `/admin/...` (where the player comes from the path)
 
 from __future__ import annotations
 
-from typing import Annotated, NotRequired
+from typing import Annotated, Any, NotRequired
 
 from annotated_types import Ge, Le, MaxLen, MinLen
 from typing_extensions import TypedDict
@@ -98,12 +98,14 @@ class PowerEdit(TypedDict, total=False):
 
 @closed
 class EditBody(TypedDict):
-    """`admin.edit`: units, hexes and powers changed, with the reason."""
+    """`admin.edit`: units, hexes and powers changed, with the reason; `combat`, for a
+    game without combat tables, the scenario's combat section (docs/scenario.md)."""
 
     reason: NotRequired[Reason]
     units: NotRequired[Annotated[dict[str, UnitEdit], MaxLen(1000)]]
     hexes: NotRequired[Annotated[dict[str, HexChange], MaxLen(1000)]]
     powers: NotRequired[Annotated[dict[str, PowerEdit], MaxLen(100)]]
+    combat: NotRequired[dict[str, Any]]
 
 
 @closed
