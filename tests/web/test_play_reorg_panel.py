@@ -6,7 +6,8 @@
   hexes where it would need a third are not offered, and the panel says so with the
   rule;
 - the GM sets Germany's fuel stock from the GM page (admin.edit powers.fuel, RULES-NOTES
-  30), and the player's panel counts with the new figure;
+  30), and the player's panel counts with the new figure; the scenario has no combat
+  tables, and the GM sets the group's (admin.edit combat);
 - 11.18.4: "Damaged ports can receive RPs in order to repair the port only": the
   reorganization panel lists the damaged port of h43 with the way to repair it from
   Mitte, the Axis puts the repair and ger-inf-3's reorganization (1 fuel of Germany's)
@@ -21,6 +22,7 @@ import re
 from typing import Any
 
 import httpx
+from combat_kit import combat_section, one_code
 from support import Game, join, scenario
 from test_play_page import browser, play_url  # noqa: F401 (fixtures)
 from test_play_turn import (  # noqa: F401 (fixtures)
@@ -95,6 +97,23 @@ async def gm_sets_the_fuel(pages: Pages, gm: Page) -> None:
     await expect(gm.locator("#log-list")).to_contain_text("germany fuel=7")
     await gm.select_option("[name=edit-power]", "cw")
     await expect(fuel).to_have_value("0")  # a power the fuel section does not list has 0
+
+
+async def gm_sets_the_combat_tables(pages: Pages, gm: Page) -> None:
+    """The scenario has no combat tables (its players report results): the GM sets the
+    group's (docs/game-master.md "Rules versions"); once they decide, the form is gone."""
+    part = gm.locator("fieldset.gm-edit-part:has([name=edit-combat])")
+    await expect(part).to_be_visible()
+    await expect(gm.locator("[name=edit-combat]")).to_have_value('{"results": "reported"}')
+    await gm.fill("[name=edit-combat]", json.dumps(combat_section(
+        one_code("DE", [{"kind": "defender_eliminated"}], title="the club's own"))))
+    await pages.check(gm, "the GM's combat section")
+    await part.scroll_into_view_if_needed()
+    await shot(gm, "reorg-panel-desk-gm-combat")
+    await gm.click("[name=admin-edit-combat]")
+    await expect(gm.locator("#log-list")).to_contain_text(
+        "combat section set: land decided by the tables")
+    await expect(part).to_be_hidden()
 
 
 async def to_reorganization(axis: Page, game: Game) -> None:
@@ -192,6 +211,7 @@ async def test_not_offered_moves_fuel_and_port_repairs_on_the_page(
             await axis.click("[data-form=declare] [name=declare]")
             await not_offered(pages, axis)
             await gm_sets_the_fuel(pages, gm)
+            await gm_sets_the_combat_tables(pages, gm)
             await to_reorganization(axis, game)
             await repair_and_reorganize(pages, axis)
         except BaseException:
