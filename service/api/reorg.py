@@ -37,7 +37,7 @@ async def options(
 @router.get("/games/{game_id}/reorg/repairs",
             summary="Plan port repairs: the side's damaged ports and the ways to repair each",
             response_model=None, openapi_extra=BEARER,
-            responses=answers(200, ReorgRepairs, 401, 403, 404, *LIMITS))
+            responses=answers(200, ReorgRepairs, 401, 403, 404, 422, *LIMITS))
 async def repairs(game_id: GameId, request: Request) -> ReorgRepairs:
     token = bearer(request)
     async with work(request) as uow:
