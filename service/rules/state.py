@@ -17,8 +17,7 @@ from typing import Any, Final, Literal, get_args
 from service.rules.codec import from_data
 from service.rules.events import Event
 from service.rules.options import WeatherRow
-from service.rules.scenario import HEXSIDE_FEATURES, TERRAINS, Scenario
-from service.rules.scenario.tables import read_combat
+from service.rules.scenario import HEXSIDE_FEATURES, TERRAINS, Scenario, read_combat
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,8 +14,14 @@ from service.rules.events import Event, EventKind
 from service.rules.flow import Flow
 from service.rules.gm.common import RULE, is_int, reason_of, with_reason
 from service.rules.modes import MODES, ORIENTATIONS
-from service.rules.scenario import HEXSIDE_FEATURES, MOST_FUEL, TERRAINS, uses_modes
-from service.rules.scenario.tables import combat_to_json, read_combat
+from service.rules.scenario import (
+    HEXSIDE_FEATURES,
+    MOST_FUEL,
+    TERRAINS,
+    combat_to_json,
+    read_combat,
+    uses_modes,
+)
 from service.rules.state import (
     Evolver,
     HexEdit,
