@@ -18,7 +18,7 @@ from service.rules.awaiting import AwaitingEntry, Choices, Position
 from service.rules.event_data import DiceRolledData
 from service.rules.events import EventKind, EventRecord
 from service.rules.modes import PreviewShown, UnitChoices
-from service.rules.reorg import PlanShown
+from service.rules.reorg import PlanShown, RepairShown
 from service.rules.state import PositionStep
 from service.rules.view import Divergence, StateView, Status
 
@@ -533,6 +533,15 @@ class ReorgPlan(PlanShown):
 
     position: Position
     version: int
+
+
+class ReorgRepairs(TypedDict):
+    """`GET /reorg/repairs`: the damaged ports of the reader's side (the GM: every
+    side's) and the ways to repair each now (11.18.4), at this position and version."""
+
+    position: Position
+    version: int
+    ports: list[RepairShown]
 
 
 class UnitOptions(UnitChoices):

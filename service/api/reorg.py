@@ -1,6 +1,8 @@
 """Planning reorganization (11.18): `GET /v1/games/{id}/reorg/options?unit=...` lists,
 for one unit, every method that would work now (source, path, cost, capacity used)
-and why each other would not. Players plan their own side's units; the GM any."""
+and why each other would not; `GET /v1/games/{id}/reorg/repairs` lists the damaged
+ports and the ways to repair each (11.18.4). Players plan their own side's; the GM
+any."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
-from service.answers import ReorgPlan
+from service.answers import ReorgPlan, ReorgRepairs
 from service.api.auth import bearer, work
 from service.api.contract import BEARER, LIMITS, answers
 from service.api.games import GameId
@@ -30,3 +32,13 @@ async def options(
     token = bearer(request)
     async with work(request) as uow:
         return await planning.reorg_options(uow, game_id, token, unit)
+
+
+@router.get("/games/{game_id}/reorg/repairs",
+            summary="Plan port repairs: the side's damaged ports and the ways to repair each",
+            response_model=None, openapi_extra=BEARER,
+            responses=answers(200, ReorgRepairs, 401, 403, 404, 422, *LIMITS))
+async def repairs(game_id: GameId, request: Request) -> ReorgRepairs:
+    token = bearer(request)
+    async with work(request) as uow:
+        return await planning.reorg_repairs(uow, game_id, token)

@@ -8,7 +8,14 @@ scenario's tables decide), `combat` (the table engine), `gm` (the game master),
 `standing` (answers given ahead) and `scenario` (the format).
 """
 
-from service.rules.awaiting import awaiting, current_step, next_due, position, steps_of
+from service.rules.awaiting import (
+    awaiting,
+    clock_started,
+    current_step,
+    next_due,
+    position,
+    steps_of,
+)
 from service.rules.command import Actor, Command
 from service.rules.decide import ACT_BODIES, GM_ACTS, ORDER_BODIES, ORDERS, Decision, decide
 from service.rules.errors import Forbidden, Malformed, Refused, RulesError
@@ -34,6 +41,6 @@ __all__ = [
     "EVENT_DATA", "EditBody", "Event", "EventRecord", "Forbidden", "GM_ACTS", "KeyBody",
     "Malformed", "ORDERS", "ORDER_BODIES", "PauseBody", "PositionStep", "RULES_VERSION",
     "ReasonBody", "Refused", "RollbackBody", "RulesError", "Sealed", "Setup", "State", "Step",
-    "WeatherBody", "awaiting", "combat_preview", "current_step", "decide", "evolve", "fold",
-    "initial_state", "next_due", "position", "steps_of",
+    "WeatherBody", "awaiting", "clock_started", "combat_preview", "current_step", "decide",
+    "evolve", "fold", "initial_state", "next_due", "position", "steps_of",
 ]

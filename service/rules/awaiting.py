@@ -97,14 +97,21 @@ def position(state: State) -> Position:
             "step": current_step(state)}
 
 
+def clock_started(state: State) -> str | None:
+    """When the clock of what the game waits for now started: a combat's question's
+    when it was asked (docs/api.md "Combat choices"), else the step's start. Deadlines
+    and their reminders count from it."""
+    res = state.modes.resolution
+    if res is not None and res.question is not None:
+        return res.question.asked_at
+    return state.turn.step_started_at
+
+
 def deadline(state: State) -> str | None:
     """When the current step's clock runs out (RFC 3339 UTC), if the GM set one; a
     combat's question has the step's time from when it was asked."""
     seconds = state.deadlines.get(state.turn.step)
-    started_at = state.turn.step_started_at
-    res = state.modes.resolution
-    if res is not None and res.question is not None:
-        started_at = res.question.asked_at
+    started_at = clock_started(state)
     if seconds is None or started_at is None or state.status != "active" \
             or state.proposal is not None:
         return None

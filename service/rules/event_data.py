@@ -103,9 +103,12 @@ class SideRestoredData(Reasoned):
 
 
 class StateEditedData(Reasoned):
+    """The GM's edits; `combat`: the combat section set (every field given)."""
+
     units: dict[str, UnitEdit]
     hexes: dict[str, HexChange]
     powers: dict[str, PowerEdit]
+    combat: NotRequired[dict[str, Any]]
 
 
 class KeyReplacedData(Reasoned):

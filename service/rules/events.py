@@ -13,7 +13,11 @@ from typing import Any, Literal, NotRequired, cast, get_args
 
 from typing_extensions import TypedDict
 
-RULES_VERSION = "1"
+# The rules that decide a game's events: every event records the version that decided
+# it, and `verify` decides again only events of its own version (docs/game-master.md
+# "Rules versions"). 2 (0.5.0): combats decided by the scenario's tables, standing
+# orders that answer only what their name says, reorganization as the seeds say it.
+RULES_VERSION = "2"
 
 # Every kind of fact the rules log, by part of the game.
 EventKind = Literal[

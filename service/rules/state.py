@@ -1,9 +1,11 @@
 """The state of a game: frozen values, changed only by `evolve`.
 
 `Setup` is what never changes after creation (scenario, options, dice mode); it rides
-along with the state but is not part of a snapshot. The one exception is the GM's map
-edits (hex control, port damage): they are kept in the state (`map_edits`) and the
-setup's scenario is the created scenario with them applied (`with_map_edits`).
+along with the state but is not part of a snapshot. The exceptions are the GM's edits:
+the map's (hex control, port damage) and a combat section set for a game without
+combat tables (docs/game-master.md "Rules versions"). They are kept in the state
+(`map_edits`, `combat_section`) and the setup's scenario is the created scenario with
+them applied (`with_map_edits`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any, Final, Literal, get_args
 from service.rules.codec import from_data
 from service.rules.events import Event
 from service.rules.options import WeatherRow
-from service.rules.scenario import Scenario
+from service.rules.scenario import HEXSIDE_FEATURES, TERRAINS, Scenario, read_combat
 
 
 @dataclass(frozen=True, slots=True)
@@ -479,6 +481,8 @@ class State:
     modes: ModeState = field(default_factory=ModeState)
     pause_until: str | None = None
     map_edits: dict[str, HexEdit] = field(default_factory=dict)
+    # The combat section the GM set (the scenario format's JSON), None: the scenario's.
+    combat_section: dict[str, Any] | None = None
     dropouts: dict[str, SideControl] = field(default_factory=dict)
     proposal: Proposal | None = None
     proposals: int = 0
@@ -526,25 +530,33 @@ def rail_period(turn: TurnState) -> str:
     return f"{turn.number}/{turn.impulse}"
 
 
-def with_map_edits(setup: Setup, edits: Mapping[str, HexEdit]) -> Setup:
-    """`setup` whose scenario is the created one with `edits` applied."""
+def with_map_edits(setup: Setup, edits: Mapping[str, HexEdit],
+                   combat: Mapping[str, Any] | None = None) -> Setup:
+    """`setup` whose scenario is the created one with the GM's map `edits` applied and,
+    when given, the `combat` section the GM set (checked when it was set)."""
     base = setup.base or setup.scenario
-    if not edits:
+    if not edits and combat is None:
         return setup.original()
-    hexes = tuple(
-        replace(h, controller=e.controller, port_damaged=e.port_damaged)
-        if (e := edits.get(h.id)) is not None else h
-        for h in base.map.hexes
-    )
-    scenario = replace(base, map=replace(base.map, hexes=hexes))
+    scenario = base
+    if edits:
+        hexes = tuple(
+            replace(h, controller=e.controller, port_damaged=e.port_damaged)
+            if (e := edits.get(h.id)) is not None else h
+            for h in base.map.hexes
+        )
+        scenario = replace(scenario, map=replace(base.map, hexes=hexes))
+    if combat is not None:
+        scenario = replace(scenario, combat=read_combat(combat, "combat", TERRAINS,
+                                                        HEXSIDE_FEATURES, []))
     return Setup(setup.game_id, scenario, setup.options, setup.dice_mode, base=base)
 
 
 def state_from_data(data: Mapping[str, object], setup: Setup) -> State:
-    """A state from its plain data (a snapshot), with the map edits it records."""
+    """A state from its plain data (a snapshot), with the GM's edits it records."""
     state = from_data(State, data, setup=setup.original())
-    if state.map_edits:
-        state = replace(state, setup=with_map_edits(setup, state.map_edits))
+    if state.map_edits or state.combat_section is not None:
+        state = replace(state, setup=with_map_edits(setup, state.map_edits,
+                                                    state.combat_section))
     return state
 
 

@@ -273,7 +273,9 @@ export const ORDER_FORMS = [
   {
     id: "roll",
     title: "Roll dice",
-    applies: (ctx) => ctx.state.game.status === "active",
+    // Only where the referee takes a roll from my side now (its awaiting entry's orders):
+    // never while a combat's question waits, nor in a step whose dice are the server's.
+    applies: (ctx) => ctx.mine.some((a) => a.orders?.includes("roll")),
     render(ctx) {
       const dice = h("input", { name: "dice", value: "2d10", pattern: "[1-9][0-9]?d[1-9][0-9]{0,2}",
         size: 6, required: true });

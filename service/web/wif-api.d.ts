@@ -623,6 +623,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/reorg/repairs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Plan port repairs: the side's damaged ports and the ways to repair each */
+        get: operations["repairs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/units/{unit}/options": {
         parameters: {
             query?: never;
@@ -1073,7 +1090,8 @@ export interface components {
         };
         /**
          * AdminEditOrder
-         * @description A signed order of kind `admin.edit`: `admin.edit`: units, hexes and powers changed, with the reason.
+         * @description A signed order of kind `admin.edit`: `admin.edit`: units, hexes and powers changed, with the reason; `combat`, for a
+         *     game without combat tables, the scenario's combat section (docs/scenario.md).
          * @example {
          *       "body": {
          *         "reason": "the Allies' corps was misplaced in the tabletop game",
@@ -2572,7 +2590,8 @@ export interface components {
         };
         /**
          * EditBody
-         * @description `admin.edit`: units, hexes and powers changed, with the reason.
+         * @description `admin.edit`: units, hexes and powers changed, with the reason; `combat`, for a
+         *     game without combat tables, the scenario's combat section (docs/scenario.md).
          */
         EditBody: {
             /** Reason */
@@ -2588,6 +2607,10 @@ export interface components {
             /** Powers */
             powers?: {
                 [key: string]: components["schemas"]["PowerEdit"];
+            };
+            /** Combat */
+            combat?: {
+                [key: string]: unknown;
             };
         };
         /**
@@ -3777,7 +3800,8 @@ export interface components {
         };
         /**
          * PowerEdit
-         * @description What the GM may set of a power's figures.
+         * @description What the GM may set of a power's figures: production, RPs, chits and, where the
+         *     scenario has fuel (RULES-NOTES 30), the fuel stock.
          */
         PowerEdit: {
             /** Bp Spent Last Turn */
@@ -3788,6 +3812,8 @@ export interface components {
             rps?: number;
             /** Chits */
             chits?: number;
+            /** Fuel */
+            fuel?: number;
         };
         /**
          * PowerFigures
@@ -4266,6 +4292,18 @@ export interface components {
             version: number;
         };
         /**
+         * ReorgRepairs
+         * @description `GET /reorg/repairs`: the damaged ports of the reader's side (the GM: every
+         *     side's) and the ways to repair each now (11.18.4), at this position and version.
+         */
+        ReorgRepairs: {
+            position: components["schemas"]["Position"];
+            /** Version */
+            version: number;
+            /** Ports */
+            ports: components["schemas"]["RepairShown"][];
+        };
+        /**
          * ReorgStep
          * @description A `reorg` in a `steps` order (named apart from the reorganization's own items).
          */
@@ -4310,6 +4348,30 @@ export interface components {
             reorganized: string[];
             /** Repaired Ports */
             repaired_ports: string[];
+        };
+        /**
+         * RepairShown
+         * @description The ways to repair the damaged port in `port` now (11.18.4, RULES-NOTES 23): paid
+         *     by `power` (its `rps` left); the options that work, nearest primary source first,
+         *     and, when none does, why.
+         */
+        RepairShown: {
+            /** Port */
+            port: string;
+            /** Name */
+            name: string | null;
+            /** Kind */
+            kind: string;
+            /** Power */
+            power: string;
+            /** Rps */
+            rps: number;
+            /** Step Open */
+            step_open: boolean;
+            /** Options */
+            options: components["schemas"]["OptionShown"][];
+            /** Illegal */
+            illegal: components["schemas"]["OptionShown"][];
         };
         /**
          * ReportBody
@@ -8535,7 +8597,10 @@ export interface components {
             /** Seq */
             seq: number | null;
         };
-        /** StateEditedData */
+        /**
+         * StateEditedData
+         * @description The GM's edits; `combat`: the combat section set (every field given).
+         */
         StateEditedData: {
             /** Reason */
             reason: string;
@@ -8550,6 +8615,10 @@ export interface components {
             /** Powers */
             powers: {
                 [key: string]: components["schemas"]["PowerEdit"];
+            };
+            /** Combat */
+            combat?: {
+                [key: string]: unknown;
             };
         };
         /** StateEditedEvent */
@@ -13416,6 +13485,100 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReorgPlan"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid payload */
+            422: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    repairs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the game's id */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the answer */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReorgRepairs"];
                 };
             };
             /** @description Not authenticated */

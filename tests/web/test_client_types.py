@@ -183,6 +183,9 @@ OPEN_BY_DESIGN = {
     **{f"components.schemas.{at}.[key]": "a whole scenario, checked by the scenario reader, "
        "which lists every problem (docs/scenario.md)"
        for at in ("CreateGame.scenario", "Export.scenario")},
+    **{f"components.schemas.{at}.[key]": "a scenario's combat section (the GM's, for a game "
+       "without tables), checked by the scenario reader (docs/scenario.md)"
+       for at in ("EditBody.combat", "StateEditedData.combat")},
     **{f"components.schemas.{at}.[key]": "the game options, checked by the rules, which list "
        "every problem (docs/rules-options.md)"
        for at in ("CreateGame.options", "GameView.options", "Export.options",

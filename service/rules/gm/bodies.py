@@ -5,13 +5,14 @@ one posts the same bodies to `/admin/...` (where the player comes from the path)
 
 from __future__ import annotations
 
-from typing import Annotated, NotRequired
+from typing import Annotated, Any, NotRequired
 
 from annotated_types import Ge, Le, MaxLen, MinLen
 from typing_extensions import TypedDict
 
 from service.rules.modes import Mode, Orientation
 from service.rules.options import WeatherRow
+from service.rules.scenario import MOST_FUEL
 from service.rules.shapes import OrderKind, Pattern, closed
 from service.rules.state import Step
 
@@ -85,22 +86,26 @@ class HexChange(TypedDict, total=False):
 
 @closed
 class PowerEdit(TypedDict, total=False):
-    """What the GM may set of a power's figures."""
+    """What the GM may set of a power's figures: production, RPs, chits and, where the
+    scenario has fuel (RULES-NOTES 30), the fuel stock."""
 
     bp_spent_last_turn: Figure
     bp_on_rps: Figure
     rps: Figure
     chits: Figure
+    fuel: Annotated[int, Ge(0), Le(MOST_FUEL)]
 
 
 @closed
 class EditBody(TypedDict):
-    """`admin.edit`: units, hexes and powers changed, with the reason."""
+    """`admin.edit`: units, hexes and powers changed, with the reason; `combat`, for a
+    game without combat tables, the scenario's combat section (docs/scenario.md)."""
 
     reason: NotRequired[Reason]
     units: NotRequired[Annotated[dict[str, UnitEdit], MaxLen(1000)]]
     hexes: NotRequired[Annotated[dict[str, HexChange], MaxLen(1000)]]
     powers: NotRequired[Annotated[dict[str, PowerEdit], MaxLen(100)]]
+    combat: NotRequired[dict[str, Any]]
 
 
 @closed

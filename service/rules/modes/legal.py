@@ -297,7 +297,7 @@ def _attack(state: State, board: Board, uid: str, side: str) -> AttackChoices:
         if sc.combat.how(by) == "none":  # no table, and players may not report (issue 29)
             why = {"code": "report/no_table", "rule": "RULES-NOTES 32",
                    "reason": f"the scenario has no {by} table and does not let players "
-                             "report results"}
+                             "report results; the GM may set the game's combat section"}
         if why is not None:
             kinds[by] = {"may": False, "why": why}
         elif by == "barrage":
