@@ -141,12 +141,13 @@ def refusal(e: ItemRefused, index: int, method: str,
 
 
 def check_order(
-    state: State, power: str, items: list[dict[str, Any]]
+    state: State, power: str, items: list[dict[str, Any]], *, flying: bool = False
 ) -> tuple[Context, list[Claim]]:
     """Check every item in order against the step's counters and `power`'s RPs, each in
     the state the items before it produce (11.18.2 both ways within one order); the
-    context after the last item and the claims, or the first refusal."""
-    ctx = Context.of(state)
+    context after the last item and the claims, or the first refusal. `flying`: the
+    ATR items of a flight as it takes off (11.18.1 step 2)."""
+    ctx = Context.of(state, flying=flying)
     ledger = Ledger.of(ctx)
     claims: list[Claim] = []
     for i, item in enumerate(items):

@@ -15,7 +15,8 @@ from service.rules.state import State
 class StandingShown(TypedDict):
     """An armed standing order: the side and step it answers, who armed it (player and
     seq of its order), its stop conditions and, for the reroll, its answer; for the final
-    reorganization, how it spends (`spend`, `plan`)."""
+    reorganization, how it spends (`spend`, `plan`); for the combat air patrol, where it
+    places the fighters (`patrols`)."""
 
     side: str
     step: str
@@ -26,6 +27,7 @@ class StandingShown(TypedDict):
     spend: NotRequired[str]
     plan: NotRequired[list[dict[str, Any]]]
     answer: NotRequired[str]
+    patrols: NotRequired[list[dict[str, Any]]]
 
 
 class HeldShown(TypedDict):
@@ -58,6 +60,8 @@ def standing_view(state: State, side: str | None, *, everyone: bool) -> Standing
                 shown["demand"] = o.demand
             if step == "final_reorganization":
                 shown["spend"], shown["plan"] = o.spend, [dict(b) for b in o.plan]
+            if step == "air.patrol":
+                shown["patrols"] = [dict(b) for b in o.plan]
             if o.answer is not None:
                 shown["answer"] = o.answer
             orders.append(shown)
