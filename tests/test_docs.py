@@ -205,11 +205,19 @@ def test_every_option_is_in_the_options_table() -> None:
         assert all(f"`{choice}`" in " ".join(rows[path][2:]) for choice in choices), path
 
 
-def test_the_readings_are_numbered_one_to_thirty_two() -> None:
+def test_the_readings_are_numbered_and_every_cited_one_is_there() -> None:
+    """The readings go up from 1, and every `RULES-NOTES n` the code, the tests and the
+    documents cite is one of them (a number may be held for a reading in the making)."""
     readings = section(OPTIONS, "## The readings, by number")
-    numbers = re.findall(r"^\| (\d+) \|", readings, re.MULTILINE)
-    assert [int(n) for n in numbers] == list(range(1, 33))
+    numbers = [int(n) for n in re.findall(r"^\| (\d+) \|", readings, re.MULTILINE)]
+    assert numbers[:32] == list(range(1, 33)) and numbers == sorted(set(numbers))
     assert "`RULES-NOTES 16`" in readings
+    cited = set()
+    for folder in ("service", "tests", "docs", "scripts"):
+        for path in (ROOT / folder).rglob("*"):
+            if path.suffix in (".py", ".md", ".js") and path.is_file():
+                cited.update(int(n) for n in re.findall(r"RULES-NOTES (\d+)", path.read_text()))
+    assert sorted(cited - set(numbers)) == []
 
 
 def test_the_documented_weather_table_is_the_default() -> None:

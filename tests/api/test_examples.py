@@ -164,6 +164,8 @@ def _default(entry: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     if step == "combat.choice":
         question = entry["combat"]
         return "combat.choose", {"hex": question["hex"], question["kind"]: question["default"]}
+    if step.startswith("air."):  # an ATR mission's window: its default answer
+        return entry["orders"][0], dict(entry["air"]["default"])
     return "done", {}
 
 
@@ -204,7 +206,8 @@ async def _walk(game: Game, ex: Examples, act: GmAct, *, signed: bool, players: 
             await _gm(act, ex, "admin.rollback_withdraw", signed)
             continue
         mine = [k for k, (_, at) in EXAMPLE_AT.items() if at == step and k not in sent
-                and (k != "release" or side == "allies") and (k != "reorg" or side == "axis")
+                and (k not in ("release", "air.patrol", "air.intercept") or side == "allies")
+                and (k not in ("reorg", "air.begin") or side == "axis")
                 and k not in ("consent",)]
         if players and mine and (step != "declare" or side == "axis"):
             for kind in mine:
