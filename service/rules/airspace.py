@@ -17,7 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from service.rules.scenario import ATR, air_range, is_fighter
+from typing_extensions import TypedDict
+
+from service.rules.scenario import ATR, air_range, air_to_air, is_fighter
 from service.rules.state import AirMission, State
 
 RULE: Final = "11.18.1"
@@ -249,3 +251,90 @@ def window_hexes(m: AirMission, window: str) -> list[str]:
     if window == "air.intercept":
         return target_hexes(m)
     return list(m.targets)
+
+
+class ReachShown(TypedDict):
+    """A fighter that could fly to the hex: whose, from where, how far of its range."""
+
+    unit: str
+    side: str
+    at: str
+    distance: int
+    range: int
+
+
+class AaShown(TypedDict):
+    unit: str
+    factor: int
+
+
+class OppositionShown(TypedDict):
+    """Who could meet an ATR over `hex` (11.18.1 steps 1-6): the enemy fighters that
+    reach it and the AA that fires there; `opposed`: the ATR must fly its mission
+    (`air.begin`) rather than arrive at once."""
+
+    hex: str
+    opposed: bool
+    fighters: list[ReachShown]
+    aa: list[AaShown]
+
+
+def opposition_shown(state: State, side: str, hex_id: str) -> OppositionShown:
+    opp = opposition(state, side, hex_id)
+    return {"hex": hex_id, "opposed": bool(opp),
+            "fighters": [{"unit": r.unit, "side": r.side, "at": r.at, "distance": r.distance,
+                          "range": r.range} for r in opp.fighters],
+            "aa": [{"unit": u, "factor": n} for u, n in opp.aa]}
+
+
+class MissionShown(TypedDict):
+    """A mission an ATR could fly now: the hex, the face-down units there, and who
+    could meet it."""
+
+    hex: str
+    units: list[str]
+    opposition: OppositionShown
+
+
+class AirChoices(TypedDict):
+    """An air unit's part in ATR missions now (11.18.1): its range and air-to-air factor;
+    for an ATR, the missions it could fly; for a fighter, whether it may fly in the
+    window its side is awaited in, and where (or why not)."""
+
+    range: int | None
+    air_to_air: int
+    interception: bool
+    missions: list[MissionShown]
+    window: str | None
+    hexes: list[str]
+    why: str | None
+
+
+def air_choices(state: State, uid: str) -> AirChoices:
+    """What air unit `uid` may do in ATR missions now."""
+    sc = state.setup.scenario
+    spec = sc.unit(uid)
+    unit = state.units[uid]
+    side = sc.side_of_power(unit.power)
+    out: AirChoices = {"range": air_range(spec), "air_to_air": air_to_air(spec),
+                       "interception": interception_on(state), "missions": [],
+                       "window": None, "hexes": [], "why": None}
+    if spec.type == ATR and uid in atrs(state, side):
+        out["missions"] = [{"hex": h, "units": units,
+                            "opposition": opposition_shown(state, side, h)}
+                           for h, units in sorted(atr_targets(state, uid).items())]
+    m = state.air
+    if not is_fighter(spec):
+        return out
+    if m is None or m.window in ("", "air.choice") or side not in m.sides \
+            or side in m.answered:
+        out["why"] = "no window of an ATR mission awaits its side now"
+        return out
+    out["window"] = m.window
+    found = reach(state, side, window_hexes(m, m.window)).get(uid)
+    if found:
+        out["hexes"] = found
+    else:
+        out["why"] = "it cannot fly in this window: face down, in the air already, " \
+                     "without a range, or no hex of the window is within its range"
+    return out
