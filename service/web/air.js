@@ -7,6 +7,7 @@
 // blue hexes sends it there. Every side sees the mission in progress and its results.
 
 import { fill, h, words } from "./dom.js";
+import { sentence } from "./log.js";
 
 export const AIR_WINDOWS = ["air.patrol", "air.flight", "air.intercept", "air.counter", "air.choice"];
 const ASKS = {
@@ -22,6 +23,8 @@ const NONE = { "air.patrol": "No patrol", "air.intercept": "No interception",
   "air.counter": "No interception", "air.flight": "Fly nothing" };
 const ROLES = { patrol: "on patrol", atr: "ATR", escort: "escort", intercept: "intercepting",
   counter: "intercepting" };
+
+const whose = (side) => `${words(side)}${side.endsWith("s") ? "'" : "'s"}`;
 
 /** My side's awaiting entry in a window of an ATR mission, or undefined. */
 export const airEntry = (ctx) => ctx.mine.find((a) => AIR_WINDOWS.includes(a.step));
@@ -228,8 +231,9 @@ function content(ctx) {
     return out;
   }
   if (m) {
-    const waiting = m.window ? `waiting for ${m.sides.filter((x) => !m.answered.includes(x)).join(", ")} (${m.window})` : "";
-    out.push(h("p.air-status", {}, h("strong", {}, `${words(m.side)}'s air reorganization`),
+    const waiting = m.window ? `waiting for ${m.sides.filter((x) => !m.answered.includes(x)).join(", ")} `
+      + `(${words(m.window)})` : "";
+    out.push(h("p.air-status", {}, h("strong", {}, `${whose(m.side)} air reorganization`),
       waiting ? ` · ${waiting}` : ""));
   }
   if (entry) {
@@ -237,7 +241,9 @@ function content(ctx) {
   }
   if (m) out.push(sortiesView(ctx, m.sorties));
   const done = results(ctx);
-  if (done.length) out.push(h("ul.air-results", {}, done.map((e) => h("li", { dataset: { kind: e.kind } }, e.text))));
+  if (done.length) {
+    out.push(h("ul.air-results", {}, done.map((e) => h("li", { dataset: { kind: e.kind } }, sentence(e, {})))));
+  }
   if (!entry) return out;
   out.push(h("p.hint", {}, entry.deadline
     ? `Answer by ${new Date(entry.deadline).toLocaleString()}; then the default is taken.`
@@ -254,7 +260,12 @@ function content(ctx) {
       h("button.primary", { type: "button", name: "air-send", onclick: () => ctx.send(entry.orders[0], body(entry)) },
         SEND[entry.step]),
       h("button", { type: "button", name: "air-none", onclick: () => ctx.send(entry.orders[0], entry.air.default) },
-        NONE[entry.step])));
+        NONE[entry.step]),
+      // A standing combat air patrol (docs/api.md "ATR missions"): it answers this window
+      // at once and every later one, over each mission's potential targets.
+      entry.step === "air.patrol" ? h("button", { type: "button", name: "air-patrol-standing",
+        onclick: () => ctx.send("standing", { step: "air.patrol", patrols: body(entry).patrols }) },
+      "Patrol so every time") : null));
   return out;
 }
 
@@ -265,7 +276,7 @@ export const airForm = {
   wide: true,
   applies: (ctx) => Boolean(airEntry(ctx) || mission(ctx) || mayBegin(ctx)),
   key: (ctx) => JSON.stringify([windowKey(ctx), ctx.state.air?.window, ctx.state.air?.sorties.length,
-    ctx.state.game.version]),
+    ctx.state.game.version, results(ctx).length]),
   render(ctx) {
     const node = h("div.air-mission");
     shown = { node, ctx };

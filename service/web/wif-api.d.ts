@@ -782,6 +782,13 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** AaShown */
+        AaShown: {
+            /** Unit */
+            unit: string;
+            /** Factor */
+            factor: number;
+        };
         /**
          * Accepted
          * @description `POST /orders` 201 (200 with `Idempotent-Replayed: true` for a resent order).
@@ -826,7 +833,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "initiative.reroll" | "initiative.choose" | "declare" | "done" | "production" | "roll" | "mode" | "release" | "report" | "reorg" | "consent" | "standing" | "steps" | "combat.choose";
+            kind: "initiative.reroll" | "initiative.choose" | "declare" | "done" | "production" | "roll" | "mode" | "release" | "report" | "reorg" | "consent" | "standing" | "steps" | "combat.choose" | "air.begin" | "air.patrol" | "air.fly" | "air.intercept" | "air.choose";
             /** Body */
             body?: {
                 [key: string]: unknown;
@@ -885,7 +892,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -939,7 +946,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -991,7 +998,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1048,7 +1055,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1100,7 +1107,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1152,7 +1159,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1205,7 +1212,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1257,7 +1264,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1311,7 +1318,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1363,7 +1370,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1418,7 +1425,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1470,7 +1477,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1585,13 +1592,455 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             kind: "admin.weather";
             body: components["schemas"]["WeatherBody"];
+        };
+        /**
+         * AirBeginBody
+         * @description `air.begin`: the reorganizing side flies air reorganization this step; the
+         *     enemies' combat air patrol comes first (11.18.1 step 1).
+         */
+        AirBeginBody: Record<string, never>;
+        /**
+         * AirBeginOrder
+         * @description A signed order of kind `air.begin`: `air.begin`: the reorganizing side flies air reorganization this step; the
+         *     enemies' combat air patrol comes first (11.18.1 step 1).
+         * @example {
+         *       "body": {},
+         *       "game": "<game id>",
+         *       "impulse": 1,
+         *       "kind": "air.begin",
+         *       "player": "<player id>",
+         *       "prev": "<hash of the newest event seen>",
+         *       "seq": 1,
+         *       "step": "reorganization",
+         *       "turn": 1
+         *     }
+         */
+        AirBeginOrder: {
+            /** Game */
+            game: string;
+            /**
+             * Player
+             * @description the signer: a player's id, or "gm"
+             */
+            player: string;
+            /**
+             * Seq
+             * @description unique per signer (a nonce): a resent order with the same seq and bytes gets its first answer again
+             */
+            seq: number;
+            /**
+             * Prev
+             * @description the hash of the newest event the signer saw (the game's `head`): an order over a history the server did not show is refused, and `verify` checks every one
+             */
+            prev: string;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.begin";
+            body: components["schemas"]["AirBeginBody"];
+        };
+        /**
+         * AirChoices
+         * @description An air unit's part in ATR missions now (11.18.1): its range and air-to-air factor;
+         *     for an ATR, the missions it could fly; for a fighter, whether it may fly in the
+         *     window its side is awaited in, and where (or why not).
+         */
+        AirChoices: {
+            /** Range */
+            range: number | null;
+            /** Air To Air */
+            air_to_air: number;
+            /** Interception */
+            interception: boolean;
+            /** Missions */
+            missions: components["schemas"]["MissionShown"][];
+            /** Window */
+            window: string | null;
+            /** Hexes */
+            hexes: string[];
+            /** Why */
+            why: string | null;
+        };
+        /**
+         * AirChooseBody
+         * @description `air.choose`: which of the side's aircraft in the air-to-air combat over `hex` are
+         *     lost and which aborted, as the result asks (11.18.1 step 5).
+         */
+        AirChooseBody: {
+            /** Hex */
+            hex: string;
+            /** Lost */
+            lost: string[];
+            /** Aborted */
+            aborted: string[];
+        };
+        /**
+         * AirChooseOrder
+         * @description A signed order of kind `air.choose`: `air.choose`: which of the side's aircraft in the air-to-air combat over `hex` are
+         *     lost and which aborted, as the result asks (11.18.1 step 5).
+         * @example {
+         *       "body": {
+         *         "aborted": [],
+         *         "hex": "0605",
+         *         "lost": [
+         *           "ger-ftr-1"
+         *         ]
+         *       },
+         *       "game": "<game id>",
+         *       "impulse": 1,
+         *       "kind": "air.choose",
+         *       "player": "<player id>",
+         *       "prev": "<hash of the newest event seen>",
+         *       "seq": 1,
+         *       "step": "air.choice",
+         *       "turn": 1
+         *     }
+         */
+        AirChooseOrder: {
+            /** Game */
+            game: string;
+            /**
+             * Player
+             * @description the signer: a player's id, or "gm"
+             */
+            player: string;
+            /**
+             * Seq
+             * @description unique per signer (a nonce): a resent order with the same seq and bytes gets its first answer again
+             */
+            seq: number;
+            /**
+             * Prev
+             * @description the hash of the newest event the signer saw (the game's `head`): an order over a history the server did not show is refused, and `verify` checks every one
+             */
+            prev: string;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.choose";
+            body: components["schemas"]["AirChooseBody"];
+        };
+        /**
+         * AirFlyBody
+         * @description `air.fly`: every ATR selected, with its target, and the escorting fighters, each to
+         *     a target hex (11.18.1 step 2); `power` pays for the reorganization. No flights: the
+         *     side flies nothing.
+         */
+        AirFlyBody: {
+            /** Power */
+            power: string;
+            /** Flights */
+            flights: components["schemas"]["Flight"][];
+            /** Escorts */
+            escorts?: components["schemas"]["Placement"][];
+        };
+        /**
+         * AirFlyOrder
+         * @description A signed order of kind `air.fly`: `air.fly`: every ATR selected, with its target, and the escorting fighters, each to
+         *     a target hex (11.18.1 step 2); `power` pays for the reorganization. No flights: the
+         *     side flies nothing.
+         * @example {
+         *       "body": {
+         *         "escorts": [
+         *           {
+         *             "hex": "0605",
+         *             "unit": "ger-ftr-1"
+         *           }
+         *         ],
+         *         "flights": [
+         *           {
+         *             "atr": "ger-atr-1",
+         *             "hex": "0605",
+         *             "units": [
+         *               "ger-mot-1"
+         *             ]
+         *           }
+         *         ],
+         *         "power": "germany"
+         *       },
+         *       "game": "<game id>",
+         *       "impulse": 1,
+         *       "kind": "air.fly",
+         *       "player": "<player id>",
+         *       "prev": "<hash of the newest event seen>",
+         *       "seq": 1,
+         *       "step": "air.flight",
+         *       "turn": 1
+         *     }
+         */
+        AirFlyOrder: {
+            /** Game */
+            game: string;
+            /**
+             * Player
+             * @description the signer: a player's id, or "gm"
+             */
+            player: string;
+            /**
+             * Seq
+             * @description unique per signer (a nonce): a resent order with the same seq and bytes gets its first answer again
+             */
+            seq: number;
+            /**
+             * Prev
+             * @description the hash of the newest event the signer saw (the game's `head`): an order over a history the server did not show is refused, and `verify` checks every one
+             */
+            prev: string;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.fly";
+            body: components["schemas"]["AirFlyBody"];
+        };
+        /**
+         * AirInterceptBody
+         * @description `air.intercept`: the fighters flown to intercept, each to a target hex (11.18.1
+         *     step 3 for the enemies, step 4 for the flying side); empty: none.
+         */
+        AirInterceptBody: {
+            /** Interceptors */
+            interceptors: components["schemas"]["Placement"][];
+        };
+        /**
+         * AirInterceptOrder
+         * @description A signed order of kind `air.intercept`: `air.intercept`: the fighters flown to intercept, each to a target hex (11.18.1
+         *     step 3 for the enemies, step 4 for the flying side); empty: none.
+         * @example {
+         *       "body": {
+         *         "interceptors": [
+         *           {
+         *             "hex": "0605",
+         *             "unit": "usa-ftr-1"
+         *           }
+         *         ]
+         *       },
+         *       "game": "<game id>",
+         *       "impulse": 1,
+         *       "kind": "air.intercept",
+         *       "player": "<player id>",
+         *       "prev": "<hash of the newest event seen>",
+         *       "seq": 1,
+         *       "step": "air.intercept",
+         *       "turn": 1
+         *     }
+         */
+        AirInterceptOrder: {
+            /** Game */
+            game: string;
+            /**
+             * Player
+             * @description the signer: a player's id, or "gm"
+             */
+            player: string;
+            /**
+             * Seq
+             * @description unique per signer (a nonce): a resent order with the same seq and bytes gets its first answer again
+             */
+            seq: number;
+            /**
+             * Prev
+             * @description the hash of the newest event the signer saw (the game's `head`): an order over a history the server did not show is refused, and `verify` checks every one
+             */
+            prev: string;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.intercept";
+            body: components["schemas"]["AirInterceptBody"];
+        };
+        /**
+         * AirPatrolBody
+         * @description `air.patrol`: the fighters flown on combat air patrol, each to a potential target
+         *     hex (11.18.1 step 1); empty: no patrol.
+         */
+        AirPatrolBody: {
+            /** Patrols */
+            patrols: components["schemas"]["Placement"][];
+        };
+        /**
+         * AirPatrolOrder
+         * @description A signed order of kind `air.patrol`: `air.patrol`: the fighters flown on combat air patrol, each to a potential target
+         *     hex (11.18.1 step 1); empty: no patrol.
+         * @example {
+         *       "body": {
+         *         "patrols": [
+         *           {
+         *             "hex": "0605",
+         *             "unit": "cw-ftr-1"
+         *           }
+         *         ]
+         *       },
+         *       "game": "<game id>",
+         *       "impulse": 1,
+         *       "kind": "air.patrol",
+         *       "player": "<player id>",
+         *       "prev": "<hash of the newest event seen>",
+         *       "seq": 1,
+         *       "step": "air.patrol",
+         *       "turn": 1
+         *     }
+         */
+        AirPatrolOrder: {
+            /** Game */
+            game: string;
+            /**
+             * Player
+             * @description the signer: a player's id, or "gm"
+             */
+            player: string;
+            /**
+             * Seq
+             * @description unique per signer (a nonce): a resent order with the same seq and bytes gets its first answer again
+             */
+            seq: number;
+            /**
+             * Prev
+             * @description the hash of the newest event the signer saw (the game's `head`): an order over a history the server did not show is refused, and `verify` checks every one
+             */
+            prev: string;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.patrol";
+            body: components["schemas"]["AirPatrolBody"];
+        };
+        /**
+         * AirQuestionShown
+         * @description What an air-to-air result asks a side: how many of `units` are lost and how many
+         *     aborted, and the default answer (the lost first).
+         */
+        AirQuestionShown: {
+            /** Hex */
+            hex: string;
+            /** Against */
+            against: string;
+            /** Lost */
+            lost: number;
+            /** Aborted */
+            aborted: number;
+            /** Units */
+            units: string[];
+            /** Default */
+            default: string[];
+            /** Text */
+            text: string;
+        };
+        /**
+         * AirView
+         * @description An air reorganization mission in progress (11.18.1; docs/api.md "ATR missions"):
+         *     whose, the window open ("" while the referee resolves) and the sides it awaits, the
+         *     potential target hexes, the flight's reorganization (unit, ATR) paid by `power`,
+         *     every aircraft in the air and the air-to-air combats fought. Every side sees it.
+         */
+        AirView: {
+            /** Side */
+            side: string;
+            /** Window */
+            window: string;
+            /** Sides */
+            sides: string[];
+            /** Answered */
+            answered: string[];
+            /** Targets */
+            targets: string[];
+            /** Power */
+            power: string | null;
+            /** Items */
+            items: string[][];
+            /** Sorties */
+            sorties: components["schemas"]["SortieShown"][];
+            /** Fought */
+            fought: string[];
+        };
+        /**
+         * AirWindowShown
+         * @description A window of an air reorganization mission (docs/api.md "ATR missions"): which
+         *     (`window`, its `rule`), whose mission (`side`), where its fighters may fly
+         *     (`hexes`), the awaited side's fighters that may fly and the hexes each reaches, the
+         *     ATRs the flight may take (`air.flight`), the aircraft in the air so far, the answer
+         *     given by default, and the question of an air-to-air result (`air.choice`).
+         */
+        AirWindowShown: {
+            /** Window */
+            window: string;
+            /** Rule */
+            rule: string;
+            /** Side */
+            side: string;
+            /** Hexes */
+            hexes: string[];
+            /** Fighters */
+            fighters: {
+                [key: string]: string[];
+            };
+            /** Atrs */
+            atrs: {
+                [key: string]: components["schemas"]["AtrChoice"];
+            };
+            /** Sorties */
+            sorties: components["schemas"]["SortieShown"][];
+            /** Default */
+            default: {
+                [key: string]: unknown;
+            };
+            question?: components["schemas"]["AirQuestionShown"];
         };
         /**
          * Allowance
@@ -1609,6 +2058,24 @@ export interface components {
             rule: string;
             /** Move Class */
             move_class: string;
+        };
+        /**
+         * AtrChoice
+         * @description An ATR the flight may take (11.18.1): its base and range, the hexes it reaches
+         *     with the face-down units there, and whether it is large (Option 36: 2 units within
+         *     half its range).
+         */
+        AtrChoice: {
+            /** Base */
+            base: string | null;
+            /** Range */
+            range: number;
+            /** Large */
+            large: boolean;
+            /** Hexes */
+            hexes: {
+                [key: string]: string[];
+            };
         };
         /**
          * AttackBy
@@ -1658,7 +2125,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /** Deadline */
             deadline: string | null;
             /** Orders */
@@ -1670,6 +2137,7 @@ export interface components {
             /** Options */
             options?: string;
             combat?: components["schemas"]["ChoiceShown"];
+            air?: components["schemas"]["AirWindowShown"];
         };
         /** CapacityShown */
         CapacityShown: {
@@ -1926,7 +2394,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2045,7 +2513,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2079,7 +2547,8 @@ export interface components {
          *         "script": {
          *           "combat": [
          *             4,
-         *             4
+         *             4,
+         *             5
          *           ],
          *           "initiative": [
          *             10,
@@ -2249,7 +2718,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2359,7 +2828,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2470,7 +2939,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "game.created" | "seat.taken" | "game.started" | "game.paused" | "game.resumed" | "game.ended" | "deadlines.set" | "deadline.passed" | "default.forced" | "side.dropped_out" | "side.returned" | "side.restored" | "state.edited" | "player.key_replaced" | "seat.reopened" | "seat.substituted" | "gm.played" | "rollback.proposed" | "rollback.consented" | "rollback.refused" | "rollback.withdrawn" | "game.rolled_back" | "game.imported" | "dice.committed" | "dice.rolled" | "dice.revealed" | "dice.recommitted" | "turn.began" | "initiative.rolled" | "initiative.reroll_answered" | "initiative.reroll_closed" | "initiative.ranked" | "initiative.chosen" | "turn.order_set" | "round.began" | "weather.set" | "weather.table_set" | "impulse.began" | "step.began" | "step.skipped" | "side.skipped" | "power.declared" | "side.done" | "impulse.cleaned_up" | "rps.granted" | "turn_end.rolled" | "impulse.ended" | "turn.ended" | "initiative.shifted" | "production.submitted" | "production.applied" | "unit.reorganized" | "port.repaired" | "rps.lapsed" | "unit.mode_changed" | "reserves.released" | "report.filed" | "unit.moved" | "unit.worked" | "combat.reported" | "combat.result_ignored" | "hex.disorganized" | "reserve.removed" | "units.retreated" | "units.advanced" | "unit.step_lost" | "unit.eliminated" | "units.exploit_awarded" | "units.turned_face_down" | "units.shattered" | "unit.flew_mission" | "combat.rolled" | "combat.closed" | "combat.resolved" | "combat.asked" | "combat.answered" | "combat.no_retreat" | "standing.armed" | "standing.answered" | "standing.disarmed";
+            kind: "game.created" | "seat.taken" | "game.started" | "game.paused" | "game.resumed" | "game.ended" | "deadlines.set" | "deadline.passed" | "default.forced" | "side.dropped_out" | "side.returned" | "side.restored" | "state.edited" | "player.key_replaced" | "seat.reopened" | "seat.substituted" | "gm.played" | "rollback.proposed" | "rollback.consented" | "rollback.refused" | "rollback.withdrawn" | "game.rolled_back" | "game.imported" | "dice.committed" | "dice.rolled" | "dice.revealed" | "dice.recommitted" | "turn.began" | "initiative.rolled" | "initiative.reroll_answered" | "initiative.reroll_closed" | "initiative.ranked" | "initiative.chosen" | "turn.order_set" | "round.began" | "weather.set" | "weather.table_set" | "impulse.began" | "step.began" | "step.skipped" | "side.skipped" | "power.declared" | "side.done" | "impulse.cleaned_up" | "rps.granted" | "turn_end.rolled" | "impulse.ended" | "turn.ended" | "initiative.shifted" | "production.submitted" | "production.applied" | "unit.reorganized" | "port.repaired" | "rps.lapsed" | "unit.mode_changed" | "reserves.released" | "report.filed" | "unit.moved" | "unit.worked" | "combat.reported" | "combat.result_ignored" | "hex.disorganized" | "reserve.removed" | "units.retreated" | "units.advanced" | "unit.step_lost" | "unit.eliminated" | "units.exploit_awarded" | "units.turned_face_down" | "units.shattered" | "unit.flew_mission" | "combat.rolled" | "combat.closed" | "combat.resolved" | "combat.asked" | "combat.answered" | "combat.no_retreat" | "standing.armed" | "standing.answered" | "standing.disarmed" | "air.mission_began" | "air.window_opened" | "air.window_skipped" | "air.patrolled" | "air.flown" | "air.intercepted" | "air.combat_resolved" | "air.asked" | "air.answered" | "air.losses_taken" | "air.aa_fired" | "air.mission_ended";
             /** Actor */
             actor: string;
             /** Text */
@@ -2595,6 +3064,19 @@ export interface components {
              * @enum {string}
              */
             mode: "fair";
+        };
+        /**
+         * Flight
+         * @description An ATR flown to `hex` to reorganize `units` there (1, or 2 for a large ATR within
+         *     half its range: Option 36).
+         */
+        Flight: {
+            /** Atr */
+            atr: string;
+            /** Hex */
+            hex: string;
+            /** Units */
+            units: string[];
         };
         /** GameList */
         GameList: {
@@ -2861,7 +3343,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2913,7 +3395,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3179,6 +3661,18 @@ export interface components {
             result?: ("shattered" | "eliminated") | null;
         };
         /**
+         * MissionShown
+         * @description A mission an ATR could fly now: the hex, the face-down units there, and who
+         *     could meet it.
+         */
+        MissionShown: {
+            /** Hex */
+            hex: string;
+            /** Units */
+            units: string[];
+            opposition: components["schemas"]["OppositionShown"];
+        };
+        /**
          * ModeBody
          * @description `mode`: mode changes of the phasing side's units in the action step.
          */
@@ -3284,7 +3778,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3383,6 +3877,22 @@ export interface components {
             text: string;
         };
         /**
+         * OppositionShown
+         * @description Who could meet an ATR over `hex` (11.18.1 steps 1-6): the enemy fighters that
+         *     reach it and the AA that fires there; `opposed`: the ATR must fly its mission
+         *     (`air.begin`) rather than arrive at once.
+         */
+        OppositionShown: {
+            /** Hex */
+            hex: string;
+            /** Opposed */
+            opposed: boolean;
+            /** Fighters */
+            fighters: components["schemas"]["ReachShown"][];
+            /** Aa */
+            aa: components["schemas"]["AaShown"][];
+        };
+        /**
          * OptionShown
          * @description A method for the unit: when `legal`, the `item` to send in a `reorg` order and
          *     what it costs; when not, why (`reason`, `rule`, the item `field` at fault).
@@ -3418,6 +3928,7 @@ export interface components {
             field?: string | null;
             /** Code */
             code?: string | null;
+            interception?: components["schemas"]["OppositionShown"];
         };
         /**
          * Outcome
@@ -3472,6 +3983,16 @@ export interface components {
             why: components["schemas"]["Why"] | null;
         };
         /**
+         * Placement
+         * @description A fighter and the hex it flies to.
+         */
+        Placement: {
+            /** Unit */
+            unit: string;
+            /** Hex */
+            hex: string;
+        };
+        /**
          * PlayerSettings
          * @description `GET|PUT /players/me/settings`.
          */
@@ -3522,7 +4043,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
         };
         /**
          * PowerEdit
@@ -3648,7 +4169,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3727,6 +4248,22 @@ export interface components {
             to: string;
             /** Timezone */
             timezone: string;
+        };
+        /**
+         * ReachShown
+         * @description A fighter that could fly to the hex: whose, from where, how far of its range.
+         */
+        ReachShown: {
+            /** Unit */
+            unit: string;
+            /** Side */
+            side: string;
+            /** At */
+            at: string;
+            /** Distance */
+            distance: number;
+            /** Range */
+            range: number;
         };
         /**
          * ReasonBody
@@ -3857,7 +4394,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3960,7 +4497,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4106,7 +4643,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4186,7 +4723,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4400,7 +4937,7 @@ export interface components {
          */
         SignedOrder: {
             /** Order */
-            order: components["schemas"]["InitiativeRerollOrder"] | components["schemas"]["InitiativeChooseOrder"] | components["schemas"]["DeclareOrder"] | components["schemas"]["DoneOrder"] | components["schemas"]["ProductionOrder"] | components["schemas"]["RollOrder"] | components["schemas"]["ModeOrder"] | components["schemas"]["ReleaseOrder"] | components["schemas"]["ReportOrder"] | components["schemas"]["ReorgOrder"] | components["schemas"]["ConsentOrder"] | components["schemas"]["StandingOrder"] | components["schemas"]["StepsOrder"] | components["schemas"]["CombatChooseOrder"] | components["schemas"]["AdminPauseOrder"] | components["schemas"]["AdminResumeOrder"] | components["schemas"]["AdminEndOrder"] | components["schemas"]["AdminDeadlinesOrder"] | components["schemas"]["AdminForceOrder"] | components["schemas"]["AdminWeatherOrder"] | components["schemas"]["AdminEditOrder"] | components["schemas"]["AdminDropoutOrder"] | components["schemas"]["AdminActOrder"] | components["schemas"]["AdminRollbackOrder"] | components["schemas"]["AdminRollbackWithdrawOrder"] | components["schemas"]["AdminReplaceKeyOrder"] | components["schemas"]["AdminReopenSeatOrder"];
+            order: components["schemas"]["InitiativeRerollOrder"] | components["schemas"]["InitiativeChooseOrder"] | components["schemas"]["DeclareOrder"] | components["schemas"]["DoneOrder"] | components["schemas"]["ProductionOrder"] | components["schemas"]["RollOrder"] | components["schemas"]["ModeOrder"] | components["schemas"]["ReleaseOrder"] | components["schemas"]["ReportOrder"] | components["schemas"]["ReorgOrder"] | components["schemas"]["ConsentOrder"] | components["schemas"]["StandingOrder"] | components["schemas"]["StepsOrder"] | components["schemas"]["CombatChooseOrder"] | components["schemas"]["AirBeginOrder"] | components["schemas"]["AirPatrolOrder"] | components["schemas"]["AirFlyOrder"] | components["schemas"]["AirInterceptOrder"] | components["schemas"]["AirChooseOrder"] | components["schemas"]["AdminPauseOrder"] | components["schemas"]["AdminResumeOrder"] | components["schemas"]["AdminEndOrder"] | components["schemas"]["AdminDeadlinesOrder"] | components["schemas"]["AdminForceOrder"] | components["schemas"]["AdminWeatherOrder"] | components["schemas"]["AdminEditOrder"] | components["schemas"]["AdminDropoutOrder"] | components["schemas"]["AdminActOrder"] | components["schemas"]["AdminRollbackOrder"] | components["schemas"]["AdminRollbackWithdrawOrder"] | components["schemas"]["AdminReplaceKeyOrder"] | components["schemas"]["AdminReopenSeatOrder"];
             /**
              * Signature
              * @description base64url Ed25519 by the signer's key over the RFC 8785 bytes of `order`
@@ -4412,6 +4949,23 @@ export interface components {
             receipt: components["schemas"]["Receipt"];
             /** Signature */
             signature: string;
+        };
+        /**
+         * SortieShown
+         * @description An aircraft in the air: where it flew, why (`patrol`, `atr`, `escort`,
+         *     `intercept`, `counter`), whose, and what became of it ("", `lost`, `aborted`).
+         */
+        SortieShown: {
+            /** Unit */
+            unit: string;
+            /** Hex */
+            hex: string;
+            /** Role */
+            role: string;
+            /** Side */
+            side: string;
+            /** Fate */
+            fate: string;
         };
         /**
          * SourceView
@@ -4506,14 +5060,16 @@ export interface components {
          *     `spend` "cheapest" (the default), the cheapest legal way for every unit still face
          *     down; "none" spends nothing. `answer` is a combat choice's: `combat.losses`
          *     "default", `combat.retreat` "retreat" or "losses", `combat.advance` "advance" or
-         *     "stay" (the first is the default).
+         *     "stay" (the first is the default). `patrols` is a standing combat air patrol's
+         *     (`air.patrol`, 11.18.1 step 1): the fighters it places, each over its hex whenever
+         *     that hex is a potential target of an enemy air reorganization (empty: no patrol).
          */
         StandingBody: {
             /**
              * Step
              * @enum {string}
              */
-            step: "initiative.reroll" | "reaction" | "combat" | "exploitation" | "final_reorganization" | "combat.losses" | "combat.retreat" | "combat.advance";
+            step: "initiative.reroll" | "reaction" | "combat" | "exploitation" | "final_reorganization" | "combat.losses" | "combat.retreat" | "combat.advance" | "air.patrol";
             /** Armed */
             armed?: boolean;
             /** Demand */
@@ -4532,6 +5088,8 @@ export interface components {
              * @enum {string}
              */
             answer?: "default" | "retreat" | "losses" | "advance" | "stay";
+            /** Patrols */
+            patrols?: components["schemas"]["Placement"][];
         };
         /**
          * StandingOrder
@@ -4543,7 +5101,9 @@ export interface components {
          *     `spend` "cheapest" (the default), the cheapest legal way for every unit still face
          *     down; "none" spends nothing. `answer` is a combat choice's: `combat.losses`
          *     "default", `combat.retreat` "retreat" or "losses", `combat.advance` "advance" or
-         *     "stay" (the first is the default).
+         *     "stay" (the first is the default). `patrols` is a standing combat air patrol's
+         *     (`air.patrol`, 11.18.1 step 1): the fighters it places, each over its hex whenever
+         *     that hex is a potential target of an enemy air reorganization (empty: no patrol).
          * @example {
          *       "body": {
          *         "step": "reaction",
@@ -4589,7 +5149,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4601,7 +5161,8 @@ export interface components {
          * StandingShown
          * @description An armed standing order: the side and step it answers, who armed it (player and
          *     seq of its order), its stop conditions and, for the reroll, its answer; for the final
-         *     reorganization, how it spends (`spend`, `plan`).
+         *     reorganization, how it spends (`spend`, `plan`); for the combat air patrol, where it
+         *     places the fighters (`patrols`).
          */
         StandingShown: {
             /** Side */
@@ -4626,6 +5187,10 @@ export interface components {
             }[];
             /** Answer */
             answer?: string;
+            /** Patrols */
+            patrols?: {
+                [key: string]: unknown;
+            }[];
         };
         /** StandingView */
         StandingView: {
@@ -4672,6 +5237,7 @@ export interface components {
             };
             rollback: components["schemas"]["RollbackView"];
             standing: components["schemas"]["StandingView"];
+            air: components["schemas"]["AirView"] | null;
             /** Deadlines */
             deadlines: {
                 [key: string]: number;
@@ -4723,6 +5289,7 @@ export interface components {
             };
             rollback: components["schemas"]["RollbackView"];
             standing: components["schemas"]["StandingView"];
+            air: components["schemas"]["AirView"] | null;
             /** Deadlines */
             deadlines: {
                 [key: string]: number;
@@ -4804,7 +5371,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -5023,7 +5590,8 @@ export interface components {
         };
         /**
          * UnitChoices
-         * @description A unit's choices now (issue 16): `GET .../units/{unit}/options`.
+         * @description A unit's choices now (issue 16): `GET .../units/{unit}/options`; an air unit's
+         *     part in ATR missions (11.18.1) under `air`.
          */
         UnitChoices: {
             /** Class */
@@ -5053,6 +5621,7 @@ export interface components {
             attack: components["schemas"]["AttackChoices"];
             release: components["schemas"]["Permission"];
             exploit: components["schemas"]["ExploitChoice"];
+            air?: components["schemas"]["AirChoices"];
         };
         /**
          * UnitEdit
@@ -5109,6 +5678,7 @@ export interface components {
             attack: components["schemas"]["AttackChoices"];
             release: components["schemas"]["Permission"];
             exploit: components["schemas"]["ExploitChoice"];
+            air?: components["schemas"]["AirChoices"];
             position: components["schemas"]["Position"];
             /** Version */
             version: number;

@@ -105,8 +105,8 @@ def flak(f: Flow, atr: str, hex_id: str, firing: Sequence[tuple[str, int]], acto
     fate = {"eliminated": "it is shot down", "aborted": "it aborts",
             "": "it flies on"}[result]
     text = (f"AA fire on {atr} over {hex_id} (11.18.1 step 6): "
-            f"{', '.join(f'{u} {n}' for u, n in firing)}: {o.words()}; {outcome.words()}: "
-            f"{fate}.")
+            f"{', '.join(f'{u} {n}' for u, n in firing)}: {o.words()}; {outcome.words()} "
+            f"({_meaning(outcome)}): {fate}.")
     data = {"atr": atr, "hex": hex_id, "units": [u for u, _ in firing], "strength": total,
             "result": result, **_shown(outcome)}
     return result, data, text

@@ -127,8 +127,10 @@ def _deal(f: Flow, actor: str) -> bool:
         m = mission(f.state)
         q = question(f.state, f.at)
         if q is not None:
-            f.emit("air.asked", f"{q.text}; by default: {', '.join(q.default[:q.lost]) or '-'}"
-                   f" lost, {', '.join(q.default[q.lost:]) or '-'} aborted ({RULE} step 5).",
+            default = "; ".join(x for x in (
+                f"{', '.join(q.default[:q.lost])} lost" if q.lost else "",
+                f"{', '.join(q.default[q.lost:])} aborted" if q.aborted else "") if x)
+            f.emit("air.asked", f"{q.text}; by default: {default} ({RULE} step 5).",
                    {"window": CHOICE, "question": question_data(q)}, by="server")
             return False
         side, lost, aborted = m.due[0]
@@ -205,7 +207,8 @@ def end(f: Flow, why: str) -> None:
     m = mission(f.state)
     back = sorted({s.unit for s in m.sorties if s.unit in f.state.units
                    and f.state.units[s.unit].face_up})
-    home = (f"{', '.join(back)} return to base and turn face down" if back
+    home = (f"{', '.join(back)} return{'s' if len(back) == 1 else ''} to base and turn"
+            f"{'s' if len(back) == 1 else ''} face down" if back
             else "no aircraft is left to return")
     f.emit("air.mission_ended", f"{m.side}'s air reorganization ends"
            + (f" ({why})" if why else "") + f": {home} ({RULE} step 8).",
