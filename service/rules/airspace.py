@@ -146,15 +146,7 @@ def aa_over(state: State, side: str, hex_id: str) -> list[tuple[str, int]]:
     """The AA units firing over `hex_id` at an ATR of `side` (11.18.1 step 6, RULES-NOTES
     34): face-up units of the sides at war with it, with an AA factor, in the hex or next
     to it; (unit, factor) in id order. None where the scenario has no AA table."""
-    sc = state.setup.scenario
-    if sc.combat.aa is None:
-        return []
-    near = {hex_id, *sc.map.neighbours(hex_id)}
-    enemies = set(enemy_sides(state, side))
-    return [(uid, sc.unit(uid).aa) for uid in sorted(state.units)
-            if sc.unit(uid).aa > 0 and state.units[uid].face_up
-            and state.units[uid].at in near
-            and sc.side_of_power(state.units[uid].power) in enemies]
+    return list(Airspace.of(state).opposition(side, hex_id).aa)
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,18 +174,52 @@ class Opposition:
         return "; ".join(parts)
 
 
-def opposition(state: State, side: str, hex_id: str) -> Opposition:
-    """Who could meet an ATR of `side` over `hex_id` now."""
-    m = state.setup.scenario.map
-    found: list[Reach] = []
-    if interception_on(state):
-        for enemy in enemy_sides(state, side):
-            for uid, base, rng in fighters(state, enemy):
+@dataclass(frozen=True, slots=True, eq=False)
+class Airspace:
+    """Who could meet an ATR in one position, indexed once (a reorganization order or a
+    planner checks many ATR items): by side, the fighters that may fly (unit, base,
+    range) and the face-up AA units (unit, hex, factor)."""
+
+    state: State
+    fighters: dict[str, tuple[tuple[str, str, int], ...]]
+    aa: dict[str, tuple[tuple[str, str, int], ...]]
+
+    @classmethod
+    def of(cls, state: State) -> Airspace:
+        sc = state.setup.scenario
+        on = interception_on(state)
+        fighting: dict[str, list[tuple[str, str, int]]] = {}
+        firing: dict[str, list[tuple[str, str, int]]] = {}
+        if on and sc.combat.air is not None:
+            for side in state.setup.sides:
+                fighting[side] = fighters(state, side)
+        if on and sc.combat.aa is not None:
+            for uid in sorted(state.units):
+                u, spec = state.units[uid], sc.unit(uid)
+                if spec.aa > 0 and u.face_up and sc.map.is_hex(u.at):
+                    firing.setdefault(sc.side_of_power(u.power), []).append((uid, u.at, spec.aa))
+        return cls(state, {k: tuple(v) for k, v in fighting.items()},
+                   {k: tuple(v) for k, v in firing.items()})
+
+    def opposition(self, side: str, hex_id: str) -> Opposition:
+        """Who could meet an ATR of `side` over `hex_id`: the enemies' fighters within
+        range, their AA in the hex or next to it."""
+        m = self.state.setup.scenario.map
+        near = {hex_id, *m.neighbours(hex_id)}
+        found: list[Reach] = []
+        aa: list[tuple[str, int]] = []
+        for enemy in enemy_sides(self.state, side):
+            for uid, base, rng in self.fighters.get(enemy, ()):
                 d = m.distance(base, hex_id)
                 if d <= rng:
                     found.append(Reach(uid, enemy, base, d, rng))
-    aa = aa_over(state, side, hex_id) if interception_on(state) else []
-    return Opposition(side, hex_id, tuple(found), tuple(aa))
+            aa += [(uid, n) for uid, at, n in self.aa.get(enemy, ()) if at in near]
+        return Opposition(side, hex_id, tuple(found), tuple(sorted(aa)))
+
+
+def opposition(state: State, side: str, hex_id: str) -> Opposition:
+    """Who could meet an ATR of `side` over `hex_id` now."""
+    return Airspace.of(state).opposition(side, hex_id)
 
 
 def flew_this_step(state: State, side: str) -> bool:
@@ -205,10 +231,12 @@ def flew_this_step(state: State, side: str) -> bool:
     return state.reorg.period == period and state.reorg.used.get(f"air:{side}", 0) > 0
 
 
-def atr_check(state: State, aid: str, target: str, *, flying: bool) -> tuple[str, str | None]:
+def atr_check(state: State, aid: str, target: str, *, flying: bool,
+              airspace: Airspace | None = None) -> tuple[str, str | None]:
     """How an ATR item to `target` stands (11.18.1): (a note for the log, None) when it
     dispenses now, or ("", why not) when it must fly as a mission first. `flying`: the
-    item is checked as its flight takes off (step 2)."""
+    item is checked as its flight takes off (step 2); `airspace`: the position's, if the
+    caller has it."""
     if not interception_on(state):
         return OPTION_OFF, None
     m = state.air
@@ -220,7 +248,7 @@ def atr_check(state: State, aid: str, target: str, *, flying: bool) -> tuple[str
     if flying:
         return "", None
     side = state.setup.scenario.side_of_power(state.units[aid].power)
-    opp = opposition(state, side, target)
+    opp = (airspace or Airspace.of(state)).opposition(side, target)
     if not opp:
         return (f"No enemy fighter can reach {target} and no AA fires there: the mission "
                 "meets nobody (11.18.1 steps 1-6)."), None
@@ -279,8 +307,9 @@ class OppositionShown(TypedDict):
     aa: list[AaShown]
 
 
-def opposition_shown(state: State, side: str, hex_id: str) -> OppositionShown:
-    opp = opposition(state, side, hex_id)
+def opposition_shown(state: State, side: str, hex_id: str,
+                     airspace: Airspace | None = None) -> OppositionShown:
+    opp = (airspace or Airspace.of(state)).opposition(side, hex_id)
     return {"hex": hex_id, "opposed": bool(opp),
             "fighters": [{"unit": r.unit, "side": r.side, "at": r.at, "distance": r.distance,
                           "range": r.range} for r in opp.fighters],
@@ -320,8 +349,9 @@ def air_choices(state: State, uid: str) -> AirChoices:
                        "interception": interception_on(state), "missions": [],
                        "window": None, "hexes": [], "why": None}
     if spec.type == ATR and uid in atrs(state, side):
+        space = Airspace.of(state)
         out["missions"] = [{"hex": h, "units": units,
-                            "opposition": opposition_shown(state, side, h)}
+                            "opposition": opposition_shown(state, side, h, space)}
                            for h, units in sorted(atr_targets(state, uid).items())]
     m = state.air
     if not is_fighter(spec):

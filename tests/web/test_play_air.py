@@ -1,7 +1,8 @@
 """An ATR mission of dno-demo flown through the /play page by both sides (issue 31;
 11.18.1, docs/api.md "ATR missions"): in the Axis's reorganization step the Axis flies
-air reorganization; the Allies (a phone, 390x844) fly no combat air patrol (step 1) and
-the Communists' standing order places none, ahead; the Axis chooses on the map its ATR,
+air reorganization; the Allies (a phone, 390x844) fly usa-ftr-1 (0103, range 5) on combat
+air patrol over 0605, chosen on the map (step 1), and the Communists' standing order
+places none, ahead; the Axis chooses on the map its ATR,
 ger-atr-1 (0803), its target 0507 (ger-inf-2, face down, 6 hexes: its range) and its
 escort ger-ftr-1 (0407) (step 2); the Allies intercept over 0507 with cw-ftr-1 (0404),
 chosen on the map (step 3); the Axis could fly ita-ftr-1 (0709, range 3) against it
@@ -9,7 +10,7 @@ and does not (step 4). Air-to-air (step 5): cw-ftr-1's 3 against ger-ftr-1's 3 a
 0 column of the demo air table, 1d10 = 7: M1, one aircraft of the mission lost: the Axis,
 asked on its page, loses the escort, ger-ftr-1. AA (step 6): cw-hq-montgomery (0506, next
 to 0507, factor 1), 1d10 = 3: no result. The ATR reorganizes ger-inf-2 (step 7) and every
-aircraft that flew is home, face down (step 8).
+aircraft that flew is home, face down, the patrol too (step 8).
 
 Screenshots go to test-artifacts/ (desk 1440x900 and phone 390x844)."""
 
@@ -53,8 +54,11 @@ async def tap_counter(page: Page, hex_id: str, unit: str) -> None:
 
 
 async def fly_to(page: Page, hex_id: str) -> None:
-    """A blue hex of the map: where the aircraft chosen may fly."""
-    await page.locator(f"#map .reach.transport[data-hex='{hex_id}']").click(force=True)
+    """A blue hex of the map: where the aircraft chosen may fly (clicked as the map hears
+    it, wherever the page's notices stand over it)."""
+    blue = page.locator(f"#map .reach.transport[data-hex='{hex_id}']")
+    await expect(blue).to_be_attached()
+    await blue.dispatch_event("click")
 
 
 async def test_the_allies_intercept_an_axis_atr_mission_through_the_page_11_18_1(
@@ -91,6 +95,7 @@ async def test_the_allies_intercept_an_axis_atr_mission_through_the_page_11_18_1
     assert units["ger-inf-2"]["face_up"] is True
     assert units["ger-atr-1"]["face_up"] is False and units["ger-atr-1"]["at"] == "0803"
     assert units["cw-ftr-1"]["face_up"] is False and units["cw-ftr-1"]["at"] == "0404"
+    assert units["usa-ftr-1"]["face_up"] is False and units["usa-ftr-1"]["at"] == "0103"
     assert state["air"] is None
     assert pages.problems.seen == []
 
@@ -109,14 +114,18 @@ async def fly(pages: Pages, axis: Page, allies: Page) -> None:
     card = axis.locator("[data-form=air]")
     await card.locator("[name=air-begin]").click()
 
-    # Step 1: the Allies, on the phone, are asked first; they fly no patrol.
+    # Step 1: the Allies, on the phone, are asked first: usa-ftr-1 patrols over 0605.
     await my_move(allies, "Your move: air patrol")
-    await expect(allies.locator("[data-form=air]")).to_contain_text("11.18.1 step 1")
+    patrol = allies.locator("[data-form=air]")
+    await expect(patrol).to_contain_text("11.18.1 step 1")
     await pages.check(allies, "the combat air patrol window on the phone")
     await nothing_wider_than_the_screen(allies)
-    await allies.locator("[data-form=air]").scroll_into_view_if_needed()
+    await patrol.scroll_into_view_if_needed()
     await shot(allies, "air-phone-allies-patrol")
-    await allies.locator("[data-form=air] [name=air-none]").click()
+    await patrol.locator("[name=air-pick-usa-ftr-1]").click()
+    await fly_to(allies, "0605")
+    await expect(patrol.locator("[name=air-to-usa-ftr-1]")).to_have_value("0605")
+    await patrol.locator("[name=air-send]").click()
 
     # Step 2: the Axis chooses its ATR in the card, its target and escort on the map.
     await my_move(axis, "Your move: air flight")
@@ -165,7 +174,7 @@ async def fly(pages: Pages, axis: Page, allies: Page) -> None:
     await expect(log).to_contain_text("AA fire on ger-atr-1 over 0507 (11.18.1 step 6)")
     await expect(log).to_contain_text("germany reorganizes ger-inf-2 flown in by ATR ger-atr-1")
     await expect(log).to_contain_text(
-        "cw-ftr-1 returns to base and turns face down (11.18.1 step 8)")
+        "cw-ftr-1, usa-ftr-1 return to base and turn face down (11.18.1 step 8)")
     await expect(allies.locator("#log-list")).to_contain_text(
         "germany reorganizes ger-inf-2 flown in by ATR ger-atr-1")
     await shot(axis, "air-desk-axis-after")

@@ -61,7 +61,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, NoReturn
 
 from service.rules import state as st
-from service.rules.airspace import atr_check
+from service.rules.airspace import Airspace, atr_check
 from service.rules.board import (
     FRIENDLY,
     Board,
@@ -178,6 +178,7 @@ class Context:
     chits: Mapping[str, Mapping[str, Any]]
     want_paths: bool = True
     flying: bool = False
+    airspace: Airspace | None = None
 
     @classmethod
     def of(cls, state: State, board: Board | None = None, *, want_paths: bool = True,
@@ -198,6 +199,7 @@ class Context:
             chits=chits,
             want_paths=want_paths,
             flying=flying,
+            airspace=Airspace.of(state),
         )
 
     def moved_on(self, state: State, *, board_changed: bool) -> Context:
@@ -493,7 +495,8 @@ def _atr(it: _Item) -> Claim:
     use = it.use(f"atr:{aid}", 2 if large else 1, "atr",
                  f"ATR {aid} already reorganized {used} unit{'' if used == 1 else 's'} this "
                  f"impulse ({why})")
-    note, problem = atr_check(it.ctx.state, aid, target, flying=it.ctx.flying)
+    note, problem = atr_check(it.ctx.state, aid, target, flying=it.ctx.flying,
+                              airspace=it.ctx.airspace)
     if problem is not None:
         it.refuse("atr", problem, code="reorg/atr_opposed")
     if note:

@@ -413,7 +413,7 @@ class Planner:
         if method == "atr":  # who could meet the ATR (11.18.1 steps 1-6)
             unit = s.units[item["unit"]]
             option = replace(option, interception=opposition_shown(
-                s, s.setup.scenario.side_of_power(unit.power), unit.at))
+                s, s.setup.scenario.side_of_power(unit.power), unit.at, self.ctx.airspace))
         return option
 
 
