@@ -58,8 +58,8 @@ CATALOGUE: tuple[Rule, ...] = (
     Rule("11.18.11", "Offensive chits and reorganization", LONG),
     Rule("11.18 short form", "Short form: minor ports 1 unit, primary sources 2 units, "
          "supply units expended, the reorganize-HQs chit", SHORT),
-    Rule("11.18 fuel", "Fuel costs when reorganizing", SHORT,
-         not_modelled="fuel is in no rules text the game follows (RULES-NOTES 30)"),
+    Rule("11.18 fuel", "Fuel costs when reorganizing: the scenario's fuel stocks and costs "
+         "per unit type (RULES-NOTES 30)", SHORT),
     Rule("seed 002 Initiative Track", "Three-sided initiative: dice, boxes, rerolls, ties, "
          "first/last and before/after, marker shifts", DNO),
     Rule("seed 002 Turn End", "The accumulated turn-end track, the threshold and the last "
@@ -111,7 +111,8 @@ BY_ID = {r.id: r for r in CATALOGUE}
 
 _OCS_LIST = re.compile(r"OCS ((?:5\.\d+[a-g]?)(?:(?:, | / |-| and | or )5\.\d+[a-g]?)*)")
 _OCS_NUMBER = re.compile(r"5\.\d+[a-g]?")
-_WIF = re.compile(r"11\.18(?:\.(\d+))?(?![\d]|,? short form)")
+_WIF = re.compile(r"11\.18(?:\.(\d+))?(?![\d]|,? short form| fuel)")
+_FUEL = re.compile(r"11\.18 fuel|11_18_fuel")
 _SHORT = re.compile(r"11\.18,? short form|short form")
 _SEED_002 = re.compile(r"seed 002,? (Initiative Track|Turn End|Effects of Passing|More Sides)")
 
@@ -125,6 +126,8 @@ def citations(text: str) -> set[str]:
         found.add("11.18" if m.group(1) is None else f"11.18.{m.group(1)}")
     if _SHORT.search(text):
         found.add("11.18 short form")
+    if _FUEL.search(text):
+        found.add("11.18 fuel")
     found |= {f"seed 002 {m.group(1)}" for m in _SEED_002.finditer(text)}
     return found
 

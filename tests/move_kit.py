@@ -55,10 +55,14 @@ def drawn_game(art: str, *units: Mapping[str, Any], terrain: Mapping[str, str] |
                hexsides: list[tuple[str, str, str]] | None = None,
                movement: Mapping[str, Any] | None = None, weather: str | None = None,
                options: Mapping[str, Any] | None = None, declare: str = "land",
-               **kwargs: Any) -> Table:
-    """The game of a drawn map (see the module docstring), Germany in its action step."""
+               reserve_markers: int | None = None, **kwargs: Any) -> Table:
+    """The game of a drawn map (see the module docstring), Germany in its action step;
+    `reserve_markers`: the Axis's (OCS 5.4a; the scenario's default otherwise)."""
     doc = scenario_doc(art, **kwargs)
     doc["units"] = [dict(u) for u in units]
+    if reserve_markers is not None:
+        doc["sides"] = [{**x, "reserve_markers": reserve_markers} if x["id"] == "axis" else x
+                        for x in doc["sides"]]
     for h in doc["map"]["hexes"]:
         if terrain and h["id"] in terrain:
             h["terrain"] = terrain[h["id"]]

@@ -1,5 +1,6 @@
 """Request limits: body size (413), JSON nesting depth (422) and per-token request rate
-(429 with Retry-After and RateLimit headers).
+(429 with Retry-After, and the IETF draft's RateLimit-Policy and RateLimit fields on
+every answer under /v1/).
 
 Rates are token buckets shared by every process through PostgreSQL (or, with
 RATE_LIMIT_SHARED=false, kept per process: with N processes behind a balancer a client
@@ -13,6 +14,7 @@ import hashlib
 import json
 import re
 import time
+from fractions import Fraction
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -20,7 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.api.problems import MEDIA_TYPE, Problem, printable
 from service.referee import members
-from service.referee.rates import Budget, LocalBudget
+from service.referee.rates import Budget, LocalBudget, Verdict
 
 
 async def _send_problem(send: Send, problem: Problem, path: str) -> None:
@@ -192,6 +194,29 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
 
+def quota(rate: float) -> tuple[int, int]:
+    """The sustained rate as the draft's whole quota units `q` per window of `w`
+    seconds (50/s: 50 per 1 s; 0.1/s: 1 per 10 s)."""
+    exact = Fraction(rate).limit_denominator(3600)
+    return exact.numerator, exact.denominator
+
+
+def rate_policy(rate: float, burst: int) -> str:
+    """The RateLimit-Policy field (draft-ietf-httpapi-ratelimit-headers): the sustained
+    rate and its window, and the burst the bucket holds (`wif-burst`)."""
+    q, w = quota(rate)
+    return f'"default";q={q};w={w};wif-burst={burst}'
+
+
+def rate_headers(policy: str, verdict: Verdict) -> dict[str, str]:
+    """The RateLimit header fields: the policy, and where the caller stands: `r` the
+    requests it may send now, `t` the seconds until it may send more (refused) or until
+    its bucket is full again."""
+    reset = verdict.reset if verdict.allowed else verdict.retry_after
+    return {"RateLimit-Policy": policy,
+            "RateLimit": f'"default";r={verdict.remaining};t={reset}'}
+
+
 class RateLimit:
     """A token bucket per bearer token this process has seen valid, and one per client
     address for every other request (no token, or a token not known to be valid): a
@@ -199,14 +224,14 @@ class RateLimit:
 
     The buckets are shared by every process through PostgreSQL (`RATE_LIMIT_SHARED`,
     the default: the app's `rate_budget`, service.referee.rates, leased a few tokens at
-    a time) or kept per process. Every answer under /v1/ says where the caller stands:
-    `RateLimit-Limit` (the burst), `RateLimit-Remaining`, `RateLimit-Reset` (seconds
-    until the bucket is full again), and `Retry-After` on a 429."""
+    a time) or kept per process. Every answer under /v1/ says where the caller stands
+    (`rate_headers`), and a 429 when to come back (`Retry-After`)."""
 
     def __init__(self, app: ASGIApp, rate: float, burst: int, max_keys: int = 100_000) -> None:
         self.app = app
         self.rate = rate
         self.burst = burst
+        self.policy = rate_policy(rate, burst) if rate > 0 else ""
         self.local = LocalBudget(rate, burst, max_keys)
 
     def _key(self, scope: Scope) -> str:
@@ -231,9 +256,7 @@ class RateLimit:
             return
         key = self._key(scope)
         verdict = await self._budget(scope).take(key, time.monotonic())
-        headers = {"RateLimit-Limit": str(self.burst),
-                   "RateLimit-Remaining": str(verdict.remaining),
-                   "RateLimit-Reset": str(verdict.reset)}
+        headers = rate_headers(self.policy, verdict)
         if not verdict.allowed:
             retry = str(verdict.retry_after)
             whose = "this token" if key.startswith("t:") else "this address"

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, cast
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from service.referee.games import BUILTIN_SCENARIOS
-from service.rules import ACT_BODIES, ORDER_BODIES, PositionStep
+from service.rules import ACT_BODIES, ORDER_BODIES, PositionStep, steps_of
 
 STRICT = ConfigDict(extra="forbid", strict=True)
 Name = Field(min_length=1, max_length=80)
@@ -210,10 +210,15 @@ def _variant(kind: str, body: type) -> type[BaseModel]:
                "<player id>", "seq": 1, "prev": "<hash of the newest event seen>", "turn": 1,
                "impulse": 1 if impulse is None else impulse, "step": step, "kind": kind,
                "body": ORDER_EXAMPLES[kind]}
+    # The document names the steps the kind answers (what a client sends); the server
+    # takes any step, and answers one the kind does not answer with 409 order/wrong_step,
+    # its receipt, `current` and `awaiting`.
+    step = Field(json_schema_extra={"enum": list(steps_of(kind))}, description=(
+        "the step the signer saw: one this kind answers"))
     model: type[BaseModel] = create_model(
         _variant_name(kind), __base__=OrderFields,
         __doc__=f"A signed order of kind `{kind}`: {body.__doc__ or ''}".strip(),
-        kind=(cast(Any, Literal)[kind], ...), body=(body, ...),
+        kind=(cast(Any, Literal)[kind], ...), body=(body, ...), step=(PositionStep, step),
     )
     model.model_config["json_schema_extra"] = cast(Any, {"examples": [example]})
     model.model_rebuild(force=True)
@@ -248,7 +253,7 @@ class SignedOrder(Strict):
 class WebhookSettings(Strict):
     model_config = ConfigDict(
         extra="forbid", strict=True,
-        json_schema_extra={"examples": [{"url": "https://203.0.113.10/wif-hook",
+        json_schema_extra={"examples": [{"url": "https://example.org/wif-hook",
                                          "every_event": False}]},
     )
     url: str = Field(min_length=8, max_length=2000, pattern=r"^https?://[^\s/?#]+[^\s]*$")
@@ -276,7 +281,7 @@ class ChannelSettings(Strict):
     model_config = ConfigDict(
         extra="forbid", strict=True,
         json_schema_extra={"examples": [{
-            "target": "https://203.0.113.10/api/webhooks/1/abc",
+            "target": "https://discord.com/api/webhooks/1234567890/wif-example",
             "quiet_hours": {"from": "22:00", "to": "07:30", "timezone": "Europe/Paris"},
             "digest_minutes": 0}]})
     target: str = Field(min_length=3, max_length=2000)

@@ -8,13 +8,14 @@ proposal is pending, only the sides whose consent it needs are awaited (step
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any, Final, NotRequired
+from typing import Any, Final, Literal, NotRequired, get_args
 
 from typing_extensions import TypedDict
 
 from service.rules import state as st
 from service.rules.airspace import atr_base, atr_targets, atrs, reach, window_hexes
-from service.rules.state import AirMission, PositionStep, State
+from service.rules.shapes import OrderKind
+from service.rules.state import Action, AirMission, PositionStep, State
 
 CONSENT: Final = "consent"
 CHOICE: Final = "combat.choice"
@@ -27,6 +28,25 @@ class Position(TypedDict):
     turn: int
     impulse: int
     step: PositionStep
+
+
+Place = Literal["first", "last", "before", "after"]
+
+# The values a step's decision may take where they are a fixed set, by body field.
+Choices = TypedDict("Choices", {
+    "demand": NotRequired[list[bool]],  # initiative.reroll
+    "position": NotRequired[list[Place]],  # initiative.choose
+    "actions.*": NotRequired[list[Action]],  # declare: every power's action
+    "agree": NotRequired[list[bool]],  # consent
+    # combat.choose (combat.choice): the units to take the losses, those to advance, or
+    # the retreat's paths
+    "losses.*": NotRequired[list[str]],
+    "advance.*": NotRequired[list[str]],
+    "retreat": NotRequired[list[list[str]]],
+    # air.choose (air.choice): the aircraft lost and those aborted (11.18.1 step 5)
+    "lost.*": NotRequired[list[str]],
+    "aborted.*": NotRequired[list[str]],
+})
 
 
 class ChoiceShown(TypedDict):
@@ -111,8 +131,8 @@ class AwaitingEntry(TypedDict):
     powers: list[str]
     step: PositionStep
     deadline: str | None
-    orders: list[str]
-    choices: NotRequired[dict[str, list[Any]]]
+    orders: list[OrderKind]
+    choices: NotRequired[Choices]
     # Added by the server where the choices depend on the map: the endpoint listing them.
     options: NotRequired[str]
     # At `combat.choice`: the question asked.
@@ -166,25 +186,30 @@ def next_due(state: State) -> str | None:
 # The orders that answer each step, and the fixed choices of the step's decision where
 # it has some (a step whose choices depend on the map has none here: the options
 # endpoints list them).
-_ORDERS: dict[str, tuple[str, ...]] = {
+_ORDERS: dict[PositionStep, tuple[OrderKind, ...]] = {
     st.JOIN: (), CONSENT: (CONSENT,), st.REROLL: ("initiative.reroll",),
     st.CHOOSE: ("initiative.choose",), st.DECLARE: ("declare", "steps"),
     st.ACTION: ("mode", "report", "roll", "done", "steps"),
     st.REACTION: ("release", "report", "roll", "done", "steps"),
     st.COMBAT: ("report", "roll", "done", "steps"),
     st.EXPLOITATION: ("release", "report", "roll", "done", "steps"),
-    st.REORGANIZATION: ("reorg", "done", "steps"),
-    st.FINAL_REORGANIZATION: ("reorg", "done", "steps"),
+    st.REORGANIZATION: ("reorg", "air.begin", "done", "steps"),
+    st.FINAL_REORGANIZATION: ("reorg", "air.begin", "done", "steps"),
     st.PRODUCTION: ("production",), CHOICE: ("combat.choose", "standing"),
     "air.patrol": ("air.patrol", "standing"), "air.flight": ("air.fly",),
     "air.intercept": ("air.intercept",), "air.counter": ("air.intercept",),
     "air.choice": ("air.choose",),
 }
-# The orders of the reorganization steps when ATR missions are flown (11.18.1).
-_AIR_BEGIN: Final = "air.begin"
 
 
-def choices(state: State, step: str) -> dict[str, list[Any]]:
+def steps_of(kind: str) -> tuple[PositionStep, ...]:
+    """The steps an order of `kind` answers: those that list it, and every step for a
+    standing order (armed ahead) and for the GM's acts (taken at any position)."""
+    steps = tuple(step for step, kinds in _ORDERS.items() if kind in kinds)
+    return steps or get_args(PositionStep)
+
+
+def choices(state: State, step: str) -> Choices:
     """The values the step's decision may take, by body field, where they are a fixed
     set: a value outside them is malformed (422), one of them refused by the state of
     the game is a conflict (409)."""
@@ -194,7 +219,8 @@ def choices(state: State, step: str) -> dict[str, list[Any]]:
         return {"demand": [True, False]}
     if step == st.CHOOSE:
         first = all(x is None for x in state.initiative.slots)
-        return {"position": ["first", "last"] if first else ["before", "after"]}
+        places: list[Place] = ["first", "last"] if first else ["before", "after"]
+        return {"position": places}
     if step == st.DECLARE:
         return {"actions.*": list(st.ACTIONS)}
     res = state.modes.resolution
@@ -202,7 +228,9 @@ def choices(state: State, step: str) -> dict[str, list[Any]]:
         q = res.question
         if q.kind == "retreat":
             return {"retreat": [list(p) for p in q.paths]}
-        return {f"{q.kind}.*": list(q.units)}
+        if q.kind == "advance":
+            return {"advance.*": list(q.units)}
+        return {"losses.*": list(q.units)}
     if step == "air.choice" and state.air is not None and state.air.question is not None:
         units = list(state.air.question.units)
         return {"lost.*": units, "aborted.*": units}
@@ -211,11 +239,11 @@ def choices(state: State, step: str) -> dict[str, list[Any]]:
 
 def _entry(state: State, side: str, powers: list[str], step: PositionStep, due: str | None
            ) -> AwaitingEntry:
+    orders = list(_ORDERS.get(step, ()))
+    if "air.begin" in orders and not state.setup.options["reorg"].get("atr_interception"):
+        orders.remove("air.begin")  # ATR missions simply arrive (RULES-NOTES 29)
     entry: AwaitingEntry = {"side": side, "powers": powers, "step": step, "deadline": due,
-                            "orders": list(_ORDERS.get(step, ()))}
-    if step in (st.REORGANIZATION, st.FINAL_REORGANIZATION) \
-            and state.setup.options["reorg"].get("atr_interception", False):
-        entry["orders"].insert(1, _AIR_BEGIN)
+                            "orders": orders}
     fixed = choices(state, step)
     if fixed:
         entry["choices"] = fixed

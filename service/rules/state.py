@@ -258,7 +258,8 @@ class ReorgState:
     11.18; a shattered one thus needs two periods), capacity `used` by key (see
     `service.rules.reorg_methods`: "port:1333", "corps:1227", "hq:cw-hq-monty",
     "rail:cw", ...), and how each provider unit `dispensed` RPs ("hq", "secondary",
-    "primary", "atr:<hex flown to>", "trs", "expended:<hex>").
+    "primary", "atr:<hex flown to>", "trs", "expended:<hex>"); a hex whose supply
+    units made it a source that dispensed (a city, an HQ's hex) is "propped".
     Per turn: `isolated`, the period in which each out-of-communication primary source
     dispensed RPs (11.18.5: once per turn).
     For good: `repaired_ports` (RULES-NOTES 23)."""
@@ -448,6 +449,7 @@ class PowerState:
     declared: str | None = None
     chit: dict[str, Any] | None = None
     production: dict[str, int] | None = None
+    fuel: int | None = None  # the scenario's fuel (RULES-NOTES 30); None: no fuel in it
 
 
 @dataclass(frozen=True, slots=True)
@@ -617,6 +619,7 @@ def initial_state(setup: Setup) -> State:
             bp_spent_last_turn=p.bp_spent_last_turn,
             bp_on_rps=p.bp_on_rps,
             chits=p.chits,
+            fuel=None if sc.fuel is None else sc.fuel.start(p.id),
         )
         for p in sc.powers
     }

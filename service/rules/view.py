@@ -13,12 +13,13 @@ from typing_extensions import TypedDict
 from service.rules import state as st
 from service.rules.awaiting import AwaitingEntry, SortieShown, awaiting
 from service.rules.events import Event
-from service.rules.modes import ModeView, mode_view
+from service.rules.modes import ModeView, ReserveMarkers, mode_view, reserve_markers
 from service.rules.options import WeatherRow, dropout_policy
 from service.rules.reorg import ReorgView, reorg_view
 from service.rules.scenario import CombatRules
 from service.rules.standing import StandingView, standing_view
 from service.rules.state import PowerState, SideControl, State, Step
+from service.rules.turn import Chit
 
 Status = Literal["open", "active", "paused", "finished"]
 # Who reads a view: a player (its side's view), the GM (everything) or a spectator (the
@@ -30,6 +31,24 @@ class PauseView(TypedDict):
     paused_at: str | None
     until: str | None
     max_hours: int | None
+
+
+class Divergence(TypedDict):
+    """A replay of the log that differs from the stored state (`python -m service
+    replay-check`, docs/game-master.md): at event `seq`, after `after_seq` replayed the
+    same; `what` and `path` say where; `stored` and `replayed` are the two values there,
+    any JSON."""
+
+    seq: int
+    after_seq: int
+    what: str
+    path: str
+    stored: Any
+    replayed: Any
+    event_kinds: list[str]
+    logged_rules_versions: list[str]
+    rules_version: str
+    checked_at: str
 
 
 class GameView(TypedDict):
@@ -52,7 +71,7 @@ class GameView(TypedDict):
     name: NotRequired[str]
     version: NotRequired[int]
     gm_signs: NotRequired[bool]
-    divergence: NotRequired[dict[str, Any] | None]
+    divergence: NotRequired[Divergence | None]
 
 
 class TurnView(TypedDict):
@@ -89,7 +108,9 @@ class InitiativeView(TypedDict):
 
 class PowerView(TypedDict):
     """A power: its side, RPs it can still spend in this reorganization step, chits,
-    BP figures, who holds it, its declaration this impulse and its production."""
+    BP figures (bounded by the scenario's `build_points`, or `bp_reported`: taken on the
+    player's word), its fuel (None: the scenario has none, RULES-NOTES 30), who holds
+    it, its declaration this impulse and its production."""
 
     side: str
     neutral: bool
@@ -100,8 +121,11 @@ class PowerView(TypedDict):
     bp_on_rps: int
     holder: str | None
     declared: str | None
-    chit: dict[str, Any] | None
+    chit: Chit | None
     production: dict[str, int] | None
+    fuel: int | None
+    build_points: int | None
+    bp_reported: bool
 
 
 # `class` is a Python keyword, so this part takes the functional syntax.
@@ -139,10 +163,12 @@ class DropoutView(TypedDict):
 
 
 class SideView(TypedDict):
-    """Who plays a side: its seats, and its dropout policy and state."""
+    """Who plays a side: its seats, and its dropout policy and state; its Reserve markers
+    (OCS 5.4a: the scenario's limit, those its stacks in Reserve use, those left)."""
 
     players: list[SeatView]
     dropout: DropoutView
+    reserve_markers: ReserveMarkers
 
 
 class ProposalView(TypedDict):
@@ -318,7 +344,8 @@ def view(state: State, viewer: Viewer, units: UnitViews | None = None) -> StateV
         "turn": _turn_view(state),
         "initiative": _initiative_view(state, viewer),
         "awaiting": awaiting(state),
-        "powers": {p: _power_view(ps) for p, ps in state.powers.items()},
+        "powers": {p: _power_view(ps, state.setup.scenario.power(p).build_points)
+                   for p, ps in state.powers.items()},
         "units": dict((units or unit_views(state)).views),
         "reorg": reorg_view(state, _reorg_side(viewer)),
         "minors": {m.id: m.controller for m in state.setup.scenario.minors},
@@ -367,7 +394,8 @@ def _game_view(state: State) -> GameView:
         else None,
         "not_modeled": [
             *interception_flags(setup.options, setup.scenario.combat),
-            "fuel costs when reorganizing (RULES-NOTES 30)",
+            *(["fuel costs when reorganizing: this scenario gives no fuel (RULES-NOTES 30)"]
+              if setup.scenario.fuel is None else []),
             *reported_flags(setup.scenario.combat),
         ],
         "combat_results": {by: setup.scenario.combat.how(by) for by in COMBAT_KINDS},
@@ -455,7 +483,7 @@ def _initiative_view(state: State, viewer: Viewer) -> InitiativeView:
     }
 
 
-def _power_view(ps: PowerState) -> PowerView:
+def _power_view(ps: PowerState, build_points: int | None) -> PowerView:
     return {
         "side": ps.side,
         "neutral": ps.neutral,
@@ -466,8 +494,11 @@ def _power_view(ps: PowerState) -> PowerView:
         "bp_on_rps": ps.bp_on_rps,
         "holder": ps.holder,
         "declared": ps.declared,
-        "chit": ps.chit,
+        "chit": cast(Chit | None, ps.chit),
         "production": ps.production,
+        "fuel": ps.fuel,
+        "build_points": build_points,
+        "bp_reported": build_points is None,
     }
 
 
@@ -483,6 +514,7 @@ def _sides_view(state: State) -> dict[str, SideView]:
                         for s in state.seats.values() if s.side == side],
             "dropout": {"policy": policy, "missed_deadlines": limit, "missed": control.missed,
                         "dropped_out": control.mode is not None, "mode": control.mode},
+            "reserve_markers": reserve_markers(state, side),
         }
     return out
 

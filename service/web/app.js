@@ -710,7 +710,9 @@ function renderPowers(state) {
     // A declaration is this impulse's only from the phasing side once it has declared.
     h("td", {}, p.side === t.phasing_side && t.step !== "declare" ? p.declared ?? "" : ""),
     h("td", {}, [p.neutral ? "neutral" : null, p.conquered ? "conquered" : null,
-      p.production ? `production ${p.production.bp_spent}/${p.production.bp_on_rps}` : null]
+      p.fuel === null || p.fuel === undefined ? null : `fuel ${p.fuel}`,
+      p.production ? `production ${p.production.bp_spent}/${p.production.bp_on_rps}`
+        + (p.bp_reported ? " (as reported)" : ` (of ${p.build_points} BP)`) : null]
       .filter(Boolean).join(", ")))));
 }
 

@@ -3,7 +3,9 @@
 // same checks the `mode` order goes through), and why a unit has none (in an enemy ZOC,
 // moved, passed, DG...). All the changes are one order, all or nothing; a row the
 // referee refuses (a page that had not heard of another tab's change, say) is marked
-// with why, and stays marked while the choices are read again.
+// with why, and stays marked while the choices are read again. The side's Reserve
+// markers (OCS 5.4a) are counted with the changes chosen, as the referee counts them
+// when the movement ends, and the rows taking a new one say so.
 
 import { fill, h } from "./dom.js";
 
@@ -32,11 +34,20 @@ function enable(control, on) {
 
 const faceUp = (ctx) => ctx.units.filter(([, u]) => u.effective && u.face_up).sort(byPlace);
 
-/** A legal change in words: "Reserve, move side up", "Strat". */
+/** A legal change in words: "Reserve, move side up", "Strat"; one into Reserve that
+ *  takes a new Reserve marker says so (OCS 5.4a). */
 function choiceLabel(unit, choice) {
   const name = MODE_NAMES[choice.mode] || choice.mode;
   if (!CHOSEN_SIDE.includes(choice.mode)) return name;
-  return `${name}${choice.mode === unit.mode ? ": other side up" : ""}, ${choice.orientation} side up`;
+  return `${name}${choice.mode === unit.mode ? ": other side up" : ""}, ${choice.orientation} side up`
+    + (choice.needs_marker ? " (new marker)" : "");
+}
+
+/** The hexes of my side's stacks in Reserve once `chosen` (unit id -> new mode, "" to
+ *  keep) is made: one Reserve marker each (OCS 5.4a). */
+function reserveStacks(ctx, chosen) {
+  return new Set(ctx.units.filter(([id, u]) => (chosen.get(id) || u.mode) === "reserve")
+    .map(([, u]) => u.at));
 }
 
 /** A choice as the select's value: "strat", or "reserve/move" where the side showing is
@@ -60,15 +71,18 @@ class ModePanel {
   constructor(ctx) {
     this.ctx = ctx;
     this.version = null;
+    this.markers = null;
+    this.count = h("p.hint.markers", { "aria-live": "polite" });
     this.rows = faceUp(ctx).map(([id, u]) => this.row(id, u));
     this.node = h("div", {},
       h("p.hint", {}, "Each unit changes mode once, as it begins to move, at no MP cost "
         + "(OCS 5.4); only the changes the referee would accept now are offered (hover a list "
         + "for why the others are not). All the changes are one order: all or nothing."
         + (this.down() ? ` ${this.down()} face-down unit(s) cannot move and are not listed.` : "")),
+      this.count,
       h("div.scroll.short", { tabindex: 0, role: "region", "aria-label": "Units and their modes" },
         h("table.data.compact.mode-table", {},
-          h("thead", {}, h("tr", {}, ["Unit", "At", "Mode now", "A-D-MA", "New mode"]
+          h("thead", {}, h("tr", {}, ["Unit", "At", "Mode now", "A-D-MA", "New mode", "Reserve marker"]
             .map((label) => h("th", { scope: "col" }, label)))),
           h("tbody", {}, this.rows.map((r) => r.row)))),
       h("div.buttons", {}, h("button.primary", { type: "button", name: "change-modes",
@@ -87,10 +101,39 @@ class ModePanel {
     const values = h("td.num", { title: "effective attack-defence-MA in its movement step" });
     const why = h("small.muted.mode-why");
     const refusal = h("small.refusal");
+    const marker = h("small.muted");
     const row = h("tr", { dataset: { unit: id } }, h("th", { scope: "row" }, id, h("small.muted", {}, ` ${u.type}`)),
-      h("td", {}, u.at), now, values, h("td", {}, mode, why, refusal));
-    mode.addEventListener("change", () => row.classList.toggle("changed", Boolean(mode.value)));
-    return { id, mode, now, values, why, refusal, row };
+      h("td", {}, u.at), now, values, h("td", {}, mode, why, refusal), h("td.marker", {}, marker));
+    mode.addEventListener("change", () => {
+      row.classList.toggle("changed", Boolean(mode.value));
+      this.recount();
+    });
+    return { id, mode, now, values, why, refusal, marker, row };
+  }
+
+  /** OCS 5.4a: the side's markers left once the changes chosen are made (the referee
+   *  counts every Reserve stack when the movement ends), and which rows take a new one. */
+  recount() {
+    if (!this.markers) return;
+    const chosen = new Map(this.rows.map((r) => [r.id, r.mode.value.split("/")[0]]));
+    const before = reserveStacks(this.ctx, new Map());
+    const after = reserveStacks(this.ctx, chosen);
+    const unit = (r) => this.ctx.state.units[r.id];
+    const fresh = this.rows.filter((r) => chosen.get(r.id) === "reserve" && unit(r).mode !== "reserve"
+      && !before.has(unit(r).at));
+    for (const r of this.rows) {
+      const shared = fresh.filter((x) => unit(x).at === unit(r).at).length;
+      r.marker.textContent = !fresh.includes(r) ? ""
+        : shared > 1 ? `needs a new marker, shared in ${unit(r).at}` : "needs a new marker";
+    }
+    const { limit } = this.markers;
+    const left = limit - after.size;
+    this.count.textContent = `Reserve markers: ${Math.max(0, left)} of ${limit} left`
+      + (after.size !== before.size ? ` after these changes (${this.markers.left} now)` : "")
+      + (left < 0 ? `: ${-left} short. Before your movement ends, move Reserve units onto a `
+        + "Reserve stack or take units back out of Reserve (OCS 5.4a)." : ". A stack's Reserve "
+        + "units share one marker (OCS 5.4a).");
+    this.count.classList.toggle("why", left < 0);
   }
 
   /** A new version of the game: the units as they are, their choices read again (the
@@ -109,6 +152,8 @@ class ModePanel {
   }
 
   show(found) {
+    this.markers = Object.values(found).find((c) => c.modes?.reserve_markers)?.modes.reserve_markers
+      || this.ctx.state.sides?.[this.ctx.me.side]?.reserve_markers || null;
     for (const r of this.rows) {
       const u = this.ctx.state.units[r.id];
       const modes = found[r.id]?.modes;
@@ -127,7 +172,10 @@ class ModePanel {
       const reasons = [...new Set(refused.map((x) => reason(x)))];
       r.why.textContent = legal.length ? ""
         : modes?.why ? reason(modes.why) : reasons.slice(0, 2).join("; ");
+      const note = legal.find((c) => c.marker_note)?.marker_note;
+      if (note) r.mode.title = [`Reserve: ${note}`, r.mode.title].filter(Boolean).join("; ");
     }
+    this.recount();
   }
 
   body() {

@@ -343,6 +343,12 @@ export class PlayPanel {
         } else {
           lines.push(h("p.why", {}, "Cannot move: ", reason(o.moves.why) || "nowhere to go"));
         }
+        const refused = o.moves.refused || [];
+        if (refused.length && o.moves.may) {
+          // OCS 5.4a: the hexes a Reserve unit reaches but may not end in for want of markers.
+          lines.push(h("p.why", {}, `Not offered: ${refused.map((r) => r.to).join(", ")}: `,
+            reason(refused[0])));
+        }
         for (const [kind, carriers] of Object.entries(o.moves.transport || {})) {
           for (const c of carriers) lines.push(this.transportChooser(kind, c));
         }
@@ -408,7 +414,8 @@ export class PlayPanel {
   moveChooser(o) {
     const select = h("select", { name: "move-to", "aria-label": `Move ${this.selected} to` },
       o.moves.hexes.map((x) => h("option", { value: x.to }, `${x.to} (${x.mp} MP${x.spends !== x.mp ? `, spends ${x.spends}` : ""}`
-        + `${x.path.length > 1 ? `, via ${x.path.slice(0, -1).join(" ")}` : ""})`)));
+        + `${x.path.length > 1 ? `, via ${x.path.slice(0, -1).join(" ")}` : ""}`
+        + `${x.needs_marker ? ", needs a new Reserve marker" : ""})`)));
     return h("div.inline-row", {}, select, h("button", { type: "button", name: "add-move",
       onclick: () => this.onHex(select.value) }, "Add the move"));
   }

@@ -339,6 +339,7 @@ class ReorgPanel {
       const same = chosen && JSON.stringify(chosen.item) === JSON.stringify(o.item);
       const extra = [
         pathText(o.path) && `path ${pathText(o.path)}`,
+        o.fuel ? `${o.fuel} fuel of ${o.power}'s ${this.ctx.state.powers[o.power]?.fuel ?? "?"}` : null,
         ...capacityLines(this.ctx, o.capacity),
         o.flips?.length ? `${o.flips.join(", ")} turn${o.flips.length === 1 ? "s" : ""} face down` : null,
         o.expends ? `${o.expends} is expended` : null,

@@ -779,7 +779,76 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "game.your_move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `game.your_move`: the game newly awaits the player (docs/api.md, "What is sent"). */
+        post: operations["game_your_move"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "game.events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `game.events`: to a player with `every_event`, and always to the GM. */
+        post: operations["game_events"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "game.deadline_reminder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `game.deadline_reminder`: half and nine tenths of the step's deadline have passed, */
+        post: operations["game_deadline_reminder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "game.deadline_notice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `game.deadline_notice`: the same, to the GM, with every entry still awaited. */
+        post: operations["game_deadline_notice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** AaShown */
@@ -890,6 +959,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
@@ -944,6 +1014,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
@@ -996,6 +1067,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
@@ -1053,6 +1125,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
@@ -1105,6 +1178,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
@@ -1157,6 +1231,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
@@ -1210,6 +1285,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
@@ -1262,6 +1338,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
@@ -1316,6 +1393,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
@@ -1368,6 +1446,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
@@ -1423,6 +1502,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
@@ -1475,6 +1555,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
@@ -1590,6 +1671,7 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
             step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
@@ -1646,9 +1728,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            step: "reorganization" | "final_reorganization";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1737,9 +1820,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            step: "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1819,9 +1903,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            step: "air.flight";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1885,9 +1970,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            step: "air.intercept" | "air.counter";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1951,9 +2037,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            step: "air.patrol";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2129,11 +2216,8 @@ export interface components {
             /** Deadline */
             deadline: string | null;
             /** Orders */
-            orders: string[];
-            /** Choices */
-            choices?: {
-                [key: string]: unknown[];
-            };
+            orders: ("initiative.reroll" | "initiative.choose" | "declare" | "done" | "production" | "roll" | "mode" | "release" | "report" | "reorg" | "consent" | "standing" | "steps" | "combat.choose" | "air.begin" | "air.patrol" | "air.fly" | "air.intercept" | "air.choose")[];
+            choices?: components["schemas"]["Choices"];
             /** Options */
             options?: string;
             combat?: components["schemas"]["ChoiceShown"];
@@ -2163,6 +2247,25 @@ export interface components {
             code: string;
             /** Results */
             results: string[];
+        };
+        /**
+         * Chain
+         * @description A seed chain's commitment (docs/dice.md): the `dice.committed` (or, with its
+         *     `reason`, `dice.recommitted`) event at `seq`.
+         */
+        Chain: {
+            /** Seq */
+            seq: number;
+            /** Chain */
+            chain: number;
+            /** From Turn */
+            from_turn: number;
+            /** Anchor */
+            anchor: string;
+            /** Length */
+            length: number;
+            /** Reason */
+            reason?: string;
         };
         /** ChainView */
         ChainView: {
@@ -2216,7 +2319,7 @@ export interface components {
          *         "timezone": "Europe/Paris",
          *         "to": "07:30"
          *       },
-         *       "target": "https://203.0.113.10/api/webhooks/1/abc"
+         *       "target": "https://discord.com/api/webhooks/1234567890/wif-example"
          *     }
          */
         ChannelSettings: {
@@ -2227,7 +2330,7 @@ export interface components {
              * Digest Minutes
              * @default 0
              */
-            digest_minutes: number;
+            digest_minutes?: number;
         };
         /**
          * Channels
@@ -2283,6 +2386,27 @@ export interface components {
             text: string;
             /** Zoc */
             zoc: string[];
+        };
+        /** Choices */
+        Choices: {
+            /** Demand */
+            demand?: boolean[];
+            /** Position */
+            position?: ("first" | "last" | "before" | "after")[];
+            /** Actions.* */
+            "actions.*"?: ("pass" | "land" | "air" | "naval" | "combined")[];
+            /** Agree */
+            agree?: boolean[];
+            /** Losses.* */
+            "losses.*"?: string[];
+            /** Advance.* */
+            "advance.*"?: string[];
+            /** Retreat */
+            retreat?: string[][];
+            /** Lost.* */
+            "lost.*"?: string[];
+            /** Aborted.* */
+            "aborted.*"?: string[];
         };
         /**
          * ChooseBody
@@ -2392,9 +2516,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            step: "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2511,9 +2636,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            step: "consent";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2631,6 +2757,35 @@ export interface components {
             };
         };
         /**
+         * DeadlineNotice
+         * @description `game.deadline_notice`: the same, to the GM, with every entry still awaited.
+         */
+        DeadlineNotice: {
+            /**
+             * Type
+             * @constant
+             */
+            type: "game.deadline_notice";
+            /** Timestamp */
+            timestamp: string;
+            data: components["schemas"]["NoticeData"];
+        };
+        /**
+         * DeadlineReminder
+         * @description `game.deadline_reminder`: half and nine tenths of the step's deadline have passed,
+         *     to the player awaited.
+         */
+        DeadlineReminder: {
+            /**
+             * Type
+             * @constant
+             */
+            type: "game.deadline_reminder";
+            /** Timestamp */
+            timestamp: string;
+            data: components["schemas"]["ReminderData"];
+        };
+        /**
          * DeadlinesBody
          * @description `admin.deadlines`: seconds per step (null: none).
          */
@@ -2716,9 +2871,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            step: "declare";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2735,16 +2891,17 @@ export interface components {
         DiceRecord: {
             /** Game */
             game: string;
-            /** Mode */
-            mode: string;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "fair" | "seeded" | "scripted";
             /** Scripted */
             scripted: boolean;
             /** Algorithm */
             algorithm: string;
             /** Chains */
-            chains: {
-                [key: string]: unknown;
-            }[];
+            chains: components["schemas"]["Chain"][];
             /** Turns */
             turns: components["schemas"]["TurnDice"][];
         };
@@ -2765,6 +2922,35 @@ export interface components {
             rolls_this_turn: number;
             /** Chains */
             chains: components["schemas"]["ChainView"][];
+        };
+        /**
+         * Divergence
+         * @description A replay of the log that differs from the stored state (`python -m service
+         *     replay-check`, docs/game-master.md): at event `seq`, after `after_seq` replayed the
+         *     same; `what` and `path` say where; `stored` and `replayed` are the two values there,
+         *     any JSON.
+         */
+        Divergence: {
+            /** Seq */
+            seq: number;
+            /** After Seq */
+            after_seq: number;
+            /** What */
+            what: string;
+            /** Path */
+            path: string;
+            /** Stored */
+            stored: unknown;
+            /** Replayed */
+            replayed: unknown;
+            /** Event Kinds */
+            event_kinds: string[];
+            /** Logged Rules Versions */
+            logged_rules_versions: string[];
+            /** Rules Version */
+            rules_version: string;
+            /** Checked At */
+            checked_at: string;
         };
         /**
          * DoneBody
@@ -2826,9 +3012,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            step: "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2919,45 +3106,35 @@ export interface components {
          * @example {}
          */
         Empty: Record<string, never>;
+        /** @description An event as it is stored, hashed and shown (docs/api.md, "The log"): its `data` is its `kind`'s; `hash` chains it to the one before; `rolled_back` marks one a later rollback abandoned and `sealed` one whose content is withheld until its window closes (neither is hashed). */
+        EventRecord: components["schemas"]["GameCreatedEvent"] | components["schemas"]["SeatTakenEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["GamePausedEvent"] | components["schemas"]["GameResumedEvent"] | components["schemas"]["GameEndedEvent"] | components["schemas"]["DeadlinesSetEvent"] | components["schemas"]["DeadlinePassedEvent"] | components["schemas"]["DefaultForcedEvent"] | components["schemas"]["SideDroppedOutEvent"] | components["schemas"]["SideReturnedEvent"] | components["schemas"]["SideRestoredEvent"] | components["schemas"]["StateEditedEvent"] | components["schemas"]["PlayerKeyReplacedEvent"] | components["schemas"]["SeatReopenedEvent"] | components["schemas"]["SeatSubstitutedEvent"] | components["schemas"]["GmPlayedEvent"] | components["schemas"]["RollbackProposedEvent"] | components["schemas"]["RollbackConsentedEvent"] | components["schemas"]["RollbackRefusedEvent"] | components["schemas"]["RollbackWithdrawnEvent"] | components["schemas"]["GameRolledBackEvent"] | components["schemas"]["GameImportedEvent"] | components["schemas"]["DiceCommittedEvent"] | components["schemas"]["DiceRolledEvent"] | components["schemas"]["DiceRevealedEvent"] | components["schemas"]["DiceRecommittedEvent"] | components["schemas"]["TurnBeganEvent"] | components["schemas"]["InitiativeRolledEvent"] | components["schemas"]["InitiativeRerollAnsweredEvent"] | components["schemas"]["InitiativeRerollClosedEvent"] | components["schemas"]["InitiativeRankedEvent"] | components["schemas"]["InitiativeChosenEvent"] | components["schemas"]["TurnOrderSetEvent"] | components["schemas"]["RoundBeganEvent"] | components["schemas"]["WeatherSetEvent"] | components["schemas"]["WeatherTableSetEvent"] | components["schemas"]["ImpulseBeganEvent"] | components["schemas"]["StepBeganEvent"] | components["schemas"]["StepSkippedEvent"] | components["schemas"]["SideSkippedEvent"] | components["schemas"]["PowerDeclaredEvent"] | components["schemas"]["SideDoneEvent"] | components["schemas"]["ImpulseCleanedUpEvent"] | components["schemas"]["RpsGrantedEvent"] | components["schemas"]["TurnEndRolledEvent"] | components["schemas"]["ImpulseEndedEvent"] | components["schemas"]["TurnEndedEvent"] | components["schemas"]["InitiativeShiftedEvent"] | components["schemas"]["ProductionSubmittedEvent"] | components["schemas"]["ProductionAppliedEvent"] | components["schemas"]["UnitReorganizedEvent"] | components["schemas"]["PortRepairedEvent"] | components["schemas"]["RpsLapsedEvent"] | components["schemas"]["UnitModeChangedEvent"] | components["schemas"]["ReservesReleasedEvent"] | components["schemas"]["ReportFiledEvent"] | components["schemas"]["UnitMovedEvent"] | components["schemas"]["UnitWorkedEvent"] | components["schemas"]["CombatReportedEvent"] | components["schemas"]["CombatResultIgnoredEvent"] | components["schemas"]["HexDisorganizedEvent"] | components["schemas"]["ReserveRemovedEvent"] | components["schemas"]["UnitsRetreatedEvent"] | components["schemas"]["UnitsAdvancedEvent"] | components["schemas"]["UnitStepLostEvent"] | components["schemas"]["UnitEliminatedEvent"] | components["schemas"]["UnitsExploitAwardedEvent"] | components["schemas"]["UnitsTurnedFaceDownEvent"] | components["schemas"]["UnitsShatteredEvent"] | components["schemas"]["UnitFlewMissionEvent"] | components["schemas"]["CombatRolledEvent"] | components["schemas"]["CombatClosedEvent"] | components["schemas"]["CombatResolvedEvent"] | components["schemas"]["CombatAskedEvent"] | components["schemas"]["CombatAnsweredEvent"] | components["schemas"]["CombatNoRetreatEvent"] | components["schemas"]["StandingArmedEvent"] | components["schemas"]["StandingAnsweredEvent"] | components["schemas"]["StandingDisarmedEvent"] | components["schemas"]["AirMissionBeganEvent"] | components["schemas"]["AirWindowOpenedEvent"] | components["schemas"]["AirWindowSkippedEvent"] | components["schemas"]["AirPatrolledEvent"] | components["schemas"]["AirFlownEvent"] | components["schemas"]["AirInterceptedEvent"] | components["schemas"]["AirCombatResolvedEvent"] | components["schemas"]["AirAskedEvent"] | components["schemas"]["AirAnsweredEvent"] | components["schemas"]["AirLossesTakenEvent"] | components["schemas"]["AirAaFiredEvent"] | components["schemas"]["AirMissionEndedEvent"];
         /**
-         * EventRecord
-         * @description An event as it is stored, hashed and shown (docs/api.md "The log"): `hash` chains
-         *     it to the one before; `rolled_back` marks one a later rollback abandoned and
-         *     `sealed` one whose content is withheld from the reader until its window closes
-         *     (neither is hashed).
+         * EventsData
+         * @description The events an order or act appended: read them from the log (`after` first_seq - 1).
          */
-        EventRecord: {
-            /** Seq */
-            seq: number;
-            /** Turn */
-            turn: number;
-            /** Impulse */
-            impulse: number;
-            /** Step */
-            step: string;
+        EventsData: {
+            /** Game */
+            game: string;
+            /** First Seq */
+            first_seq: number;
+            /** Last Seq */
+            last_seq: number;
+            /** Kinds */
+            kinds: ("game.created" | "seat.taken" | "game.started" | "game.paused" | "game.resumed" | "game.ended" | "deadlines.set" | "deadline.passed" | "default.forced" | "side.dropped_out" | "side.returned" | "side.restored" | "state.edited" | "player.key_replaced" | "seat.reopened" | "seat.substituted" | "gm.played" | "rollback.proposed" | "rollback.consented" | "rollback.refused" | "rollback.withdrawn" | "game.rolled_back" | "game.imported" | "dice.committed" | "dice.rolled" | "dice.revealed" | "dice.recommitted" | "turn.began" | "initiative.rolled" | "initiative.reroll_answered" | "initiative.reroll_closed" | "initiative.ranked" | "initiative.chosen" | "turn.order_set" | "round.began" | "weather.set" | "weather.table_set" | "impulse.began" | "step.began" | "step.skipped" | "side.skipped" | "power.declared" | "side.done" | "impulse.cleaned_up" | "rps.granted" | "turn_end.rolled" | "impulse.ended" | "turn.ended" | "initiative.shifted" | "production.submitted" | "production.applied" | "unit.reorganized" | "port.repaired" | "rps.lapsed" | "unit.mode_changed" | "reserves.released" | "report.filed" | "unit.moved" | "unit.worked" | "combat.reported" | "combat.result_ignored" | "hex.disorganized" | "reserve.removed" | "units.retreated" | "units.advanced" | "unit.step_lost" | "unit.eliminated" | "units.exploit_awarded" | "units.turned_face_down" | "units.shattered" | "unit.flew_mission" | "combat.rolled" | "combat.closed" | "combat.resolved" | "combat.asked" | "combat.answered" | "combat.no_retreat" | "standing.armed" | "standing.answered" | "standing.disarmed" | "air.mission_began" | "air.window_opened" | "air.window_skipped" | "air.patrolled" | "air.flown" | "air.intercepted" | "air.combat_resolved" | "air.asked" | "air.answered" | "air.losses_taken" | "air.aa_fired" | "air.mission_ended")[];
+        };
+        /**
+         * EventsNotice
+         * @description `game.events`: to a player with `every_event`, and always to the GM.
+         */
+        EventsNotice: {
             /**
-             * Kind
-             * @enum {string}
+             * Type
+             * @constant
              */
-            kind: "game.created" | "seat.taken" | "game.started" | "game.paused" | "game.resumed" | "game.ended" | "deadlines.set" | "deadline.passed" | "default.forced" | "side.dropped_out" | "side.returned" | "side.restored" | "state.edited" | "player.key_replaced" | "seat.reopened" | "seat.substituted" | "gm.played" | "rollback.proposed" | "rollback.consented" | "rollback.refused" | "rollback.withdrawn" | "game.rolled_back" | "game.imported" | "dice.committed" | "dice.rolled" | "dice.revealed" | "dice.recommitted" | "turn.began" | "initiative.rolled" | "initiative.reroll_answered" | "initiative.reroll_closed" | "initiative.ranked" | "initiative.chosen" | "turn.order_set" | "round.began" | "weather.set" | "weather.table_set" | "impulse.began" | "step.began" | "step.skipped" | "side.skipped" | "power.declared" | "side.done" | "impulse.cleaned_up" | "rps.granted" | "turn_end.rolled" | "impulse.ended" | "turn.ended" | "initiative.shifted" | "production.submitted" | "production.applied" | "unit.reorganized" | "port.repaired" | "rps.lapsed" | "unit.mode_changed" | "reserves.released" | "report.filed" | "unit.moved" | "unit.worked" | "combat.reported" | "combat.result_ignored" | "hex.disorganized" | "reserve.removed" | "units.retreated" | "units.advanced" | "unit.step_lost" | "unit.eliminated" | "units.exploit_awarded" | "units.turned_face_down" | "units.shattered" | "unit.flew_mission" | "combat.rolled" | "combat.closed" | "combat.resolved" | "combat.asked" | "combat.answered" | "combat.no_retreat" | "standing.armed" | "standing.answered" | "standing.disarmed" | "air.mission_began" | "air.window_opened" | "air.window_skipped" | "air.patrolled" | "air.flown" | "air.intercepted" | "air.combat_resolved" | "air.asked" | "air.answered" | "air.losses_taken" | "air.aa_fired" | "air.mission_ended";
-            /** Actor */
-            actor: string;
-            /** Text */
-            text: string;
-            /** Data */
-            data: {
-                [key: string]: unknown;
-            };
-            /** At */
-            at: string;
-            /** Rules Version */
-            rules_version: string;
-            /** Hash */
-            hash?: string;
-            /** Rolled Back */
-            rolled_back?: boolean;
-            /** Sealed */
-            sealed?: boolean;
+            type: "game.events";
+            /** Timestamp */
+            timestamp: string;
+            data: components["schemas"]["EventsData"];
         };
         /** ExploitChoice */
         ExploitChoice: {
@@ -2987,10 +3164,7 @@ export interface components {
             options: {
                 [key: string]: unknown;
             };
-            /** Dice */
-            dice: {
-                [key: string]: unknown;
-            };
+            dice: components["schemas"]["ExportedDice"];
             /** Players */
             players: components["schemas"]["ExportedPlayer"][];
             /** Orders */
@@ -3016,6 +3190,28 @@ export interface components {
             };
             /** Complete */
             complete: boolean;
+        };
+        /**
+         * ExportedDice
+         * @description How the game's dice are made (docs/dice.md): the master seed of a seeded game and
+         *     the script of a scripted one once the game is over.
+         */
+        ExportedDice: {
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "fair" | "seeded" | "scripted";
+            /** Algorithm */
+            algorithm: string;
+            /** Scripted */
+            scripted?: boolean;
+            /** Script */
+            script?: {
+                [key: string]: number[];
+            };
+            /** Master Seed */
+            master_seed?: string;
         };
         /** ExportedGame */
         ExportedGame: {
@@ -3050,9 +3246,7 @@ export interface components {
             /** Active */
             active: boolean;
             /** Keys */
-            keys: {
-                [key: string]: unknown;
-            }[];
+            keys: components["schemas"]["PlayerKey"][];
         };
         /**
          * FairDice
@@ -3130,10 +3324,7 @@ export interface components {
             version?: number;
             /** Gm Signs */
             gm_signs?: boolean;
-            /** Divergence */
-            divergence?: {
-                [key: string]: unknown;
-            } | null;
+            divergence?: components["schemas"]["Divergence"] | null;
         };
         /**
          * Head
@@ -3171,9 +3362,7 @@ export interface components {
             /** Through */
             through: string;
             /** Stops */
-            stops: {
-                [key: string]: unknown;
-            }[];
+            stops: components["schemas"]["StopBody"][];
         };
         /**
          * HexChange
@@ -3202,6 +3391,8 @@ export interface components {
             path: string[];
             /** Notes */
             notes?: string[];
+            /** Needs Marker */
+            needs_marker?: boolean;
         };
         /** HexEditView */
         HexEditView: {
@@ -3209,6 +3400,21 @@ export interface components {
             controller: string | null;
             /** Port Damaged */
             port_damaged: boolean | null;
+        };
+        /**
+         * HexRefused
+         * @description A hex the unit reaches but may not end a move in: a Reserve unit's move that would
+         *     leave its side short of Reserve markers (OCS 5.4a).
+         */
+        HexRefused: {
+            /** Code */
+            code: string;
+            /** Rule */
+            rule: string | null;
+            /** Reason */
+            reason: string;
+            /** To */
+            to: string;
         };
         /**
          * ImportGame
@@ -3341,9 +3547,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            step: "initiative.choose";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3393,9 +3600,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            step: "initiative.reroll";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3628,12 +3836,13 @@ export interface components {
         Message: {
             /** Id */
             id: string;
-            /** Kind */
-            kind: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "your_move" | "events" | "reminder";
             /** Payload */
-            payload: {
-                [key: string]: unknown;
-            };
+            payload: components["schemas"]["YourMove"] | components["schemas"]["EventsNotice"] | components["schemas"]["DeadlineReminder"] | components["schemas"]["DeadlineNotice"];
             /**
              * State
              * @enum {string}
@@ -3698,16 +3907,28 @@ export interface components {
              */
             orientation?: "combat" | "move";
         };
-        /** ModeChoice */
+        /**
+         * ModeChoice
+         * @description A mode change; into Reserve, whether it takes a new Reserve marker, and, when the
+         *     side has none left, what the unit must then do (OCS 5.4a).
+         */
         ModeChoice: {
-            /** Mode */
-            mode: string;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "combat" | "move" | "reserve" | "strat" | "exploit" | "dg";
             /** Orientation */
-            orientation: string | null;
+            orientation: ("combat" | "move") | null;
+            /** Needs Marker */
+            needs_marker?: boolean;
+            /** Marker Note */
+            marker_note?: string;
         };
         /**
          * ModeChoices
-         * @description Every mode change (OCS 5.3-5.8): those the `mode` order takes, and the others.
+         * @description Every mode change (OCS 5.3-5.8): those the `mode` order takes, and the others; the
+         *     side's Reserve markers (OCS 5.4a).
          */
         ModeChoices: {
             /** Legal */
@@ -3715,6 +3936,7 @@ export interface components {
             /** Illegal */
             illegal: components["schemas"]["ModeRefused"][];
             why?: components["schemas"]["Why"];
+            reserve_markers?: components["schemas"]["ReserveMarkers"];
         };
         /** ModeItem */
         ModeItem: {
@@ -3776,9 +3998,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            step: "action";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3788,10 +4011,13 @@ export interface components {
         };
         /** ModeRefused */
         ModeRefused: {
-            /** Mode */
-            mode: string;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "combat" | "move" | "reserve" | "strat" | "exploit" | "dg";
             /** Orientation */
-            orientation: string | null;
+            orientation: ("combat" | "move") | null;
             /** Code */
             code: string;
             /** Rule */
@@ -3831,6 +4057,22 @@ export interface components {
             transport: {
                 [key: string]: components["schemas"]["TransportChoice"][];
             };
+            /** Refused */
+            refused?: components["schemas"]["HexRefused"][];
+        };
+        /** NoticeData */
+        NoticeData: {
+            /** Game */
+            game: string;
+            /** Awaiting */
+            awaiting: components["schemas"]["AwaitingEntry"][];
+            /** Deadline */
+            deadline: string;
+            /**
+             * Elapsed
+             * @enum {string}
+             */
+            elapsed: "50%" | "90%";
         };
         /**
          * OddsShown
@@ -3864,9 +4106,9 @@ export interface components {
             /** Base Column */
             base_column: string;
             /** Shifts */
-            shifts: unknown[][];
+            shifts: (string | number)[][];
             /** Roll Modifiers */
-            roll_modifiers: unknown[][];
+            roll_modifiers: (string | number)[][];
             /** Dice */
             dice: string;
             /** Inputs */
@@ -3902,11 +4144,13 @@ export interface components {
             method: string;
             /** Legal */
             legal: boolean;
-            item: components["schemas"]["ReorgItem-Output"];
+            item: components["schemas"]["ReorgItem"];
             /** Power */
             power?: string | null;
             /** Cost */
             cost?: number | null;
+            /** Fuel */
+            fuel?: number | null;
             /** Affordable */
             affordable?: boolean | null;
             /** Provider */
@@ -3993,6 +4237,22 @@ export interface components {
             hex: string;
         };
         /**
+         * PlayerKey
+         * @description One of a player's keys: it signs the orders from event `from_seq` on (and, for a
+         *     replaced key without the old one's consent, from `effective_at`), with the old key's
+         *     signed `consent` if it gave one (docs/game-master.md).
+         */
+        PlayerKey: {
+            /** Public Key */
+            public_key: string;
+            /** From Seq */
+            from_seq: number;
+            /** Effective At */
+            effective_at?: string | null;
+            /** Consent */
+            consent?: string | null;
+        };
+        /**
          * PlayerSettings
          * @description `GET|PUT /players/me/settings`.
          */
@@ -4072,7 +4332,9 @@ export interface components {
         /**
          * PowerView
          * @description A power: its side, RPs it can still spend in this reorganization step, chits,
-         *     BP figures, who holds it, its declaration this impulse and its production.
+         *     BP figures (bounded by the scenario's `build_points`, or `bp_reported`: taken on the
+         *     player's word), its fuel (None: the scenario has none, RULES-NOTES 30), who holds
+         *     it, its declaration this impulse and its production.
          */
         PowerView: {
             /** Side */
@@ -4093,14 +4355,17 @@ export interface components {
             holder: string | null;
             /** Declared */
             declared: string | null;
-            /** Chit */
-            chit: {
-                [key: string]: unknown;
-            } | null;
+            chit: components["schemas"]["Chit"] | null;
             /** Production */
             production: {
                 [key: string]: number;
             } | null;
+            /** Fuel */
+            fuel: number | null;
+            /** Build Points */
+            build_points: number | null;
+            /** Bp Reported */
+            bp_reported: boolean;
         };
         /** ProblemType */
         ProblemType: {
@@ -4167,9 +4432,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            step: "production";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4238,7 +4504,7 @@ export interface components {
              * Timezone
              * @default UTC
              */
-            timezone: string;
+            timezone?: string;
         };
         /** QuietHoursShown */
         QuietHoursShown: {
@@ -4392,15 +4658,29 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            step: "reaction" | "exploitation";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             kind: "release";
             body: components["schemas"]["ReleaseBody"];
+        };
+        /** ReminderData */
+        ReminderData: {
+            /** Game */
+            game: string;
+            awaiting: components["schemas"]["AwaitingEntry"];
+            /** Deadline */
+            deadline: string;
+            /**
+             * Elapsed
+             * @enum {string}
+             */
+            elapsed: "50%" | "90%";
         };
         /**
          * ReopenAct
@@ -4420,13 +4700,13 @@ export interface components {
             /** Power */
             power: string;
             /** Items */
-            items: components["schemas"]["service__rules__reorg__bodies__ReorgItem"][];
+            items: components["schemas"]["ReorgItem"][];
         };
         /**
          * ReorgItem
          * @description One unit reorganized (or, `port_repair`, one port repaired) by `method`.
          */
-        "ReorgItem-Output": {
+        ReorgItem: {
             /**
              * Method
              * @enum {string}
@@ -4495,9 +4775,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            step: "reorganization" | "final_reorganization";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4529,6 +4810,18 @@ export interface components {
             position: components["schemas"]["Position"];
             /** Version */
             version: number;
+        };
+        /**
+         * ReorgStep
+         * @description A `reorg` in a `steps` order (named apart from the reorganization's own items).
+         */
+        ReorgStep: {
+            /**
+             * Kind
+             * @constant
+             */
+            kind: "reorg";
+            body: components["schemas"]["ReorgBody"];
         };
         /**
          * ReorgView
@@ -4641,9 +4934,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            step: "action" | "reaction" | "combat" | "exploitation";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4659,6 +4953,19 @@ export interface components {
         RerollBody: {
             /** Demand */
             demand: boolean;
+        };
+        /**
+         * ReserveMarkers
+         * @description A side's Reserve markers (OCS 5.4a): the scenario's `limit`, those `in_use` (its
+         *     stacks in Reserve) and those `left`.
+         */
+        ReserveMarkers: {
+            /** Limit */
+            limit: number;
+            /** In Use */
+            in_use: number;
+            /** Left */
+            left: number;
         };
         /**
          * RollBody
@@ -4721,15 +5028,48 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            step: "action" | "reaction" | "combat" | "exploitation";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             kind: "roll";
             body: components["schemas"]["RollBody"];
+        };
+        /**
+         * RollShown
+         * @description A roll of the dice record: its `dice.rolled` event's data and seq, and whether a
+         *     rollback abandoned it.
+         */
+        RollShown: {
+            /** Turn */
+            turn: number;
+            /** Index */
+            index: number;
+            /** Purpose */
+            purpose: string;
+            /** Faces */
+            faces: number;
+            /** Values */
+            values: number[];
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "fair" | "seeded" | "scripted";
+            /** Trigger */
+            trigger: string;
+            /** Scripted */
+            scripted: number;
+            /** Label */
+            label?: string;
+            /** Seq */
+            seq: number;
+            /** Rolled Back */
+            rolled_back?: boolean;
         };
         /**
          * RollbackBody
@@ -4759,28 +5099,28 @@ export interface components {
              * Initiative
              * @default []
              */
-            initiative: number[];
+            initiative?: number[];
             /**
              * Weather
              * @default []
              */
-            weather: number[];
+            weather?: number[];
             /**
              * Turn End
              * @default []
              */
-            turn_end: number[];
+            turn_end?: number[];
             /**
              * Roll
              * @default []
              */
-            roll: number[];
+            roll?: number[];
             /**
              * Combat
              * @description the referee's combat dice in order: a surprise roll, its shift and the combat roll itself, each die of each
              * @default []
              */
-            combat: number[];
+            combat?: number[];
         };
         /**
          * ScriptedDice
@@ -4899,12 +5239,14 @@ export interface components {
         };
         /**
          * SideView
-         * @description Who plays a side: its seats, and its dropout policy and state.
+         * @description Who plays a side: its seats, and its dropout policy and state; its Reserve markers
+         *     (OCS 5.4a: the scenario's limit, those its stacks in Reserve use, those left).
          */
         SideView: {
             /** Players */
             players: components["schemas"]["SeatView"][];
             dropout: components["schemas"]["DropoutView"];
+            reserve_markers: components["schemas"]["ReserveMarkers"];
         };
         /**
          * SignedOrder
@@ -4995,7 +5337,7 @@ export interface components {
             /** Factories */
             factories: number;
             /** Out Of Communication Used */
-            out_of_communication_used: unknown;
+            out_of_communication_used: string | null;
         };
         /**
          * Spectator
@@ -5021,7 +5363,7 @@ export interface components {
              * @description who watches, as the GM lists them
              * @default spectator
              */
-            name: string;
+            name?: string;
         };
         /**
          * SpectatorIssued
@@ -5147,9 +5489,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            step: "combat.choice" | "air.patrol";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -5174,23 +5517,20 @@ export interface components {
             /** Seq */
             seq: number | null;
             /** Stops */
-            stops: {
-                [key: string]: unknown;
-            }[];
+            stops: components["schemas"]["StopBody"][];
             /** Demand */
             demand?: boolean;
-            /** Spend */
-            spend?: string;
+            /**
+             * Spend
+             * @enum {string}
+             */
+            spend?: "cheapest" | "none";
             /** Plan */
-            plan?: {
-                [key: string]: unknown;
-            }[];
+            plan?: components["schemas"]["ReorgBody"][];
             /** Answer */
             answer?: string;
             /** Patrols */
-            patrols?: {
-                [key: string]: unknown;
-            }[];
+            patrols?: components["schemas"]["Placement"][];
         };
         /** StandingView */
         StandingView: {
@@ -5306,7 +5646,7 @@ export interface components {
          */
         StepsBody: {
             /** Orders */
-            orders: (components["schemas"]["DeclareItem"] | components["schemas"]["ModeItem"] | components["schemas"]["ReleaseItem"] | components["schemas"]["ReportItem"] | components["schemas"]["RollItem"] | components["schemas"]["DoneItem"] | components["schemas"]["service__rules__standing__bodies__ReorgItem"])[];
+            orders: (components["schemas"]["DeclareItem"] | components["schemas"]["ModeItem"] | components["schemas"]["ReleaseItem"] | components["schemas"]["ReportItem"] | components["schemas"]["RollItem"] | components["schemas"]["DoneItem"] | components["schemas"]["ReorgStep"])[];
             /**
              * Through
              * @enum {string}
@@ -5369,9 +5709,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            step: "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -5428,26 +5769,29 @@ export interface components {
             version: number;
             /** Scenario */
             scenario: string;
-            /** Dice Mode */
-            dice_mode: string;
+            /**
+             * Dice Mode
+             * @enum {string}
+             */
+            dice_mode: "fair" | "seeded" | "scripted";
             /** Turn */
             turn: number;
             /** Round */
             round: number;
             /** Impulse */
             impulse: number;
-            /** Step */
-            step: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /** Phasing Side */
             phasing_side: string | null;
             /** Awaiting */
             awaiting: components["schemas"]["AwaitingEntry"][];
             position: components["schemas"]["Position"];
             head: components["schemas"]["Head"];
-            /** Divergence */
-            divergence?: {
-                [key: string]: unknown;
-            } | null;
+            divergence?: components["schemas"]["Divergence"] | null;
         };
         /**
          * SupplyShown
@@ -5547,9 +5891,7 @@ export interface components {
             /** Seed */
             seed: string | null;
             /** Rolls */
-            rolls: {
-                [key: string]: unknown;
-            }[];
+            rolls: components["schemas"]["RollShown"][];
             /** Earlier Seeds */
             earlier_seeds?: string[];
         };
@@ -5769,7 +6111,7 @@ export interface components {
          * WebhookSettings
          * @example {
          *       "every_event": false,
-         *       "url": "https://203.0.113.10/wif-hook"
+         *       "url": "https://example.org/wif-hook"
          *     }
          */
         WebhookSettings: {
@@ -5779,7 +6121,7 @@ export interface components {
              * Every Event
              * @default false
              */
-            every_event: boolean;
+            every_event?: boolean;
         };
         /**
          * WebhookStatus
@@ -5828,51 +6170,42 @@ export interface components {
             hex?: string;
         };
         /**
-         * ReorgItem
-         * @description One unit reorganized (or, `port_repair`, one port repaired) by `method`.
+         * YourMove
+         * @description `game.your_move`: the game newly awaits the player (docs/api.md, "What is sent").
          */
-        service__rules__reorg__bodies__ReorgItem: {
+        YourMove: {
             /**
-             * Method
-             * @enum {string}
-             */
-            method: "atr" | "hq" | "limited" | "overseas" | "primary" | "rail" | "secondary" | "supply_unit" | "trs" | "at_sea" | "chit" | "port_repair";
-            /** Unit */
-            unit?: string;
-            /** Atr */
-            atr?: string;
-            /** Hq */
-            hq?: string;
-            /** Source */
-            source?: string;
-            /** Port */
-            port?: string;
-            /** Supply Unit */
-            supply_unit?: string;
-            /** Trs */
-            trs?: string;
-        };
-        /** ReorgItem */
-        service__rules__standing__bodies__ReorgItem: {
-            /**
-             * Kind
+             * Type
              * @constant
              */
-            kind: "reorg";
-            body: components["schemas"]["ReorgBody"];
+            type: "game.your_move";
+            /** Timestamp */
+            timestamp: string;
+            data: components["schemas"]["YourMoveData"];
+        };
+        /**
+         * YourMoveData
+         * @description The player's entry of `awaiting`, where the game stands, the step's deadline.
+         */
+        YourMoveData: {
+            /** Game */
+            game: string;
+            awaiting: components["schemas"]["AwaitingEntry"];
+            position: components["schemas"]["Position"];
+            /** Deadline */
+            deadline: string | null;
         };
         /**
          * ProblemError
-         * @description One offending item: a JSON pointer into the request, what is wrong there, and
-         *     the unit it is about, if any.
+         * @description One offending item: a JSON pointer into the request, what is wrong there, and the
+         *     unit it is about, if any.
          */
         ProblemError: {
             /** Path */
             path: string;
             /** Message */
             message: string;
-            /** @default null */
-            unit: components["schemas"]["ProblemUnit"] | null;
+            unit?: components["schemas"]["ProblemUnit"];
         };
         /**
          * ProblemUnit
@@ -5886,23 +6219,26 @@ export interface components {
         };
         /**
          * Problem
-         * @description An RFC 9457 problem: `type` is `/problems/<code>`; `rule` names the rule broken
-         *     (a rule number such as 11.18.4 or OCS 5.7c, or a document of docs/); refusals of
-         *     orders carry more (`current`, `awaiting`, `choices`, `receipt`, ...).
+         * @description An RFC 9457 problem (docs/api.md, "Status codes and problems"): `type` is
+         *     `/problems/<code>`; `rule` names the rule broken (a rule number such as 11.18.4 or
+         *     OCS 5.7c, or a document of docs/). A refused order carries its signed `receipt`, and
+         *     where it helps where the game stands (`current`, `awaiting`), the `choices` this
+         *     state offers, the `head` for an unknown `prev`, the unit, item or hex at fault, the
+         *     RPs that would lapse, when a new key may order, or the caller's webhook.
          * @example {
-         *       "code": "reorg/no_supply_path",
+         *       "type": "/problems/reorg/no_supply_path",
+         *       "title": "Conflict with the current state",
+         *       "status": 409,
          *       "detail": "item 0 (primary, 11.18.5): no basic path from 1227",
+         *       "code": "reorg/no_supply_path",
+         *       "instance": "/v1/games/7f3a/orders",
          *       "errors": [
          *         {
-         *           "message": "no basic path",
-         *           "path": "/order/body/items/0/source"
+         *           "path": "/order/body/items/0/source",
+         *           "message": "no basic path"
          *         }
          *       ],
-         *       "instance": "/v1/games/7f3a/orders",
-         *       "rule": "11.18.5",
-         *       "status": 409,
-         *       "title": "Conflict with the current state",
-         *       "type": "/problems/reorg/no_supply_path"
+         *       "rule": "11.18.5"
          *     }
          */
         Problem: {
@@ -5916,23 +6252,35 @@ export interface components {
             detail: string;
             /** Code */
             code: string;
-            /**
-             * Instance
-             * @default null
-             */
-            instance: string | null;
-            /**
-             * Errors
-             * @default null
-             */
-            errors: components["schemas"]["ProblemError"][] | null;
-            /**
-             * Rule
-             * @default null
-             */
-            rule: string | null;
-        } & {
-            [key: string]: unknown;
+            /** Instance */
+            instance?: string;
+            /** Errors */
+            errors?: components["schemas"]["ProblemError"][];
+            /** Rule */
+            rule?: string;
+            receipt?: components["schemas"]["SignedReceipt"];
+            current?: components["schemas"]["Position"];
+            /** Awaiting */
+            awaiting?: components["schemas"]["AwaitingEntry"][];
+            choices?: components["schemas"]["Choices"];
+            head?: components["schemas"]["Head"];
+            /** Unit */
+            unit?: string;
+            /** Unit Name */
+            unit_name?: string;
+            /** Item */
+            item?: number;
+            /** Method */
+            method?: string;
+            /** Hex */
+            hex?: string;
+            /** Lapse */
+            lapse?: {
+                [key: string]: number;
+            };
+            /** Effective At */
+            effective_at?: string;
+            webhook?: components["schemas"]["WebhookStatus"];
         };
         /**
          * Preview
@@ -5962,11 +6310,4297 @@ export interface components {
             /** Awaiting */
             awaiting?: components["schemas"]["AwaitingEntry"][];
         };
+        /**
+         * AirAaFiredData
+         * @description AA fire on an ATR (11.18.1 step 6): the units firing, their factors' sum, and what
+         *     became of it ("", `aborted`, `eliminated`).
+         */
+        AirAaFiredData: {
+            /** Column */
+            column: string;
+            /** Text */
+            text: string;
+            /** Dice */
+            dice: string;
+            /** Values */
+            values: number[];
+            /** Total */
+            total: number;
+            /** Row */
+            row: string;
+            /** Code */
+            code: string;
+            /** Effects */
+            effects: components["schemas"]["AirEffect"][];
+            /** Atr */
+            atr: string;
+            /** Hex */
+            hex: string;
+            /** Units */
+            units: string[];
+            /** Strength */
+            strength: number;
+            /**
+             * Result
+             * @enum {string}
+             */
+            result: "" | "aborted" | "eliminated";
+        };
+        /** AirAaFiredEvent */
+        AirAaFiredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.aa_fired";
+            data: components["schemas"]["AirAaFiredData"];
+        };
+        /** AirAnsweredEvent */
+        AirAnsweredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.answered";
+            data: components["schemas"]["AirLossesData"];
+        };
+        /** AirAskedData */
+        AirAskedData: {
+            /**
+             * Window
+             * @enum {string}
+             */
+            window: "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            question: components["schemas"]["AirQuestionData"];
+        };
+        /** AirAskedEvent */
+        AirAskedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.asked";
+            data: components["schemas"]["AirAskedData"];
+        };
+        /**
+         * AirCombatData
+         * @description An air-to-air combat over `hex` (11.18.1 step 5): the enemy side's fighters
+         *     (`interceptors`, their factors: `attack`) against the mission's aircraft (`defence`),
+         *     and the losses due.
+         */
+        AirCombatData: {
+            /** Column */
+            column: string;
+            /** Text */
+            text: string;
+            /** Dice */
+            dice: string;
+            /** Values */
+            values: number[];
+            /** Total */
+            total: number;
+            /** Row */
+            row: string;
+            /** Code */
+            code: string;
+            /** Effects */
+            effects: components["schemas"]["AirEffect"][];
+            /** Side */
+            side: string;
+            /** Hex */
+            hex: string;
+            /** Against */
+            against: string;
+            /** Key */
+            key: string;
+            /** Interceptors */
+            interceptors: string[];
+            /** Mission */
+            mission: string[];
+            /** Attack */
+            attack: number;
+            /** Defence */
+            defence: number;
+            /** Due */
+            due: components["schemas"]["AirDue"][];
+        };
+        /** AirCombatResolvedEvent */
+        AirCombatResolvedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.combat_resolved";
+            data: components["schemas"]["AirCombatData"];
+        };
+        /**
+         * AirDue
+         * @description Aircraft a side still loses and aborts by the result.
+         */
+        AirDue: {
+            /** Side */
+            side: string;
+            /** Lost */
+            lost: number;
+            /** Aborted */
+            aborted: number;
+        };
+        /** AirEffect */
+        AirEffect: {
+            /** Kind */
+            kind: string;
+            /** Value */
+            value: number | null;
+        };
+        /** AirFlownData */
+        AirFlownData: {
+            /** Side */
+            side: string;
+            /**
+             * Window
+             * @enum {string}
+             */
+            window: "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            /** How */
+            how: string;
+            /** Power */
+            power: string | null;
+            /** Flights */
+            flights: components["schemas"]["Flight"][];
+            /** Escorts */
+            escorts: components["schemas"]["Placement"][];
+        };
+        /** AirFlownEvent */
+        AirFlownEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.flown";
+            data: components["schemas"]["AirFlownData"];
+        };
+        /** AirInterceptedData */
+        AirInterceptedData: {
+            /** Side */
+            side: string;
+            /**
+             * Window
+             * @enum {string}
+             */
+            window: "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            /** How */
+            how: string;
+            /** Interceptors */
+            interceptors: components["schemas"]["Placement"][];
+        };
+        /** AirInterceptedEvent */
+        AirInterceptedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.intercepted";
+            data: components["schemas"]["AirInterceptedData"];
+        };
+        /**
+         * AirLossesData
+         * @description A side's aircraft lost and aborted over `hex`, and how they were named.
+         */
+        AirLossesData: {
+            /** Side */
+            side: string;
+            /** Hex */
+            hex: string;
+            /** Lost */
+            lost: string[];
+            /** Aborted */
+            aborted: string[];
+            /** How */
+            how: string;
+        };
+        /** AirLossesTakenEvent */
+        AirLossesTakenEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.losses_taken";
+            data: components["schemas"]["AirLossesData"];
+        };
+        /**
+         * AirMissionBeganData
+         * @description A side flies air reorganization (11.18.1): the potential target hexes.
+         */
+        AirMissionBeganData: {
+            /** Side */
+            side: string;
+            /** Targets */
+            targets: string[];
+        };
+        /** AirMissionBeganEvent */
+        AirMissionBeganEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.mission_began";
+            data: components["schemas"]["AirMissionBeganData"];
+        };
+        /**
+         * AirMissionEndedData
+         * @description Step 8: the aircraft that return to base face down; what was not reorganized.
+         */
+        AirMissionEndedData: {
+            /** Side */
+            side: string;
+            /** Returned */
+            returned: string[];
+            /** Note */
+            note: string;
+        };
+        /** AirMissionEndedEvent */
+        AirMissionEndedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.mission_ended";
+            data: components["schemas"]["AirMissionEndedData"];
+        };
+        /** AirPatrolledData */
+        AirPatrolledData: {
+            /** Side */
+            side: string;
+            /**
+             * Window
+             * @enum {string}
+             */
+            window: "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            /** How */
+            how: string;
+            /** Patrols */
+            patrols: components["schemas"]["Placement"][];
+        };
+        /** AirPatrolledEvent */
+        AirPatrolledEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.patrolled";
+            data: components["schemas"]["AirPatrolledData"];
+        };
+        /** AirQuestionData */
+        AirQuestionData: {
+            /** Side */
+            side: string;
+            /** Hex */
+            hex: string;
+            /** Against */
+            against: string;
+            /** Lost */
+            lost: number;
+            /** Aborted */
+            aborted: number;
+            /** Units */
+            units: string[];
+            /** Default */
+            default: string[];
+            /** Asked At */
+            asked_at: string;
+            /** Text */
+            text: string;
+        };
+        /** AirWindowOpenedData */
+        AirWindowOpenedData: {
+            /**
+             * Window
+             * @enum {string}
+             */
+            window: "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            /** Side */
+            side: string;
+            /** Rule */
+            rule: string;
+            /** Sides */
+            sides: string[];
+            /** Hexes */
+            hexes: string[];
+        };
+        /** AirWindowOpenedEvent */
+        AirWindowOpenedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.window_opened";
+            data: components["schemas"]["AirWindowOpenedData"];
+        };
+        /** AirWindowSkippedData */
+        AirWindowSkippedData: {
+            /**
+             * Window
+             * @enum {string}
+             */
+            window: "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            /** Side */
+            side: string;
+            /** Rule */
+            rule: string;
+            /** Reason */
+            reason: string;
+        };
+        /** AirWindowSkippedEvent */
+        AirWindowSkippedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.window_skipped";
+            data: components["schemas"]["AirWindowSkippedData"];
+        };
+        /**
+         * CombatAnsweredData
+         * @description A side's answer (`how`: by its order, its standing order, the default): the units
+         *     or the retreat's path, and the enemy-ZOC losses named with a retreat.
+         */
+        CombatAnsweredData: {
+            /** Hex */
+            hex: string;
+            /** Kind */
+            kind: string;
+            /** Side */
+            side: string;
+            /** Answer */
+            answer: string[];
+            /** Losses */
+            losses: string[];
+            /** How */
+            how: string;
+            /** Tasks */
+            tasks: components["schemas"]["TaskShown"][];
+        };
+        /** CombatAnsweredEvent */
+        CombatAnsweredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.answered";
+            data: components["schemas"]["CombatAnsweredData"];
+        };
+        /** CombatAskedData */
+        CombatAskedData: {
+            /** Hex */
+            hex: string;
+            question: components["schemas"]["QuestionShown"];
+            /** Tasks */
+            tasks: components["schemas"]["TaskShown"][];
+        };
+        /** CombatAskedEvent */
+        CombatAskedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.asked";
+            data: components["schemas"]["CombatAskedData"];
+        };
+        /**
+         * CombatClosedData
+         * @description A combat ended: a table's result code, and for an overrun whether it emptied the
+         *     hex (`succeeded`); a reported one says neither.
+         */
+        CombatClosedData: {
+            /** Hex */
+            hex: string;
+            /** By */
+            by: string;
+            /** Code */
+            code?: string;
+            /** Succeeded */
+            succeeded?: boolean;
+        };
+        /** CombatClosedEvent */
+        CombatClosedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.closed";
+            data: components["schemas"]["CombatClosedData"];
+        };
+        /** CombatNoRetreatEvent */
+        CombatNoRetreatEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.no_retreat";
+            data: components["schemas"]["NoRetreatData"];
+        };
+        /** CombatReportedData */
+        CombatReportedData: {
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /**
+             * By
+             * @enum {string}
+             */
+            by: "overrun" | "combat" | "barrage" | "naval";
+            /** Hex */
+            hex: string;
+            /** Attackers */
+            attackers: string[];
+            /** Defenders */
+            defenders: string[];
+            /** Dice */
+            dice?: string;
+        };
+        /** CombatReportedEvent */
+        CombatReportedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.reported";
+            data: components["schemas"]["CombatReportedData"];
+        };
+        /**
+         * CombatResolvedData
+         * @description A combat the scenario's table decided: the odds, the roll (none for an automatic
+         *     overrun), the cell read (`code`, `row`, `effects`) and what it still does (`tasks`).
+         */
+        CombatResolvedData: {
+            /** Side */
+            side: string;
+            /** Defender */
+            defender: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /**
+             * By
+             * @enum {string}
+             */
+            by: "overrun" | "combat" | "barrage" | "naval";
+            /** Hex */
+            hex: string;
+            /** Attackers */
+            attackers: string[];
+            /** Defenders */
+            defenders: string[];
+            odds: components["schemas"]["OddsShown"];
+            /** Surprise */
+            surprise: string | null;
+            /** Values */
+            values: number[];
+            /** Total */
+            total: number | null;
+            /** Code */
+            code: string;
+            /** Effects */
+            effects: components["schemas"]["Effect"][];
+            /** Tasks */
+            tasks: components["schemas"]["TaskShown"][];
+            /** Dice */
+            dice?: string;
+            /** Row */
+            row?: string;
+        };
+        /** CombatResolvedEvent */
+        CombatResolvedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.resolved";
+            data: components["schemas"]["CombatResolvedData"];
+        };
+        /** CombatResultIgnoredEvent */
+        CombatResultIgnoredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.result_ignored";
+            data: components["schemas"]["ResultIgnoredData"];
+        };
+        /** CombatRolledData */
+        CombatRolledData: {
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /**
+             * By
+             * @enum {string}
+             */
+            by: "overrun" | "combat" | "barrage" | "naval";
+            /** Hex */
+            hex: string;
+            /** Attackers */
+            attackers: string[];
+            /** Defenders */
+            defenders: string[];
+            /** Dice */
+            dice: string;
+            /** Values */
+            values: number[];
+        };
+        /** CombatRolledEvent */
+        CombatRolledEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.rolled";
+            data: components["schemas"]["CombatRolledData"];
+        };
+        /** DeadlinePassedData */
+        DeadlinePassedData: {
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /** Deadline */
+            deadline: string;
+            /** Sides */
+            sides: string[];
+        };
+        /** DeadlinePassedEvent */
+        DeadlinePassedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "deadline.passed";
+            data: components["schemas"]["DeadlinePassedData"];
+        };
+        /** DeadlinesSetData */
+        DeadlinesSetData: {
+            /** Reason */
+            reason: string;
+            /** Deadlines */
+            deadlines: {
+                [key: string]: number | null;
+            };
+        };
+        /** DeadlinesSetEvent */
+        DeadlinesSetEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "deadlines.set";
+            data: components["schemas"]["DeadlinesSetData"];
+        };
+        /** DefaultForcedData */
+        DefaultForcedData: {
+            /** Reason */
+            reason: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+        };
+        /** DefaultForcedEvent */
+        DefaultForcedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "default.forced";
+            data: components["schemas"]["DefaultForcedData"];
+        };
+        /** DiceCommittedData */
+        DiceCommittedData: {
+            /** Chain */
+            chain: number;
+            /** From Turn */
+            from_turn: number;
+            /** Anchor */
+            anchor: string;
+            /** Length */
+            length: number;
+        };
+        /** DiceCommittedEvent */
+        DiceCommittedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "dice.committed";
+            data: components["schemas"]["DiceCommittedData"];
+        };
+        /** DiceRecommittedData */
+        DiceRecommittedData: {
+            /** Chain */
+            chain: number;
+            /** From Turn */
+            from_turn: number;
+            /** Anchor */
+            anchor: string;
+            /** Length */
+            length: number;
+            /** Reason */
+            reason: string;
+        };
+        /** DiceRecommittedEvent */
+        DiceRecommittedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "dice.recommitted";
+            data: components["schemas"]["DiceRecommittedData"];
+        };
+        /** DiceRevealedData */
+        DiceRevealedData: {
+            /** Turn */
+            turn: number;
+            /** Seed */
+            seed: string;
+        };
+        /** DiceRevealedEvent */
+        DiceRevealedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "dice.revealed";
+            data: components["schemas"]["DiceRevealedData"];
+        };
+        /**
+         * DiceRolledData
+         * @description A roll and its inputs: die `j` of roll `index` of `turn` (docs/dice.md).
+         */
+        DiceRolledData: {
+            /** Turn */
+            turn: number;
+            /** Index */
+            index: number;
+            /** Purpose */
+            purpose: string;
+            /** Faces */
+            faces: number;
+            /** Values */
+            values: number[];
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "fair" | "seeded" | "scripted";
+            /** Trigger */
+            trigger: string;
+            /** Scripted */
+            scripted: number;
+            /** Label */
+            label?: string;
+        };
+        /** DiceRolledEvent */
+        DiceRolledEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "dice.rolled";
+            data: components["schemas"]["DiceRolledData"];
+        };
+        /** Effect */
+        Effect: {
+            /** Kind */
+            kind: string;
+            /** Value */
+            value: number;
+        };
+        /** EliminatedData */
+        EliminatedData: {
+            /** Cause */
+            cause: string;
+            /** Rule */
+            rule: string;
+            /** Unit */
+            unit: string;
+            /** Hex */
+            hex: string;
+        };
+        /** ExploitAwardedData */
+        ExploitAwardedData: {
+            /** Units */
+            units: string[];
+            /** Rating */
+            rating: number;
+            /** Hex */
+            hex: string;
+        };
+        /** FlewMissionData */
+        FlewMissionData: {
+            /** Unit */
+            unit: string;
+            /** To */
+            to: string;
+            /** Base */
+            base: string | null;
+            /** Mission */
+            mission: string;
+            /** Result */
+            result: ("shattered" | "eliminated") | null;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+        };
+        /**
+         * GameCreatedData
+         * @description The game as created: the scenario (its hash), the options, the dice, the sides.
+         */
+        GameCreatedData: {
+            /** Name */
+            name: string;
+            /** Scenario */
+            scenario: string;
+            /** Title */
+            title: string;
+            /** Scenario Hash */
+            scenario_hash: string;
+            /** Options */
+            options: {
+                [key: string]: unknown;
+            };
+            /**
+             * Dice Mode
+             * @enum {string}
+             */
+            dice_mode: "fair" | "seeded" | "scripted";
+            /** Dice Algorithm */
+            dice_algorithm: string;
+            /** Sides */
+            sides: string[];
+            /** Gm Public Key */
+            gm_public_key: string | null;
+        };
+        /** GameCreatedEvent */
+        GameCreatedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.created";
+            data: components["schemas"]["GameCreatedData"];
+        };
+        /** GameEndedEvent */
+        GameEndedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.ended";
+            data: components["schemas"]["Reasoned"];
+        };
+        /** GameImportedData */
+        GameImportedData: {
+            source: components["schemas"]["ImportSource"];
+            /** Seeds Elsewhere */
+            seeds_elsewhere: number[];
+        };
+        /** GameImportedEvent */
+        GameImportedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.imported";
+            data: components["schemas"]["GameImportedData"];
+        };
+        /** GamePausedData */
+        GamePausedData: {
+            /** Reason */
+            reason: string;
+            /** Hours */
+            hours: number;
+            /** Until */
+            until: string;
+        };
+        /** GamePausedEvent */
+        GamePausedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.paused";
+            data: components["schemas"]["GamePausedData"];
+        };
+        /** GameResumedData */
+        GameResumedData: {
+            /** Reason */
+            reason: string;
+            /** Until */
+            until?: string;
+        };
+        /** GameResumedEvent */
+        GameResumedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.resumed";
+            data: components["schemas"]["GameResumedData"];
+        };
+        /** GameRolledBackData */
+        GameRolledBackData: {
+            /** Reason */
+            reason: string;
+            /** Proposal */
+            proposal: number | null;
+            /** To Seq */
+            to_seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Abandons */
+            abandons: number[];
+            /** Kept */
+            kept: number[];
+            /** Rolls */
+            rolls: number;
+            /** Consents */
+            consents: string[];
+            /** State */
+            state: {
+                [key: string]: unknown;
+            };
+        };
+        /** GameRolledBackEvent */
+        GameRolledBackEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.rolled_back";
+            data: components["schemas"]["GameRolledBackData"];
+        };
+        /** GameStartedEvent */
+        GameStartedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.started";
+            data: components["schemas"]["NoData"];
+        };
+        /** GmPlayedData */
+        GmPlayedData: {
+            /** Reason */
+            reason: string;
+            /** Side */
+            side: string;
+            /** Kind */
+            kind: string;
+            /** Body */
+            body: {
+                [key: string]: unknown;
+            };
+            /** Salt */
+            salt?: string;
+        };
+        /** GmPlayedEvent */
+        GmPlayedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "gm.played";
+            data: components["schemas"]["GmPlayedData"];
+        };
+        /** HexDisorganizedData */
+        HexDisorganizedData: {
+            /** Cause */
+            cause: string;
+            /** Rule */
+            rule: string;
+            /** Hex */
+            hex: string;
+            /** Units */
+            units: string[];
+            /** Markers Removed */
+            markers_removed: {
+                [key: string]: string;
+            };
+            /** Trucks */
+            trucks: string[];
+        };
+        /** HexDisorganizedEvent */
+        HexDisorganizedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "hex.disorganized";
+            data: components["schemas"]["HexDisorganizedData"];
+        };
+        /** ImportSource */
+        ImportSource: {
+            /** Rules Version */
+            rules_version: string | null;
+            /** Version */
+            version: number | null;
+            /** Events */
+            events: number;
+            /** Dice Mode */
+            dice_mode: string | null;
+        };
+        /** ImpulseBeganData */
+        ImpulseBeganData: {
+            /** Impulse */
+            impulse: number;
+            /** Side */
+            side: string;
+        };
+        /** ImpulseBeganEvent */
+        ImpulseBeganEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "impulse.began";
+            data: components["schemas"]["ImpulseBeganData"];
+        };
+        /** ImpulseCleanedUpData */
+        ImpulseCleanedUpData: {
+            /** Side */
+            side: string;
+            /** Units */
+            units: string[];
+        };
+        /** ImpulseCleanedUpEvent */
+        ImpulseCleanedUpEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "impulse.cleaned_up";
+            data: components["schemas"]["ImpulseCleanedUpData"];
+        };
+        /** ImpulseEndedData */
+        ImpulseEndedData: {
+            /** Side */
+            side: string;
+            /** Impulses Taken */
+            impulses_taken: number;
+        };
+        /** ImpulseEndedEvent */
+        ImpulseEndedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "impulse.ended";
+            data: components["schemas"]["ImpulseEndedData"];
+        };
+        /** InitiativeChosenData */
+        InitiativeChosenData: {
+            /** Side */
+            side: string;
+            /**
+             * Position
+             * @enum {string}
+             */
+            position: "first" | "last" | "before" | "after" | "remaining";
+            /** Slot */
+            slot: number;
+        };
+        /** InitiativeChosenEvent */
+        InitiativeChosenEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "initiative.chosen";
+            data: components["schemas"]["InitiativeChosenData"];
+        };
+        /** InitiativeRankedData */
+        InitiativeRankedData: {
+            /** Ranking */
+            ranking: string[];
+        };
+        /** InitiativeRankedEvent */
+        InitiativeRankedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "initiative.ranked";
+            data: components["schemas"]["InitiativeRankedData"];
+        };
+        /** InitiativeRerollAnsweredEvent */
+        InitiativeRerollAnsweredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "initiative.reroll_answered";
+            /** Data */
+            data: components["schemas"]["RerollAnsweredData"] | components["schemas"]["Sealed"];
+        };
+        /** InitiativeRerollClosedEvent */
+        InitiativeRerollClosedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "initiative.reroll_closed";
+            data: components["schemas"]["RerollClosedData"];
+        };
+        /** InitiativeRolledData */
+        InitiativeRolledData: {
+            /** Dice */
+            dice: {
+                [key: string]: number;
+            };
+            /** Boxes */
+            boxes: {
+                [key: string]: number;
+            };
+            /** Totals */
+            totals: {
+                [key: string]: number;
+            };
+            /** Reroll */
+            reroll: boolean;
+        };
+        /** InitiativeRolledEvent */
+        InitiativeRolledEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "initiative.rolled";
+            data: components["schemas"]["InitiativeRolledData"];
+        };
+        /** InitiativeShiftedData */
+        InitiativeShiftedData: {
+            /** Before */
+            before: {
+                [key: string]: number;
+            };
+            /** Boxes */
+            boxes: {
+                [key: string]: number;
+            };
+            /** Rank */
+            rank: string[];
+        };
+        /** InitiativeShiftedEvent */
+        InitiativeShiftedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "initiative.shifted";
+            data: components["schemas"]["InitiativeShiftedData"];
+        };
+        /**
+         * KeyReplacedData
+         * @description A player's new signing key: by the GM, or (`by` "player") by the player itself
+         *     with its current key's consent.
+         */
+        KeyReplacedData: {
+            /** Reason */
+            reason: string;
+            /** Player Id */
+            player_id: string;
+            /** Side */
+            side: string;
+            /** Public Key */
+            public_key: string;
+            /** Consented */
+            consented: boolean;
+            /** Effective At */
+            effective_at: string | null;
+            /**
+             * By
+             * @constant
+             */
+            by?: "player";
+        };
+        /** ModeChangedData */
+        ModeChangedData: {
+            from: components["schemas"]["ModeSet"];
+            /** Unit */
+            unit: string;
+            /** Side */
+            side: string;
+            /** Hex */
+            hex: string;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "combat" | "move" | "reserve" | "strat" | "exploit" | "dg";
+            /**
+             * Orientation
+             * @enum {string}
+             */
+            orientation: "combat" | "move";
+        };
+        /** ModeSet */
+        ModeSet: {
+            /** Mode */
+            mode: ("combat" | "move" | "reserve" | "strat" | "exploit" | "dg") | null;
+            /** Orientation */
+            orientation: ("combat" | "move") | null;
+        };
+        /**
+         * NoData
+         * @description Nothing more to say than the event's kind.
+         */
+        NoData: Record<string, never>;
+        /** NoRetreatData */
+        NoRetreatData: {
+            /** Hex */
+            hex: string;
+            /** Units */
+            units: string[];
+            /** Rule */
+            rule: string;
+        };
+        /** PlayerKeyReplacedEvent */
+        PlayerKeyReplacedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "player.key_replaced";
+            data: components["schemas"]["KeyReplacedData"];
+        };
+        /** PortRepairedEvent */
+        PortRepairedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "port.repaired";
+            data: components["schemas"]["ReorganizedData"];
+        };
+        /** PowerDeclaredData */
+        PowerDeclaredData: {
+            /** Power */
+            power: string;
+            /**
+             * Action
+             * @enum {string}
+             */
+            action: "pass" | "land" | "air" | "naval" | "combined";
+            chit: components["schemas"]["Chit"] | null;
+        };
+        /** PowerDeclaredEvent */
+        PowerDeclaredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "power.declared";
+            data: components["schemas"]["PowerDeclaredData"];
+        };
+        /** Production */
+        Production: {
+            /** Bp Spent */
+            bp_spent: number;
+            /** Bp On Rps */
+            bp_on_rps: number;
+        };
+        /** ProductionAppliedData */
+        ProductionAppliedData: {
+            /** Powers */
+            powers: {
+                [key: string]: components["schemas"]["Production"];
+            };
+        };
+        /** ProductionAppliedEvent */
+        ProductionAppliedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "production.applied";
+            data: components["schemas"]["ProductionAppliedData"];
+        };
+        /**
+         * ProductionSubmittedData
+         * @description A power's production: the BPs spent and those on RPs, checked against the
+         *     scenario's `build_points` when it gives them (`reported`: taken as the player said).
+         */
+        ProductionSubmittedData: {
+            /** Power */
+            power: string;
+            /** Bp Spent */
+            bp_spent: number;
+            /** Bp On Rps */
+            bp_on_rps: number;
+            /** Next Turn Rps */
+            next_turn_rps: number;
+            /** Build Points */
+            build_points?: number | null;
+            /** Reported */
+            reported?: boolean;
+        };
+        /** ProductionSubmittedEvent */
+        ProductionSubmittedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "production.submitted";
+            data: components["schemas"]["ProductionSubmittedData"];
+        };
+        /** ProposalSideData */
+        ProposalSideData: {
+            /** Proposal */
+            proposal: number;
+            /** Side */
+            side: string;
+        };
+        /**
+         * QuestionShown
+         * @description What a combat's result leaves to a side (docs/api.md "Combat choices").
+         */
+        QuestionShown: {
+            /** Kind */
+            kind: string;
+            /** Side */
+            side: string;
+            /** Of */
+            of: string;
+            /** Count */
+            count: number;
+            /** Units */
+            units: string[];
+            /** Paths */
+            paths: string[][];
+            /** Default */
+            default: string[];
+            /** Asked At */
+            asked_at: string;
+            /** Text */
+            text: string;
+            /** Zoc */
+            zoc: string[];
+        };
+        /** Reasoned */
+        Reasoned: {
+            /** Reason */
+            reason: string;
+        };
+        /**
+         * ReorganizedData
+         * @description One item of a `reorg` order: what it cost and used, and the path for people.
+         */
+        ReorganizedData: {
+            /** Period */
+            period: string;
+            /** Power */
+            power: string;
+            /** Unit */
+            unit: string | null;
+            /** Method */
+            method: string;
+            item: components["schemas"]["ReorgItem"];
+            /** Cost */
+            cost: number;
+            /** Full Cost */
+            full_cost: number;
+            /** Rps Left */
+            rps_left: number;
+            /** Provider */
+            provider: string | null;
+            path: components["schemas"]["PathShown"] | null;
+            /** Uses */
+            uses: {
+                [key: string]: number;
+            };
+            /** Dispensed */
+            dispensed: string[][];
+            /** Flips */
+            flips: string[];
+            /** Expends */
+            expends: string | null;
+            /** Repairs */
+            repairs: string | null;
+            /** Isolated */
+            isolated: string | null;
+            /** Shattered */
+            shattered: boolean;
+            /** Notes */
+            notes: string[];
+        };
+        /** ReportFiledData */
+        ReportFiledData: {
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /** Moves */
+            moves: number;
+            /** Works */
+            works: number;
+            /** Missions */
+            missions: number;
+            /** Combats */
+            combats: number;
+            /** Face Down */
+            face_down: number;
+        };
+        /** ReportFiledEvent */
+        ReportFiledEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "report.filed";
+            data: components["schemas"]["ReportFiledData"];
+        };
+        /** RerollAnsweredData */
+        RerollAnsweredData: {
+            /** Side */
+            side: string;
+            /** Demand */
+            demand: boolean;
+            /** Salt */
+            salt: string;
+        };
+        /** RerollClosedData */
+        RerollClosedData: {
+            /** Answers */
+            answers: {
+                [key: string]: boolean;
+            };
+            /** Demanded */
+            demanded: string[];
+            /** Boxes */
+            boxes: {
+                [key: string]: number;
+            };
+        };
+        /** ReserveRemovedData */
+        ReserveRemovedData: {
+            /** Hex */
+            hex: string;
+            /** Units */
+            units: string[];
+            /** Rule */
+            rule: string;
+        };
+        /** ReserveRemovedEvent */
+        ReserveRemovedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "reserve.removed";
+            data: components["schemas"]["ReserveRemovedData"];
+        };
+        /** ReservesReleasedData */
+        ReservesReleasedData: {
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /** Units */
+            units: string[];
+            /** Orientations */
+            orientations: {
+                [key: string]: "combat" | "move";
+            };
+        };
+        /** ReservesReleasedEvent */
+        ReservesReleasedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "reserves.released";
+            data: components["schemas"]["ReservesReleasedData"];
+        };
+        /** ResultIgnoredData */
+        ResultIgnoredData: {
+            /** Hex */
+            hex: string;
+            /** Text */
+            text: string;
+        };
+        /** RollbackConsentedEvent */
+        RollbackConsentedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rollback.consented";
+            data: components["schemas"]["ProposalSideData"];
+        };
+        /**
+         * RollbackProposedData
+         * @description A rollback to `to_seq` (the start of `turn`.`impulse`) waiting for the sides in
+         *     `needs`: it would abandon the events `abandons` (but `kept`) and `rolls` rolls.
+         */
+        RollbackProposedData: {
+            /** Reason */
+            reason: string;
+            /** Proposal */
+            proposal: number;
+            /** To Seq */
+            to_seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Abandons */
+            abandons: number[];
+            /** Kept */
+            kept: number[];
+            /** Rolls */
+            rolls: number;
+            /** Needs */
+            needs: string[];
+            /** Requested By */
+            requested_by: string | null;
+            /** State */
+            state: {
+                [key: string]: unknown;
+            };
+        };
+        /** RollbackProposedEvent */
+        RollbackProposedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rollback.proposed";
+            data: components["schemas"]["RollbackProposedData"];
+        };
+        /** RollbackRefusedEvent */
+        RollbackRefusedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rollback.refused";
+            data: components["schemas"]["ProposalSideData"];
+        };
+        /** RollbackWithdrawnData */
+        RollbackWithdrawnData: {
+            /** Reason */
+            reason: string;
+            /** Proposal */
+            proposal: number;
+        };
+        /** RollbackWithdrawnEvent */
+        RollbackWithdrawnEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rollback.withdrawn";
+            data: components["schemas"]["RollbackWithdrawnData"];
+        };
+        /** RoundBeganData */
+        RoundBeganData: {
+            /** Round */
+            round: number;
+        };
+        /** RoundBeganEvent */
+        RoundBeganEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "round.began";
+            data: components["schemas"]["RoundBeganData"];
+        };
+        /** RpsGrantedData */
+        RpsGrantedData: {
+            /** Rps */
+            rps: {
+                [key: string]: number;
+            };
+        };
+        /** RpsGrantedEvent */
+        RpsGrantedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rps.granted";
+            data: components["schemas"]["RpsGrantedData"];
+        };
+        /** RpsLapsedData */
+        RpsLapsedData: {
+            /** Power */
+            power: string;
+            /** Amount */
+            amount: number;
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+        };
+        /** RpsLapsedEvent */
+        RpsLapsedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rps.lapsed";
+            data: components["schemas"]["RpsLapsedData"];
+        };
+        /**
+         * Sealed
+         * @description Another side's answer while its window is open: who answered, nothing more.
+         */
+        Sealed: {
+            /** Side */
+            side: string;
+            /**
+             * Sealed
+             * @constant
+             */
+            sealed: true;
+        };
+        /** SeatReopenedData */
+        SeatReopenedData: {
+            /** Reason */
+            reason: string;
+            /** Player Id */
+            player_id: string;
+            /** Side */
+            side: string;
+            /** Powers */
+            powers: string[];
+        };
+        /** SeatReopenedEvent */
+        SeatReopenedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "seat.reopened";
+            data: components["schemas"]["SeatReopenedData"];
+        };
+        /** SeatSubstitutedData */
+        SeatSubstitutedData: {
+            /** Player Id */
+            player_id: string;
+            /** Old Player Id */
+            old_player_id: string;
+            /** Side */
+            side: string;
+            /** Name */
+            name: string;
+            /** Powers */
+            powers: string[];
+        };
+        /** SeatSubstitutedEvent */
+        SeatSubstitutedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "seat.substituted";
+            data: components["schemas"]["SeatSubstitutedData"];
+        };
+        /** SeatTakenData */
+        SeatTakenData: {
+            /** Player Id */
+            player_id: string;
+            /** Side */
+            side: string;
+            /** Name */
+            name: string;
+            /** Powers */
+            powers: string[];
+        };
+        /** SeatTakenEvent */
+        SeatTakenEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "seat.taken";
+            data: components["schemas"]["SeatTakenData"];
+        };
+        /** ShatteredData */
+        ShatteredData: {
+            /** Cause */
+            cause: string;
+            /** Rule */
+            rule: string;
+            /** Units */
+            units: string[];
+            /** Hex */
+            hex: string;
+        };
+        /** SideData */
+        SideData: {
+            /** Side */
+            side: string;
+        };
+        /** SideDoneData */
+        SideDoneData: {
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+        };
+        /** SideDoneEvent */
+        SideDoneEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "side.done";
+            data: components["schemas"]["SideDoneData"];
+        };
+        /** SideDroppedOutData */
+        SideDroppedOutData: {
+            /** Reason */
+            reason: string;
+            /** Side */
+            side: string;
+            /** Policy */
+            policy: string;
+        };
+        /** SideDroppedOutEvent */
+        SideDroppedOutEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "side.dropped_out";
+            data: components["schemas"]["SideDroppedOutData"];
+        };
+        /** SideRestoredData */
+        SideRestoredData: {
+            /** Reason */
+            reason: string;
+            /** Side */
+            side: string;
+        };
+        /** SideRestoredEvent */
+        SideRestoredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "side.restored";
+            data: components["schemas"]["SideRestoredData"];
+        };
+        /** SideReturnedEvent */
+        SideReturnedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "side.returned";
+            data: components["schemas"]["SideData"];
+        };
+        /** SideSkippedData */
+        SideSkippedData: {
+            /** Reason */
+            reason: string;
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+        };
+        /** SideSkippedEvent */
+        SideSkippedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "side.skipped";
+            data: components["schemas"]["SideSkippedData"];
+        };
+        /** StandingAnsweredEvent */
+        StandingAnsweredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "standing.answered";
+            /** Data */
+            data: components["schemas"]["StandingNamed"] | components["schemas"]["Sealed"];
+        };
+        /**
+         * StandingArmedData
+         * @description Armed: its stops and, by step, the reroll's answer (`demand`, sealed until its
+         *     `first_window` closes) or how the final reorganization spends (`spend`, `plan`); a
+         *     `steps` order's holding (`turn`, `impulse`, `after`).
+         */
+        StandingArmedData: {
+            /** Side */
+            side: string;
+            /** Step */
+            step: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "standing" | "steps";
+            /** Player */
+            player: string;
+            /** Seq */
+            seq: number | null;
+            /** Stops */
+            stops: components["schemas"]["StopBody"][];
+            /** Hits Seen */
+            hits_seen: number;
+            /** Demand */
+            demand?: boolean;
+            /** Salt */
+            salt?: string;
+            /**
+             * Spend
+             * @enum {string}
+             */
+            spend?: "cheapest" | "none";
+            /** Plan */
+            plan?: components["schemas"]["ReorgBody"][];
+            /** First Window */
+            first_window?: number;
+            /** Turn */
+            turn?: number;
+            /** Impulse */
+            impulse?: number;
+            /** After */
+            after?: string;
+            /** Patrols */
+            patrols?: components["schemas"]["Placement"][];
+        };
+        /** StandingArmedEvent */
+        StandingArmedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "standing.armed";
+            /** Data */
+            data: components["schemas"]["StandingArmedData"] | components["schemas"]["Sealed"];
+        };
+        /** StandingDisarmedData */
+        StandingDisarmedData: {
+            /** Side */
+            side: string;
+            /** Step */
+            step: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "standing" | "steps";
+            /** Player */
+            player: string;
+            /** Seq */
+            seq: number | null;
+            /** Reason */
+            reason: string;
+            /** Stop */
+            stop: string | null;
+        };
+        /** StandingDisarmedEvent */
+        StandingDisarmedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "standing.disarmed";
+            data: components["schemas"]["StandingDisarmedData"];
+        };
+        /**
+         * StandingNamed
+         * @description The standing order (or held steps) by the side, step, kind, and the order that
+         *     armed it (`player`, `seq`).
+         */
+        StandingNamed: {
+            /** Side */
+            side: string;
+            /** Step */
+            step: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "standing" | "steps";
+            /** Player */
+            player: string;
+            /** Seq */
+            seq: number | null;
+        };
+        /** StateEditedData */
+        StateEditedData: {
+            /** Reason */
+            reason: string;
+            /** Units */
+            units: {
+                [key: string]: components["schemas"]["UnitEdit"];
+            };
+            /** Hexes */
+            hexes: {
+                [key: string]: components["schemas"]["HexChange"];
+            };
+            /** Powers */
+            powers: {
+                [key: string]: components["schemas"]["PowerEdit"];
+            };
+        };
+        /** StateEditedEvent */
+        StateEditedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "state.edited";
+            data: components["schemas"]["StateEditedData"];
+        };
+        /** StepBeganData */
+        StepBeganData: {
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /** Sides */
+            sides: string[];
+            /** Chooser */
+            chooser?: string;
+            /** Positions */
+            positions?: string[];
+        };
+        /** StepBeganEvent */
+        StepBeganEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "step.began";
+            data: components["schemas"]["StepBeganData"];
+        };
+        /** StepLostData */
+        StepLostData: {
+            /** Cause */
+            cause: string;
+            /** Rule */
+            rule: string;
+            /** Unit */
+            unit: string;
+            /** Steps */
+            steps: number;
+        };
+        /** StepSkippedData */
+        StepSkippedData: {
+            /** Reason */
+            reason: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /** Skipped */
+            skipped?: ("join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished")[];
+        };
+        /** StepSkippedEvent */
+        StepSkippedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "step.skipped";
+            data: components["schemas"]["StepSkippedData"];
+        };
+        /**
+         * TaskShown
+         * @description One thing a table's result still does to a combat: its kind, whose units, how
+         *     many steps or hexes (`value`; a retreat's option hexes `extra`, the losses due with
+         *     it `due`), and once chosen the units, path and enemy-ZOC losses named.
+         */
+        TaskShown: {
+            /** Kind */
+            kind: string;
+            /** Who */
+            who: string;
+            /** Value */
+            value: number;
+            /** Extra */
+            extra: number;
+            /** Path */
+            path: string[];
+            /** Losses */
+            losses: string[];
+            /** Units */
+            units: string[];
+            /** Chosen */
+            chosen: boolean;
+            /** Due */
+            due: number;
+        };
+        /** TurnBeganEvent */
+        TurnBeganEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "turn.began";
+            data: components["schemas"]["TurnData"];
+        };
+        /** TurnData */
+        TurnData: {
+            /** Turn */
+            turn: number;
+        };
+        /** TurnEndRolledData */
+        TurnEndRolledData: {
+            /** Side */
+            side: string;
+            /** Values */
+            values: number[];
+            /** Bonus Per Die */
+            bonus_per_die: number;
+            /** Added */
+            added: number;
+            /** Total */
+            total: number;
+            /** Threshold */
+            threshold: number;
+            /** Last Die */
+            last_die: number;
+            /** Certain */
+            certain: boolean;
+            /** Ends */
+            ends: boolean;
+        };
+        /** TurnEndRolledEvent */
+        TurnEndRolledEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "turn_end.rolled";
+            data: components["schemas"]["TurnEndRolledData"];
+        };
+        /** TurnEndedData */
+        TurnEndedData: {
+            /** Turn */
+            turn: number;
+            /** Impulses Taken */
+            impulses_taken: {
+                [key: string]: number;
+            };
+        };
+        /** TurnEndedEvent */
+        TurnEndedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "turn.ended";
+            data: components["schemas"]["TurnEndedData"];
+        };
+        /** TurnOrderSetData */
+        TurnOrderSetData: {
+            /** Order */
+            order: string[];
+        };
+        /** TurnOrderSetEvent */
+        TurnOrderSetEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "turn.order_set";
+            data: components["schemas"]["TurnOrderSetData"];
+        };
+        /** TurnedFaceDownData */
+        TurnedFaceDownData: {
+            /** Units */
+            units: string[];
+            /** Cause */
+            cause?: string;
+            /** Rule */
+            rule?: string;
+        };
+        /** UnitEliminatedEvent */
+        UnitEliminatedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.eliminated";
+            data: components["schemas"]["EliminatedData"];
+        };
+        /** UnitFlewMissionEvent */
+        UnitFlewMissionEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.flew_mission";
+            data: components["schemas"]["FlewMissionData"];
+        };
+        /** UnitModeChangedEvent */
+        UnitModeChangedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.mode_changed";
+            data: components["schemas"]["ModeChangedData"];
+        };
+        /**
+         * UnitMovedData
+         * @description A move: `mp` charged against the allowance, `cost` the terrain's, the path and
+         *     how it went; a carrier's own move names the unit it is `carrying`.
+         */
+        UnitMovedData: {
+            /** From */
+            from: string;
+            /** Unit */
+            unit: string;
+            /** To */
+            to: string;
+            /** Mp */
+            mp: number;
+            /** Transport */
+            transport: string | null;
+            /** Path */
+            path: string[];
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /** Cost */
+            cost?: number;
+            /** Filled */
+            filled?: boolean;
+            /** Notes */
+            notes?: string[];
+            /** Seas */
+            seas?: string[];
+            /** Carrier */
+            carrier?: string;
+            /** Rail Power */
+            rail_power?: string;
+            /** Carrying */
+            carrying?: string;
+        };
+        /** UnitMovedEvent */
+        UnitMovedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.moved";
+            data: components["schemas"]["UnitMovedData"];
+        };
+        /** UnitReorganizedEvent */
+        UnitReorganizedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.reorganized";
+            data: components["schemas"]["ReorganizedData"];
+        };
+        /** UnitStepLostEvent */
+        UnitStepLostEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.step_lost";
+            data: components["schemas"]["StepLostData"];
+        };
+        /** UnitWorkedData */
+        UnitWorkedData: {
+            /** Unit */
+            unit: string;
+            /** Work */
+            work: string;
+            /** Hex */
+            hex: string;
+        };
+        /** UnitWorkedEvent */
+        UnitWorkedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.worked";
+            data: components["schemas"]["UnitWorkedData"];
+        };
+        /** UnitsAdvancedData */
+        UnitsAdvancedData: {
+            /** Units */
+            units: string[];
+            /** To */
+            to: string;
+        };
+        /** UnitsAdvancedEvent */
+        UnitsAdvancedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "units.advanced";
+            data: components["schemas"]["UnitsAdvancedData"];
+        };
+        /** UnitsExploitAwardedEvent */
+        UnitsExploitAwardedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "units.exploit_awarded";
+            data: components["schemas"]["ExploitAwardedData"];
+        };
+        /** UnitsRetreatedData */
+        UnitsRetreatedData: {
+            /** From */
+            from: string;
+            /** Units */
+            units: string[];
+            /** To */
+            to: string;
+            /** Hexes */
+            hexes: number;
+            /** Enemy Zoc */
+            enemy_zoc: boolean;
+        };
+        /** UnitsRetreatedEvent */
+        UnitsRetreatedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "units.retreated";
+            data: components["schemas"]["UnitsRetreatedData"];
+        };
+        /** UnitsShatteredEvent */
+        UnitsShatteredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "units.shattered";
+            data: components["schemas"]["ShatteredData"];
+        };
+        /** UnitsTurnedFaceDownEvent */
+        UnitsTurnedFaceDownEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "units.turned_face_down";
+            data: components["schemas"]["TurnedFaceDownData"];
+        };
+        /** WeatherSetEvent */
+        WeatherSetEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "weather.set";
+            data: components["schemas"]["WeatherRow"];
+        };
+        /** WeatherTableSetData */
+        WeatherTableSetData: {
+            /** Reason */
+            reason: string;
+            /** Table */
+            table: components["schemas"]["WeatherRow"][] | null;
+            /** From Turn */
+            from_turn: number | null;
+        };
+        /** WeatherTableSetEvent */
+        WeatherTableSetEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "weather.table_set";
+            data: components["schemas"]["WeatherTableSetData"];
+        };
     };
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description the rate limit policy (IETF draft-ietf-httpapi-ratelimit-headers): `"default";q=50;w=1;wif-burst=200` is 50 requests per 1-second window, sustained, in bursts of up to 200; sent when the server limits rates */
+        "RateLimit-Policy": string;
+        /** @description where the caller stands: `"default";r=37;t=4` is 37 requests it may send now, and 4 seconds until its bucket is full again (on a 429: until it may send again) */
+        RateLimit: string;
+        /** @description seconds to wait before trying again */
+        "Retry-After": string;
+        /** @description the view's version: send it back as If-None-Match */
+        ETag: string;
+        /** @description the same order (seq and bytes) was taken before: this is its first answer */
+        "Idempotent-Replayed": "true";
+        /** @description `Bearer`: a token is wanted */
+        "WWW-Authenticate": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -6012,6 +10646,7 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6066,6 +10701,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6075,6 +10712,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6084,6 +10724,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6093,6 +10735,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6102,6 +10747,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6126,6 +10774,8 @@ export interface operations {
             /** @description the answer */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6135,6 +10785,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6144,6 +10797,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6153,6 +10808,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6162,6 +10819,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6171,6 +10831,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6191,6 +10854,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6200,6 +10865,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6209,6 +10877,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6232,6 +10903,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6241,6 +10914,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6250,6 +10937,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6259,6 +10948,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6268,6 +10959,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6277,6 +10971,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6305,6 +11002,8 @@ export interface operations {
             /** @description the answer */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6314,6 +11013,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6323,6 +11025,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6332,6 +11036,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6341,6 +11047,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6350,6 +11058,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6359,6 +11069,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6368,6 +11081,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6397,6 +11113,9 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6406,6 +11125,9 @@ export interface operations {
             /** @description the caller's copy (`If-None-Match`: the ETag) is current */
             304: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6413,6 +11135,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6422,6 +11158,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6431,6 +11169,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6440,6 +11180,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6449,6 +11192,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6480,6 +11226,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6489,6 +11237,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6498,6 +11260,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6507,6 +11271,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6516,6 +11282,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6525,6 +11294,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6555,6 +11327,9 @@ export interface operations {
             /** @description the order was accepted before (same seq, same bytes: its first answer, with `Idempotent-Replayed: true`), or a dry run's preview */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6564,6 +11339,8 @@ export interface operations {
             /** @description the answer */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6573,6 +11350,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6582,6 +11362,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6591,6 +11373,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6600,6 +11384,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6609,6 +11395,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6618,6 +11406,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6627,6 +11417,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6636,6 +11429,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6665,6 +11461,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6674,6 +11472,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6683,6 +11495,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6692,6 +11506,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6701,6 +11517,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6710,6 +11529,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6739,6 +11561,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6748,6 +11572,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6757,6 +11595,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6766,6 +11606,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6775,6 +11617,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6784,6 +11629,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6811,6 +11659,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6820,6 +11670,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6829,6 +11682,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6838,6 +11693,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6847,6 +11704,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6856,6 +11715,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6865,6 +11726,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6874,6 +11737,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6883,6 +11749,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6910,6 +11779,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6919,6 +11790,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6928,6 +11802,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6937,6 +11813,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6946,6 +11824,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6955,6 +11835,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6964,6 +11846,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6973,6 +11857,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6982,6 +11869,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7009,6 +11899,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7018,6 +11910,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7027,6 +11922,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7036,6 +11933,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7045,6 +11944,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7054,6 +11955,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7063,6 +11966,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7072,6 +11977,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7081,6 +11989,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7108,6 +12019,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7117,6 +12030,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7126,6 +12042,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7135,6 +12053,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7144,6 +12064,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7153,6 +12075,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7162,6 +12086,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7171,6 +12097,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7180,6 +12109,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7207,6 +12139,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7216,6 +12150,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7225,6 +12162,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7234,6 +12173,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7243,6 +12184,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7252,6 +12195,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7261,6 +12206,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7270,6 +12217,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7279,6 +12229,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7306,6 +12259,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7315,6 +12270,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7324,6 +12282,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7333,6 +12293,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7342,6 +12304,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7351,6 +12315,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7360,6 +12326,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7369,6 +12337,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7378,6 +12349,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7405,6 +12379,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7414,6 +12390,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7423,6 +12402,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7432,6 +12413,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7441,6 +12424,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7450,6 +12435,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7459,6 +12446,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7468,6 +12457,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7477,6 +12469,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7504,6 +12499,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7513,6 +12510,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7522,6 +12522,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7531,6 +12533,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7540,6 +12544,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7549,6 +12555,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7558,6 +12566,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7567,6 +12577,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7576,6 +12589,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7603,6 +12619,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7612,6 +12630,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7621,6 +12642,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7630,6 +12653,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7639,6 +12664,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7648,6 +12675,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7657,6 +12686,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7666,6 +12697,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7675,6 +12709,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7704,6 +12741,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7713,6 +12752,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7722,6 +12764,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7731,6 +12775,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7740,6 +12786,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7749,6 +12797,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7758,6 +12808,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7767,6 +12819,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7776,6 +12831,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7805,6 +12863,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7814,6 +12874,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7823,6 +12886,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7832,6 +12897,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7841,6 +12908,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7850,6 +12919,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7859,6 +12930,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7868,6 +12941,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7877,6 +12953,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7904,6 +12983,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7913,6 +12994,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7922,6 +13006,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7931,6 +13017,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7940,6 +13028,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7949,6 +13039,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7958,6 +13050,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7967,6 +13061,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7976,6 +13073,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8003,6 +13103,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8012,6 +13114,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8021,6 +13126,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8030,6 +13137,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8039,6 +13148,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8048,6 +13159,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8057,6 +13170,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8066,6 +13181,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8075,6 +13193,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8099,6 +13220,8 @@ export interface operations {
             /** @description the answer */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8108,6 +13231,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8117,6 +13243,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8126,6 +13254,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8135,6 +13265,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8144,6 +13276,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8153,6 +13288,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8180,6 +13318,8 @@ export interface operations {
             /** @description the answer */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8189,6 +13329,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8198,6 +13352,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8207,6 +13363,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8216,6 +13374,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8225,6 +13385,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8234,6 +13397,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8268,6 +13434,8 @@ export interface operations {
             /** @description the caller's view of each event as it is committed (docs/api.md, Streams): event names are the event kinds, ids the seqs */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8283,6 +13451,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8292,6 +13474,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8301,6 +13485,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8310,6 +13496,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8319,6 +13508,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8342,6 +13534,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8351,6 +13545,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8360,6 +13568,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8369,6 +13579,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8378,6 +13590,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8387,6 +13602,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8414,6 +13632,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8423,6 +13643,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8432,6 +13666,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8441,6 +13677,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8450,6 +13688,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8459,6 +13699,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8468,6 +13711,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8491,6 +13737,8 @@ export interface operations {
             /** @description removed (or there was none) */
             204: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8498,6 +13746,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8507,6 +13769,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8516,6 +13780,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8525,6 +13791,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8534,6 +13803,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8561,6 +13833,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8570,6 +13844,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8579,6 +13867,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8588,6 +13878,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8597,6 +13889,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8606,6 +13900,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8615,6 +13911,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8624,6 +13923,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8649,6 +13951,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8658,6 +13962,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8667,6 +13985,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8676,6 +13996,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8685,6 +14007,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8694,6 +14019,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8723,6 +14051,8 @@ export interface operations {
             /** @description the answer */
             202: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8732,6 +14062,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8741,6 +14085,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8750,6 +14096,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8759,6 +14107,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8768,6 +14118,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8777,6 +14129,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8786,6 +14141,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8815,6 +14173,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8824,6 +14184,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8833,6 +14196,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8842,6 +14207,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8851,6 +14218,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8860,6 +14229,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8869,6 +14240,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8878,6 +14251,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8887,6 +14263,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8912,6 +14291,8 @@ export interface operations {
             /** @description removed */
             204: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8919,6 +14300,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8928,6 +14323,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8937,6 +14334,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8946,6 +14345,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8955,6 +14357,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8984,6 +14389,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8993,6 +14400,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9002,6 +14412,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9011,6 +14423,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9020,6 +14434,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9029,6 +14445,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9038,6 +14456,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9047,6 +14467,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9056,6 +14479,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9079,6 +14505,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9088,6 +14516,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9097,6 +14539,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9106,6 +14550,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9115,6 +14561,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9124,6 +14573,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9150,6 +14602,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9159,6 +14613,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9168,6 +14625,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9177,6 +14636,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9186,6 +14647,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9195,6 +14658,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9204,6 +14670,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9229,6 +14698,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9238,6 +14709,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9247,6 +14721,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9256,6 +14732,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9265,6 +14743,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9274,6 +14754,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9283,6 +14766,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9309,6 +14795,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9318,6 +14806,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9327,6 +14818,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9336,6 +14829,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9345,6 +14840,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9354,6 +14851,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9363,6 +14863,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9393,6 +14896,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9402,6 +14907,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9411,6 +14919,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9420,6 +14930,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9429,6 +14941,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9438,6 +14952,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9447,6 +14963,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9456,6 +14975,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9479,6 +15001,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9488,6 +15012,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9497,6 +15024,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9506,6 +15035,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9515,6 +15046,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9524,6 +15057,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9533,6 +15069,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9560,6 +15099,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9569,6 +15110,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9578,6 +15122,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9587,6 +15133,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9596,6 +15144,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9605,6 +15155,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9614,6 +15166,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9623,6 +15178,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9646,6 +15204,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9655,6 +15215,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9664,6 +15227,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9673,6 +15238,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9682,6 +15249,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9691,6 +15260,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9700,6 +15272,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9727,6 +15302,8 @@ export interface operations {
             /** @description the answer */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9736,6 +15313,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9745,6 +15325,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9754,6 +15336,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9763,6 +15347,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9772,6 +15358,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9781,6 +15369,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9790,6 +15380,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9799,6 +15392,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9826,6 +15422,8 @@ export interface operations {
             /** @description the answer */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9835,6 +15433,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9844,6 +15445,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9853,6 +15456,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9862,6 +15467,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9871,6 +15478,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9880,6 +15489,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9889,6 +15500,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9898,6 +15512,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9921,6 +15538,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9930,6 +15549,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9939,6 +15561,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9948,6 +15572,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9957,6 +15583,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9966,6 +15594,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9975,6 +15606,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10002,6 +15636,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10011,6 +15647,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10020,6 +15659,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10029,6 +15670,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10038,6 +15681,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10047,6 +15692,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10056,6 +15703,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10065,6 +15714,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10074,6 +15726,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10097,6 +15752,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10106,6 +15763,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10115,6 +15775,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10124,6 +15786,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10133,6 +15797,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10142,6 +15808,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10151,11 +15820,130 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    game_your_move: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same for every attempt and resend */
+                "webhook-id": string;
+                /** @description the attempt's time, Unix seconds */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>, keyed by the secret */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["YourMove"];
+            };
+        };
+        responses: {
+            /** @description any 2xx delivers the message; anything else is an attempt failed, tried again (docs/api.md, "Delivery") */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    game_events: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same for every attempt and resend */
+                "webhook-id": string;
+                /** @description the attempt's time, Unix seconds */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>, keyed by the secret */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventsNotice"];
+            };
+        };
+        responses: {
+            /** @description any 2xx delivers the message; anything else is an attempt failed, tried again (docs/api.md, "Delivery") */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    game_deadline_reminder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same for every attempt and resend */
+                "webhook-id": string;
+                /** @description the attempt's time, Unix seconds */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>, keyed by the secret */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeadlineReminder"];
+            };
+        };
+        responses: {
+            /** @description any 2xx delivers the message; anything else is an attempt failed, tried again (docs/api.md, "Delivery") */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    game_deadline_notice: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same for every attempt and resend */
+                "webhook-id": string;
+                /** @description the attempt's time, Unix seconds */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>, keyed by the secret */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeadlineNotice"];
+            };
+        };
+        responses: {
+            /** @description any 2xx delivers the message; anything else is an attempt failed, tried again (docs/api.md, "Delivery") */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -6,9 +6,11 @@ scenario lets players report results, flagged so in every view and export."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
+from doc_examples import agrees, example, runs
 from support import Game, full_game, start_impulses
 
 from service.verify import verify_export
@@ -41,6 +43,7 @@ async def _odds(game: Game, who: dict[str, str], attack: dict[str, Any]) -> http
                                  headers=who)
 
 
+@runs("docs/api.md", "combat-resolved", "combat-choice")
 async def test_an_attack_is_previewed_decided_answered_and_verified(
     client: httpx.AsyncClient,
 ) -> None:
@@ -73,6 +76,7 @@ async def test_an_attack_is_previewed_decided_answered_and_verified(
     assert resolved["text"] == (f"axis: combat on 1106: {WORDS}; column 1:1, 2d6 = 7: DL1o1 "
                                 "(defender loss 1, defender option 1).")
     assert resolved["data"]["values"] == [3, 4] and resolved["data"]["code"] == "DL1o1"
+    assert agrees(example("docs/api.md", "combat-resolved"), resolved["text"]) == []
     rolled = [e for e in log if e["kind"] == "dice.rolled"][-1]
     assert (rolled["data"]["purpose"], rolled["data"]["label"]) == ("combat", "combat on 1106")
 
@@ -83,6 +87,7 @@ async def test_an_attack_is_previewed_decided_answered_and_verified(
         "communists", "combat.choice", ["combat.choose", "standing"])
     assert entry["choices"]["retreat"] == [[], ["1105"], ["1206"], ["1207"]]
     assert entry["combat"]["default"] == ["1206"] and entry["combat"]["zoc"] == ["1105", "1207"]
+    assert agrees(json.loads(example("docs/api.md", "combat-choice")), entry) == []
     waiting = await axis.order("done", {})
     assert waiting.status_code == 409
     assert waiting.json()["code"] in ("order/stale", "combat/choice_pending")

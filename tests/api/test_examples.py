@@ -13,9 +13,11 @@ from typing import Any
 
 import httpx
 import pytest
+from conftest import documented_hosts
 
 from service.api.schemas import EXAMPLE_AT
 from service.crypto import identity, signing
+from service.referee import egress
 from service.settings import Settings
 from tests.support import Game, Player
 
@@ -30,13 +32,13 @@ ROUTES = {"admin.pause": "pause", "admin.resume": "resume", "admin.end": "end",
 
 @pytest.fixture
 async def client(migrated_url: str) -> AsyncIterator[httpx.AsyncClient]:
-    """An app whose webhooks may go to the documentation address of the example."""
+    """An app that resolves the examples' webhook host (and runs no courier)."""
     from service.app import create_app
 
-    settings = Settings(database_url=migrated_url, rate_limit=0,
-                        webhook_allow_networks=["203.0.113.0/24"])
+    settings = Settings(database_url=migrated_url, rate_limit=0, sweep_interval=0)
     app = create_app(settings, database_url=migrated_url)
     async with app.router.lifespan_context(app):
+        app.state.egress = egress.Policy(resolver=documented_hosts)
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
             yield c

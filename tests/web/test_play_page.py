@@ -323,7 +323,30 @@ async def _axis_changes_a_mode(axis: Page, everyone: dict[str, Page]) -> None:
     await expect(form.locator("tr[data-unit='ger-arm-1']")).to_have_count(0)
     # Move Mode shows the Move side (OCS 5.2); the HQ may move 4 MP now in Combat Mode.
     await expect(_unit_row(axis, "ger-hq-1").locator("td.values")).to_have_text("3-3-4 4/4 MP")
+    # OCS 5.4a: the form counts the Axis's Reserve markers (6) with the changes chosen, and
+    # says which take a new one (ger-hq-1, in the USSR's ZOC, may not enter Reserve at all).
+    markers = form.locator("p.markers")
+    await expect(markers).to_have_text(
+        "Reserve markers: 6 of 6 left. A stack's Reserve units share one marker (OCS 5.4a).")
+    # The offered changes into Reserve say they take a new marker (the options endpoint).
+    await expect(form.locator("[name='mode-ita-inf-1'] option[value='reserve/combat']")
+                 ).to_have_text("Reserve, combat side up (new marker)")
+    await form.locator("[name='mode-ita-inf-1']").select_option("reserve/combat")
+    await expect(form.locator("tr[data-unit='ita-inf-1'] td.marker")).to_have_text(
+        "needs a new marker")
+    await expect(markers).to_have_text(
+        "Reserve markers: 5 of 6 left after these changes (6 now). A stack's Reserve units "
+        "share one marker (OCS 5.4a).")
+    await _shot(axis, "axis-mode-form-reserve")
+    await axis.set_viewport_size({"width": 390, "height": 844})
+    await form.scroll_into_view_if_needed()
+    await _shot(axis, "axis-mode-form-reserve-narrow")
+    await axis.set_viewport_size({"width": 1440, "height": 900})
+    await axis.evaluate("window.scrollTo(0, 0)")
+    await form.locator("[name='mode-ita-inf-1']").select_option("")
+    await expect(form.locator("tr[data-unit='ita-inf-1'] td.marker")).to_have_text("")
     await form.locator("[name='mode-ger-hq-1']").select_option("move")
+    await expect(form.locator("tr[data-unit='ger-hq-1'] td.marker")).to_have_text("")
     await _shot(axis, "axis-mode-form")
     await form.locator("[name=change-modes]").click()
     for page in everyone.values():

@@ -588,13 +588,16 @@ async def turn_end(pages: Pages, players: dict[str, Page], everyone: dict[str, P
     for page in players.values():
         await expect(page.locator("#my-move")).to_contain_text("Your move: final reorganization")
         await page.click("#done-holder [name=done]")
-    for side, page in players.items():
+    for n, (side, page) in enumerate(players.items()):
         await expect(page.locator("#my-move")).to_contain_text("Your move: production")
         if side == "communists":
             await nothing_wider_than_the_screen(page)
             await page.locator("[data-form=production]").scroll_into_view_if_needed()
             await shot(page, "phone-communists-production")
         await page.click("[data-form=production] [name=production]")
+        if n == 0:  # dno-demo gives no build points: the figures are the player's word
+            await expect(page.locator("#powers-body tr.mine").first).to_contain_text(
+                "(as reported)")
     for page in everyone.values():
         await step_is(page, "initiative.reroll")
         await expect(page.locator("#status-turn")).to_have_text("2")

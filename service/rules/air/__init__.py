@@ -11,6 +11,8 @@ from service.rules.air.bodies import (
     AirFlyBody,
     AirInterceptBody,
     AirPatrolBody,
+    Flight,
+    Placement,
     Placements,
 )
 from service.rules.air.choose import answer_by_default, answer_by_standing, choose, patrol_plan
@@ -19,6 +21,7 @@ from service.rules.air.orders import begin, fly, intercept, patrol, refuse_while
 
 __all__ = [
     "EVOLVE", "AirBeginBody", "AirChooseBody", "AirFlyBody", "AirInterceptBody",
-    "AirPatrolBody", "Placements", "answer_by_default", "answer_by_standing", "begin",
-    "choose", "fly", "intercept", "patrol", "patrol_plan", "refuse_while_flying",
+    "AirPatrolBody", "Flight", "Placement", "Placements", "answer_by_default",
+    "answer_by_standing", "begin", "choose", "fly", "intercept", "patrol", "patrol_plan",
+    "refuse_while_flying",
 ]

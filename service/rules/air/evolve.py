@@ -65,7 +65,7 @@ def _intercepted(state: State, e: Event) -> State:
 
 def _resolved(state: State, e: Event) -> State:
     m = _air(state)
-    due = tuple((str(s), int(lost), int(aborted)) for s, lost, aborted in e.data["due"])
+    due = tuple((str(d["side"]), int(d["lost"]), int(d["aborted"])) for d in e.data["due"])
     return _with(state, fought=(*m.fought, str(e.data["key"])), due=due)
 
 

@@ -70,14 +70,14 @@ def _fight(f: Flow, hex_id: str, enemy: str, actor: str) -> None:
     m = mission(f.state)
     interceptors, ours = aloft(f.state, enemy, hex_id), aloft(f.state, m.side, hex_id)
     result = dogfight(f, hex_id, enemy, interceptors, ours, actor)
-    due: list[list[Any]] = []
+    due: list[dict[str, Any]] = []
     lost = min(result.interceptors_lost, len(interceptors))
     if lost:
-        due.append([enemy, lost, 0])
+        due.append({"side": enemy, "lost": lost, "aborted": 0})
     lost = min(result.mission_lost, len(ours))
     aborted = min(result.mission_aborted, len(ours) - lost)
     if lost or aborted:
-        due.append([m.side, lost, aborted])
+        due.append({"side": m.side, "lost": lost, "aborted": aborted})
     f.emit("air.combat_resolved", result.text,
            {**result.data, "side": m.side, "key": f"{hex_id}|{enemy}", "due": due}, by=actor)
 

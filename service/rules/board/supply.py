@@ -23,6 +23,10 @@ Readings where the seeds are silent (paths themselves: `service.rules.board`):
   that, for a unit of a coastal type (RULES-NOTES 2) on a coastal hex, when a port
   of the network reaches one of its sea areas (its hex is the port: length 0).
   Limited sources add nothing here: a unit on one in supply is already in supply.
+- An HQ, itself a secondary source, is in supply only from the network, as every
+  secondary source is (RULES-NOTES 33): the supply view, HQ reorganization (RULES-NOTES
+  25) and the HQ as a source (11.18.7) ask the same question, so HQs never chain
+  supply through one another or through other secondary sources.
 - In communication (11.18.5): a source traces a path of any length to another
   usable primary source of a friend, through open hexes overland (a railway path is
   one) and port-to-port overseas legs.
@@ -233,11 +237,19 @@ def _status(board: Board, uid: str, limit: int, at: int | None = None) -> Supply
             uid, True, legs[-1] if legs else "primary", g.ids[root],
             None if o == root else g.ids[o], c, legs,
         )
+    spec = board.scenario.unit(uid)
+    if spec.type == HQ:
+        return SupplyStatus(
+            uid, False,
+            reason=f"no primary supply source traces a supply path of at most "
+                   f"{_hexes(limit)} to hex {g.ids[i]}, and an HQ is in supply from the "
+                   "primary network only (RULES-NOTES 33)",
+            rule="RULES-NOTES 33",
+        )
     second, heads = _secondary_reach(board, st, limit)
     c = second.cost[i]
     if c >= 0:
         return SupplyStatus(uid, True, "secondary", heads[second.origin[i]], None, c)
-    spec = board.scenario.unit(uid)
     if i in g.seas_of and st.territory[i] != NEUTRAL and coastal_ok(spec, board.coastal_types):
         net = _network(board, st)
         for sea in g.seas_of[i]:

@@ -12,7 +12,7 @@ from typing_extensions import TypedDict
 
 from service.rules.modes import Mode, Orientation
 from service.rules.options import WeatherRow
-from service.rules.shapes import OrderKind, closed
+from service.rules.shapes import OrderKind, Pattern, closed
 from service.rules.state import Step
 
 Reason = Annotated[str, MaxLen(2000)]
@@ -114,12 +114,16 @@ class RollbackBody(TypedDict):
     requested_by: NotRequired[Id | None]
 
 
+# An Ed25519 public key: base64url of its raw 32 bytes (as every other key field).
+PUBLIC_KEY = r"^[A-Za-z0-9_-]{43}=?$"
+
+
 @closed
 class KeyBody(TypedDict):
     """A new Ed25519 key for a player (base64url of the raw 32 bytes); `consent` is its
     current key's signature over {type: "wif-key-consent/1", game, player, public_key}."""
 
-    public_key: Annotated[str, MinLen(1), MaxLen(200)]
+    public_key: Annotated[str, Pattern(PUBLIC_KEY)]
     reason: NotRequired[Reason]
     new_token: NotRequired[bool]
     consent: NotRequired[Annotated[str, MaxLen(200)] | None]

@@ -21,7 +21,7 @@ server cannot know in advance (OCS 5.7g; a Reserve unit's move cannot end there 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from dataclasses import replace
 
 from service.rules import state as st
@@ -44,7 +44,7 @@ from service.rules.scenario import HEDGEHOG, UnitSpec
 from service.rules.state import Evolver, State, UnitState
 
 __all__ = ["change_modes", "check_change", "hedgehogs", "movement_end_refusal",
-           "reserve_limit_problem"]
+           "reserve_limit_problem", "too_many_markers"]
 _NAMES = {m.COMBAT: "Combat", m.MOVE: "Move", m.RESERVE: "Reserve", m.STRAT: "Strat",
           m.EXPLOIT: "Exploit", m.DG: "DG"}
 
@@ -66,15 +66,20 @@ def hedgehogs(board: Board, side: str) -> dict[str, str]:
     return board.cached(("hedgehogs", side), make)
 
 
+def too_many_markers(side: str, stacks: Set[str], limit: int) -> str | None:
+    """Why `side`'s Reserve `stacks` (one marker each) are more than its `limit` of
+    markers (OCS 5.4a), or None."""
+    if len(stacks) <= limit:
+        return None
+    return (f"{side} would need {len(stacks)} Reserve markers (stacks in Reserve: "
+            f"{', '.join(sorted(stacks))}) but has {limit}")
+
+
 def reserve_limit_problem(state: State, side: str, *, placed_only: bool = False) -> str | None:
     """Why `side` has too many Reserve markers out (OCS 5.4a), or None; with
     `placed_only`, counting only the markers placed (`vocabulary.marker_placed`)."""
-    used = m.reserve_stacks(state, side, placed_only=placed_only)
-    limit = state.setup.scenario.side(side).reserve_markers
-    if len(used) <= limit:
-        return None
-    return (f"{side} would need {len(used)} Reserve markers (stacks in Reserve: "
-            f"{', '.join(sorted(used))}) but has {limit}")
+    return too_many_markers(side, m.reserve_stacks(state, side, placed_only=placed_only),
+                            state.setup.scenario.side(side).reserve_markers)
 
 
 def _orientation(spec: UnitSpec, unit: UnitState, mode: str, given: object,

@@ -7,6 +7,12 @@ Each choice listed is one the orders accept, because the same checks make the li
 `check_change` (the `mode` order), `check_may_move`, `walk_route` and `transport_route`
 (moves in a `report`), `check_attacker` (its combats), `check_release` (the `release`
 order). Where a unit may not act, the answer says why, with the rule.
+
+Reserve markers (OCS 5.4a, `markers`): the mode choices count the side's markers and say
+whether a change into Reserve would take a new one (and when none is left, that the unit
+must join a Reserve stack or leave Reserve before its movement ends); a Reserve unit's
+moves are those the `report` order accepts with the markers the side has, each saying
+whether it takes a new one, the others listed as refused with the rule.
 """
 
 from __future__ import annotations
@@ -21,8 +27,10 @@ from service.rules.airspace import AirChoices, air_choices
 from service.rules.board import Board
 from service.rules.errors import RulesError
 from service.rules.modes import vocabulary as m
+from service.rules.modes.bodies import Mode, Orientation
 from service.rules.modes.change import check_change
 from service.rules.modes.effective import effective, power_passed
+from service.rules.modes.markers import Markers, ReserveMarkers
 from service.rules.modes.movement import Mover, ma_rule, mover, reachable
 from service.rules.modes.release import check_release
 from service.rules.modes.report import check_may_move
@@ -41,21 +49,31 @@ class Why(TypedDict):
     reason: str
 
 
-class ModeChoice(TypedDict):
-    mode: str
-    orientation: str | None
+class _Mode(TypedDict):
+    mode: Mode
+    orientation: Orientation | None
 
 
-class ModeRefused(ModeChoice, Why):
+class ModeChoice(_Mode):
+    """A mode change; into Reserve, whether it takes a new Reserve marker, and, when the
+    side has none left, what the unit must then do (OCS 5.4a)."""
+
+    needs_marker: NotRequired[bool]
+    marker_note: NotRequired[str]
+
+
+class ModeRefused(_Mode, Why):
     pass
 
 
 class ModeChoices(TypedDict):
-    """Every mode change (OCS 5.3-5.8): those the `mode` order takes, and the others."""
+    """Every mode change (OCS 5.3-5.8): those the `mode` order takes, and the others; the
+    side's Reserve markers (OCS 5.4a)."""
 
     legal: list[ModeChoice]
     illegal: list[ModeRefused]
     why: NotRequired[Why]
+    reserve_markers: NotRequired[ReserveMarkers]
 
 
 class Allowance(TypedDict):
@@ -78,6 +96,14 @@ class HexChoice(TypedDict):
     spends: float
     path: list[str]
     notes: NotRequired[list[str]]
+    needs_marker: NotRequired[bool]
+
+
+class HexRefused(Why):
+    """A hex the unit reaches but may not end a move in: a Reserve unit's move that would
+    leave its side short of Reserve markers (OCS 5.4a)."""
+
+    to: str
 
 
 class TransportChoice(TypedDict):
@@ -92,6 +118,7 @@ class MoveChoices(TypedDict):
     why: Why | None
     hexes: list[HexChoice]
     transport: dict[str, list[TransportChoice]]
+    refused: NotRequired[list[HexRefused]]
 
 
 class AttackBy(TypedDict):
@@ -189,17 +216,27 @@ def _modes(state: State, board: Board, uid: str, side: str) -> ModeChoices:
     legal: list[ModeChoice] = []
     illegal: list[ModeRefused] = []
     step = _acting(state, side, (st.ACTION,), "mode changes", "OCS 5.4")
+    markers = Markers.of(state, board, side)
     for mode, orientation in CANDIDATES:
         given = orientation if orientation is not None else unit.orientation
         problem = step or _problem(check_change, state, board, uid, mode, given)
-        if problem is None:
-            legal.append({"mode": mode, "orientation": given})
-        else:
-            illegal.append({"mode": mode, "orientation": given, **problem})
-    return {"legal": legal, "illegal": illegal}
+        if problem is not None:
+            illegal.append({"mode": cast(Mode, mode),
+                            "orientation": cast(Orientation | None, given), **problem})
+            continue
+        choice: ModeChoice = {"mode": cast(Mode, mode),
+                              "orientation": cast(Orientation | None, given)}
+        if mode == m.RESERVE:
+            choice["needs_marker"] = markers.change_needs_marker(state, uid)
+            if choice["needs_marker"] and markers.shown["left"] == 0:
+                choice["marker_note"] = (
+                    f"needs a new Reserve marker and {side} has none left: before its "
+                    "movement ends it must join a Reserve stack or leave Reserve (OCS 5.4a)")
+        legal.append(choice)
+    return {"legal": legal, "illegal": illegal, "reserve_markers": markers.shown}
 
 
-def _moves(state: State, mv: Mover, side: str) -> MoveChoices:
+def _moves(state: State, board: Board, mv: Mover, side: str) -> MoveChoices:
     unit = mv.unit
     mp: Allowance = {"ma": mv.step_ma, "used": mv.used, "left": mv.allowance, "rule": ma_rule(unit),
           "move_class": mv.ground.move_class}
@@ -213,17 +250,33 @@ def _moves(state: State, mv: Mover, side: str) -> MoveChoices:
     if problem is not None:
         return {"mp": mp, "may": False, "why": problem, "hexes": [], "transport": {}}
     hexes: list[HexChoice] = []
+    refused: list[HexRefused] = []
     for to, r in reachable(mv).items():
         entry: HexChoice = {"to": to, "mp": r.cost, "spends": r.charge, "path": list(r.hexes)}
         if r.notes:
             entry["notes"] = list(r.notes)
+        if unit.mode == m.RESERVE:
+            needs, short = Markers.of(state, board, side).move(state, mv.uid, to)
+            if short is not None:
+                refused.append({"to": to, "code": "report/reserve_markers", "rule": "OCS 5.4a",
+                                "reason": f"{short} after this move; a stack's Reserve units "
+                                          "share one marker"})
+                continue
+            entry["needs_marker"] = needs
         hexes.append(entry)
     transport: dict[str, list[TransportChoice]] = {
         kind: [{"carrier": carrier or None, "to": ends, "spends": mv.allowance}
                for carrier, ends in by_carrier.items()]
         for kind, by_carrier in destinations(mv).items()}
-    return {"mp": mp, "may": bool(hexes or transport), "why": None, "hexes": hexes,
-            "transport": transport}
+    may = bool(hexes or transport)
+    out: MoveChoices = {"mp": mp, "may": may, "why": None, "hexes": hexes,
+                        "transport": transport}
+    if unit.mode == m.RESERVE:
+        out["refused"] = refused
+        if not may and refused:
+            out["why"] = {"code": refused[0]["code"], "rule": refused[0]["rule"],
+                          "reason": refused[0]["reason"]}
+    return out
 
 
 def _attack(state: State, board: Board, uid: str, side: str) -> AttackChoices:
@@ -317,7 +370,7 @@ def unit_options(state: State, uid: str, board: Board | None = None) -> UnitChoi
         exploit: ExploitChoice = {"may": False, "why": none}
     else:
         modes = _modes(state, board, uid, side)
-        moves = _moves(state, mover(state, board, uid), side)
+        moves = _moves(state, board, mover(state, board, uid), side)
         attack = _attack(state, board, uid, side)
         release = _release(state, uid, side)
         exploit = _exploit(state, uid, side)

@@ -37,12 +37,19 @@ Readings where the seeds are silent (beyond RULES-NOTES):
 - An ATR flies from the hex it stands on (its scenario base when it is not on a hex);
   a large ATR's two units are in the one hex it flies to.
 - A provider that turned face down dispensing RPs (HQ, ATR, TRS) is not itself
-  reorganized in the same step (11.18.2; RULES-NOTES 11), and an HQ reorganized in the
-  step does not flip to reorganize others (11.18.2, the other way round; it may still
-  serve as a secondary source or, with a supply unit, a primary one, which do not
-  flip it). An HQ that flipped keeps the rest of its value for later orders of the
-  step. Each item of an order is checked against the state its earlier items produce,
-  so the order of the items, or of the orders, does not change the verdict.
+  reorganized in the same step (11.18.2; RULES-NOTES 11), and a unit reorganized in the
+  step does not dispense RPs in it as an HQ, an ATR, a TRS or an expended supply unit
+  (11.18.2, the other way round; an HQ may still serve as a secondary source or, with a
+  supply unit, a primary one, which do not flip it). An HQ that flipped keeps the rest
+  of its value for later orders of the step. A city or HQ hex that its supply units
+  made a source in the step keeps its last supply unit: that one is not expended in
+  the step (RULES-NOTES 5).
+- The order of an order's items never changes its verdict: its port repairs come first
+  (a repaired port works at once, 11.18.4), every other item is checked on the map as
+  the order found it and against the state its earlier items produce, and each rule
+  above reads the same whichever of two items comes first. Railway reorganization
+  asks the source only whether it is out of communication when it does not count
+  against it (option `reorg.rail_counts_against_source`, short form).
 - Primary source, long form: a corps counts against the 1-corps limit, a
   fuel-dependent land or air unit against the factories; other units do not count.
   Overseas and (option) rail reorganization count against the source as well.
@@ -118,6 +125,9 @@ RULES: Mapping[str, str] = {
     "port_repair": "RULES-NOTES 23",
 }
 PAYING = "11.18 Reorganization points"
+# The short form's "Fuel costs are separate but necessary when reorganizing as well", as
+# the scenario's data (RULES-NOTES 30): the paying power's fuel, whatever the method.
+FUEL = "11.18 fuel"
 
 
 class ItemRefused(Exception):
@@ -163,6 +173,7 @@ class Claim:
     isolated: str | None = None
     shattered: bool = False
     notes: tuple[str, ...] = ()
+    fuel: int = 0
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -222,6 +233,7 @@ class Ledger:
         self.isolated: dict[str, str] = dict(now.isolated)
         self.repaired: list[str] = list(now.repaired_ports)
         self.rps: dict[str, int] = dict(rps)
+        self.fuel: dict[str, int] = {}
 
     @classmethod
     def of(cls, ctx: Context) -> Ledger:
@@ -229,6 +241,7 @@ class Ledger:
         impulse, moves by rail included (11.18.6)."""
         s = ctx.state
         ledger = cls(s.reorg, ctx.period, {p: ps.rps for p, ps in s.powers.items()})
+        ledger.fuel = {p: ps.fuel for p, ps in s.powers.items() if ps.fuel is not None}
         for p in s.powers:
             ledger.used[f"rail:{p}"] = s.rail_used(p)
         return ledger
@@ -254,6 +267,8 @@ class Ledger:
         if claim.repairs is not None and claim.repairs not in self.repaired:
             self.repaired.append(claim.repairs)
         self.rps[claim.power] = self.rps.get(claim.power, 0) - claim.cost
+        if claim.power in self.fuel:
+            self.fuel[claim.power] -= claim.fuel
 
 
 @dataclass(slots=True)
@@ -365,13 +380,25 @@ class _Item:
             return "secondary"
         return kind
 
+    def props(self, hex_id: str) -> tuple[tuple[str, str], ...]:
+        """The hex as "propped" when only its supply units make it a source (RULES-NOTES
+        5): those may not all be expended in the step it dispenses in."""
+        if self.ctx.state.setup.scenario.map.hex(hex_id).supply is None:
+            return ((hex_id, "propped"),)
+        return ()
+
     def _supply_units_at(self, hex_id: str) -> list[str]:
         """Friendly supply units in city `hex_id` not expended in this step (RULES-NOTES
         5, option `reorg.supply_unit_city_source`)."""
-        s = self.ctx.state
-        sc = s.setup.scenario
+        sc = self.ctx.state.setup.scenario
         if not self.ctx.options["supply_unit_city_source"] or not sc.map.hex(hex_id).city:
             return []
+        return self.supply_units_in(hex_id)
+
+    def supply_units_in(self, hex_id: str) -> list[str]:
+        """Friendly supply units in `hex_id` not expended in this step."""
+        s = self.ctx.state
+        sc = s.setup.scenario
         return [uid for uid in self.ctx.board.units_in(hex_id)
                 if uid in s.units and sc.unit(uid).type == SUPPLY
                 and self.ledger.role_value(uid, "expended") is None
@@ -435,6 +462,12 @@ class _Item:
                                      f"unit{'' if used == 1 else 's'} this impulse and has "
                                      f"{factories} operating "
                                      f"factor{'y' if factories == 1 else 'ies'}"))
+        return uses, self.isolation(src, field)
+
+    def isolation(self, src: str, field: str = "source") -> str | None:
+        """11.18.5: `src` when it is out of communication (it dispenses RPs once per
+        turn: refused when it did in an earlier step of the turn), else None."""
+        where = self.place(src)
         isolated = None
         if isinstance(in_communication(self.ctx.board, self.u.power, src), NoPath):
             before = self.ledger.isolated.get(src)
@@ -445,7 +478,15 @@ class _Item:
             isolated = src
             self.notes.append(f"{where} is out of communication: it dispenses RPs once this "
                               "turn (11.18.5).")
-        return uses, isolated
+        return isolated
+
+    def not_reorganized(self, pid: str, field: str) -> None:
+        """RULES-NOTES 11 the other way round, as 11.18.2 for HQs: a unit reorganized in
+        this step dispenses no RPs in it (an ATR, a TRS, a supply unit expended), so
+        the order of the items never decides whether it may."""
+        if pid in self.ledger.reorganized:
+            self.refuse(field, f"{pid} was reorganized this impulse and dispenses no RPs in it",
+                        "RULES-NOTES 11", "reorg/provider_reorganized")
 
     def hq_throws_supply(self, hid: str, field: str) -> None:
         """OCS 5.8b: an HQ in Strat Mode gives no RPs, in any role (the board's answer)."""
@@ -475,6 +516,7 @@ def _atr(it: _Item) -> Claim:
     aid, a, aspec = it.provider("atr", ATR, "an air transport (ATR)")
     assert aspec.atr is not None
     sc = it.ctx.state.setup.scenario
+    it.not_reorganized(aid, "atr")
     flown = it.ledger.role_value(aid, "atr")
     if flown is None and not a.face_up:
         it.refuse("atr", f"ATR {aid} is face down", code="reorg/provider_face_down")
@@ -650,12 +692,7 @@ def _hq_primary(it: _Item, hid: str, hq: UnitState, hspec: UnitSpec, target: str
     if not sc.map.is_hex(hq.at):
         it.refuse("source", f"HQ {hid} is not on the map")
     it.hq_throws_supply(hid, "source")
-    s = it.ctx.state
-    stacked = [uid for uid in it.ctx.board.units_in(hq.at)
-               if uid in s.units and sc.unit(uid).type == SUPPLY
-               and it.ledger.role_value(uid, "expended") is None
-               and it.friendly(s.units[uid].power)]
-    if not stacked:
+    if not it.supply_units_in(hq.at):
         it.refuse("source", f"no supply unit is stacked with HQ {hid}: an HQ acts as a "
                   "primary source only with one", "11.18.8", "reorg/not_a_source")
     it.hq_roles_allow(hid, "primary", "source")
@@ -666,7 +703,8 @@ def _hq_primary(it: _Item, hid: str, hq: UnitState, hspec: UnitSpec, target: str
                  f"HQ {hid} already reorganized {used} unit{'' if used == 1 else 's'} as a "
                  f"primary source this impulse; its reorganization value is {value}",
                  rule="11.18.8")
-    return it.claim(hid, found, [use], cost=cost, dispensed=((hid, "primary"),))
+    return it.claim(hid, found, [use], cost=cost,
+                    dispensed=((hid, "primary"), (hq.at, "propped")))
 
 
 def _rail(it: _Item) -> Claim:
@@ -694,7 +732,7 @@ def _rail(it: _Item) -> Claim:
             it.refuse("source", f"{it.place(src)} is not a primary or secondary supply source",
                       code="reorg/not_a_source")
         it.in_supply(src, "source")
-        kind, key, dispensed = str(found_kind), f"secondary:{src}", ()
+        kind, key, dispensed = str(found_kind), f"secondary:{src}", it.props(src)
     target = it.on_map()
     b, limit = it.ctx.board, it.ctx.limit
     port = it.item.get("port")
@@ -720,7 +758,7 @@ def _rail(it: _Item) -> Claim:
             uses.append(it.use(key, 1, "source", f"{it._name(key.split(':', 1)[1])} already "
                                "reorganized 1 unit this impulse", rule="11.18.7"))
     elif kind == "primary":
-        isolated = it.primary_uses(src)[1]
+        isolated = it.isolation(src)
     return it.claim(hq[0] if hq else src, path, uses, dispensed=dispensed, isolated=isolated)
 
 
@@ -743,6 +781,7 @@ def _secondary(it: _Item) -> Claim:
             it.refuse("source", f"{it.place(src)} is not a secondary supply source (nor a "
                       "city with a supply unit)", code="reorg/not_a_source")
         it.in_supply(src, "source")
+        dispensed = it.props(src)
     target = it.on_map()
     path = it.path(basic_path(it.ctx.board, it.u.power, src, target, it.ctx.limit), "source")
     name = provider if hq else it.place(src)
@@ -762,12 +801,18 @@ def _supply_unit(it: _Item) -> Claim:
     first = at is None
     if at is None:
         sid, unit, _ = it.provider("supply_unit", SUPPLY, "a supply unit")
+        it.not_reorganized(sid, "supply_unit")
         if not unit.face_up:
             it.refuse("supply_unit", f"supply unit {sid} is face down: only a face-up one is "
                       "expended", code="reorg/provider_face_down")
         if not it.ctx.state.setup.scenario.map.is_hex(unit.at):
             it.refuse("supply_unit", f"supply unit {sid} is not on the map")
         at = unit.at
+        if "propped" in it.ledger.roles(at) and it.supply_units_in(at) == [sid]:
+            it.refuse("supply_unit", f"supply unit {sid} is the last one keeping "
+                      f"{it.place(at)} a supply source that dispensed RPs this impulse: it "
+                      "is not expended in the same impulse", "RULES-NOTES 5",
+                      "reorg/provider_used")
     target = it.on_map()
     path = it.path(basic_path(it.ctx.board, it.u.power, at, target, it.ctx.limit),
                    "supply_unit")
@@ -782,6 +827,7 @@ def _trs(it: _Item) -> Claim:
     """11.18.9: a face-up TRS at sea reorganizes 1 unit on a coastal hex of its sea
     area, then turns face down (RULES-NOTES 11)."""
     tid, trs, _ = it.provider("trs", TRS, "a transport (TRS)")
+    it.not_reorganized(tid, "trs")
     sc = it.ctx.state.setup.scenario
     used = it.ledger.used.get(f"trs:{tid}", 0)
     use = it.use(f"trs:{tid}", 1, "trs", f"TRS {tid} already reorganized 1 unit this impulse")
@@ -920,7 +966,8 @@ def cooperates(state: State, payer: str, unit_power: str) -> bool:
 def check_item(ctx: Context, ledger: Ledger, index: int, item: Mapping[str, Any],
                power: str) -> Claim:
     """Check item `index` of a `reorg` order paid by `power` (its fields already
-    well-formed) against the map and `ledger`; the RPs are the caller's to check."""
+    well-formed) against the map and `ledger`; the RPs and the fuel (`Claim.fuel`, the
+    scenario's cost of the unit's type, 11.18 fuel) are the caller's to check."""
     it = _Item(ctx, ledger, index, item, power)
     if item["method"] == "port_repair":
         return _port_repair(it)
@@ -954,7 +1001,9 @@ def check_item(ctx: Context, ledger: Ledger, index: int, item: Mapping[str, Any]
                   f"{it.major(unit.power)}: only cooperating major powers pay for each "
                   "other's units (a neutral power only for its own)", PAYING,
                   "reorg/not_cooperating")
-    return _METHODS[it.method](it)
+    claim = _METHODS[it.method](it)
+    fuel = s.setup.scenario.fuel
+    return claim if fuel is None else replace(claim, fuel=fuel.cost(it.s.type))
 
 
 def place(scenario: Scenario, hex_id: str) -> str:

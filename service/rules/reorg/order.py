@@ -2,9 +2,12 @@
 it causes.
 
 `reorg` `{power, items: [{unit, method, ...fields}]}` (docs/api.md) is all-or-nothing:
-every item is checked in order (`reorg_methods.check_item`), limits counting the
-earlier items, and `power` pays the sum, never more than it has (RULES-NOTES 8: RPs
-accrue when a reorganization step begins and lapse when it ends). Each item becomes a
+its port repairs are checked first (a repaired port works at once, 11.18.4), then every
+other item in order (`reorg_methods.check_item`), limits counting the earlier items, on
+the map as the order found it, and `power` pays the sum, never more than it has
+(RULES-NOTES 8: RPs accrue when a reorganization step begins and lapse when it ends).
+What one item does to another is the same whichever comes first (`reorg_methods`), so
+the order of the items never changes the verdict. Each item becomes a
 `unit.reorganized` event (a port repair: `port.repaired`) whose data carries all that
 changes, so replaying the log never checks a path again.
 """
@@ -25,6 +28,7 @@ from service.rules.reorg.counters import counters
 from service.rules.reorg.methods import (
     FIELD_KINDS,
     FIELDS,
+    FUEL,
     METHODS,
     PAYING,
     Claim,
@@ -143,14 +147,18 @@ def refusal(e: ItemRefused, index: int, method: str,
 def check_order(
     state: State, power: str, items: list[dict[str, Any]], *, flying: bool = False
 ) -> tuple[Context, list[Claim]]:
-    """Check every item in order against the step's counters and `power`'s RPs, each in
-    the state the items before it produce (11.18.2 both ways within one order); the
-    context after the last item and the claims, or the first refusal. `flying`: the
-    ATR items of a flight as it takes off (11.18.1 step 2)."""
+    """Check the port repairs, then every other item in order, against the step's
+    counters and `power`'s RPs, each in the state the items before it produce (11.18.2
+    both ways within one order), on the map as it was but for the ports repaired
+    (11.18.4: at once); the context after the last item and the claims (port repairs
+    first), or the first refusal. `flying`: the ATR items of a flight as it takes off
+    (11.18.1 step 2)."""
     ctx = Context.of(state, flying=flying)
     ledger = Ledger.of(ctx)
     claims: list[Claim] = []
-    for i, item in enumerate(items):
+    repairs_first = sorted(range(len(items)), key=lambda i: items[i]["method"] != "port_repair")
+    for i in repairs_first:
+        item = items[i]
         try:
             claim = check_item(ctx, ledger, i, item, power)
         except ItemRefused as e:
@@ -163,11 +171,20 @@ def check_order(
                           f"{reason}", rule=PAYING, errors=[(f"/body/items/{i}", reason)],
                           extra={"item": i, "method": item["method"],
                                  **({"unit": claim.unit} if claim.unit else {})})
+        stock = ledger.fuel.get(power)
+        if stock is not None and claim.fuel > stock:
+            kind = state.setup.scenario.unit(str(claim.unit)).type
+            reason = (f"{power} has {stock} fuel left; {claim.unit} ({kind}) needs "
+                      f"{claim.fuel} to reorganize")
+            raise Refused("reorg/not_enough_fuel", f"item {i} ({item['method']}, {FUEL}): "
+                          f"{reason}", rule=FUEL, errors=[(f"/body/items/{i}", reason)],
+                          extra={"item": i, "method": item["method"], "unit": claim.unit})
         ledger.apply(claim, ctx.period)
         claims.append(claim)
         after = _reorganized(ctx.state, Event("unit.reorganized", "",
-                                              claim_data(claim, ctx.period, item, 0)))
-        ctx = ctx.moved_on(after, board_changed=bool(claim.expends or claim.repairs))
+                                              claim_data(claim, ctx.period, item, 0,
+                                                         ledger.fuel.get(power))))
+        ctx = ctx.moved_on(after, board_changed=claim.repairs is not None)
     return ctx, claims
 
 
@@ -191,10 +208,13 @@ def reorganize(f: Flow, c: Command) -> None:
     ctx, claims = check_order(s, power, items)
     sc = s.setup.scenario
     left = s.powers[power].rps
+    fuel = s.powers[power].fuel
     for claim in claims:
         left -= claim.cost
-        data = claim_data(claim, ctx.period, items[claim.index], left)
-        text = item_text(claim, items[claim.index], sc) + f" {power} has {left} RPs left."
+        fuel = None if fuel is None else fuel - claim.fuel
+        data = claim_data(claim, ctx.period, items[claim.index], left, fuel)
+        has = f"{left} RPs" + ("" if fuel is None else f" and {fuel} fuel")
+        text = item_text(claim, items[claim.index], sc) + f" {power} has {has} left."
         if claim.repairs is not None:
             f.emit("port.repaired", text, data, by=c.actor.id)
         else:
@@ -202,8 +222,9 @@ def reorganize(f: Flow, c: Command) -> None:
 
 
 def claim_data(claim: Claim, period: str, item: Mapping[str, object],
-               rps_left: int) -> dict[str, Any]:
-    """The event data of a claim: everything evolve applies, and the path for people."""
+               rps_left: int, fuel_left: int | None = None) -> dict[str, Any]:
+    """The event data of a claim: everything evolve applies, and the path for people;
+    `fuel` and `fuel_left` when the scenario has fuel (RULES-NOTES 30)."""
     path = None if claim.path is None else {
         "kind": claim.path.kind, "hexes": list(claim.path.hexes),
         "seas": list(claim.path.seas), "length": claim.path.length,
@@ -216,6 +237,7 @@ def claim_data(claim: Claim, period: str, item: Mapping[str, object],
         "dispensed": [[unit, role] for unit, role in claim.dispensed],
         "flips": list(claim.flips), "expends": claim.expends, "repairs": claim.repairs,
         "isolated": claim.isolated, "shattered": claim.shattered, "notes": list(claim.notes),
+        **({} if fuel_left is None else {"fuel": claim.fuel, "fuel_left": fuel_left}),
     }
 
 
@@ -248,8 +270,9 @@ def _reorganized(state: State, e: Event) -> State:
     if d["expends"]:
         units.pop(d["expends"], None)
     power = d["power"]
-    powers = {**state.powers, power: replace(state.powers[power],
-                                             rps=state.powers[power].rps - int(d["cost"]))}
+    payer = state.powers[power]
+    fuel = payer.fuel if "fuel" not in d or payer.fuel is None else payer.fuel - int(d["fuel"])
+    powers = {**state.powers, power: replace(payer, rps=payer.rps - int(d["cost"]), fuel=fuel)}
     reorg = replace(r, reorganized=reorganized, used=used, dispensed=dispensed,
                     isolated=isolated, repaired_ports=repaired)
     state = replace(state, units=units, powers=powers, reorg=reorg)

@@ -70,6 +70,7 @@ class OptionShown(TypedDict):
     item: ReorgItem
     power: NotRequired[str | None]
     cost: NotRequired[int | None]
+    fuel: NotRequired[int | None]
     affordable: NotRequired[bool | None]
     provider: NotRequired[str | None]
     path: NotRequired[PathShown | None]
@@ -101,7 +102,9 @@ class PlanShown(TypedDict):
 @dataclass(frozen=True, slots=True)
 class Option:
     """One way to reorganize a unit: `legal`, with the `item` to send and what it costs
-    `power`, or not, with the `reason`, the `rule` and the item `field` at fault."""
+    `power` (RPs, and `fuel` when the scenario has fuel: None otherwise), `affordable`
+    with what it has left, or not, with the `reason`, the `rule` and the item `field` at
+    fault."""
 
     method: str
     legal: bool
@@ -109,6 +112,7 @@ class Option:
     power: str | None = None
     cost: int | None = None
     affordable: bool | None = None
+    fuel: int | None = None
     provider: str | None = None
     path: Path | None = None
     uses: tuple[Use, ...] = ()
@@ -125,7 +129,7 @@ class Option:
         out: OptionShown = {"method": self.method, "legal": self.legal,
                             "item": cast(ReorgItem, self.item)}
         if self.legal:
-            out["power"], out["cost"] = self.power, self.cost
+            out["power"], out["cost"], out["fuel"] = self.power, self.cost, self.fuel
             out["affordable"], out["provider"] = self.affordable, self.provider
             out["path"] = None if self.path is None else {
                 "kind": self.path.kind, "hexes": list(self.path.hexes),
@@ -409,7 +413,7 @@ class Planner:
             option = Option(method, False, item, reason=e.reason, rule=e.rule,
                             field=e.field or None, code=e.code)
         else:
-            option = _legal(claim, item, s.powers[power].rps)
+            option = _legal(claim, item, s.powers[power].rps, s.powers[power].fuel)
         if method == "atr":  # who could meet the ATR (11.18.1 steps 1-6)
             unit = s.units[item["unit"]]
             option = replace(option, interception=opposition_shown(
@@ -426,10 +430,12 @@ def _bound_key(item: Mapping[str, Any]) -> tuple[str, str | None] | None:
     return None
 
 
-def _legal(claim: Claim, item: dict[str, Any], rps: int) -> Option:
+def _legal(claim: Claim, item: dict[str, Any], rps: int, fuel: int | None) -> Option:
     return Option(
         claim.method, True, item, power=claim.power, cost=claim.cost,
-        affordable=claim.cost <= rps, provider=claim.provider, path=claim.path,
+        fuel=None if fuel is None else claim.fuel,
+        affordable=claim.cost <= rps and (fuel is None or claim.fuel <= fuel),
+        provider=claim.provider, path=claim.path,
         uses=claim.uses, flips=claim.flips, expends=claim.expends, notes=claim.notes,
     )
 

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from service.rules.scenario.checking import _Checker, _join, _Parsed
+from service.rules.scenario.fuel import read_fuel
 from service.rules.scenario.tables import CombatRules, read_combat
 from service.rules.scenario.types import (
     _ID_RE,
@@ -249,12 +250,12 @@ class _Fields:
 
 _SCENARIO_FIELDS: Final = (
     "id", "title", "sides", "initiative_last_turn", "powers", "minors", "map", "units",
-    "movement", "combat",
+    "movement", "combat", "fuel",
 )
 _SIDE_FIELDS: Final = ("id", "initiative_box", "reserve_markers")
 _POWER_FIELDS: Final = (
     "id", "name", "side", "pass_bonus", "neutral", "bp_spent_last_turn", "bp_on_rps",
-    "rail_moves", "at_war_with", "chits", "rp_gearing_cap", "conquered",
+    "rail_moves", "at_war_with", "chits", "rp_gearing_cap", "conquered", "build_points",
 )
 _MINOR_FIELDS: Final = ("id", "controller")
 _MAP_FIELDS: Final = ("supply_path_length", "hexes", "seas", "hexsides")
@@ -311,6 +312,7 @@ def _parse_power(problems: list[Problem], v: object, path: str) -> _Parsed[Power
         chits=f.integer("chits", 0),
         rp_gearing_cap=f.integer("rp_gearing_cap", bp_spent),
         conquered=f.flag("conquered", False),
+        build_points=f.opt_integer("build_points", 0, 100_000),
     )
     if f.ok_keys("bp_on_rps", "bp_spent_last_turn") and spec.bp_on_rps > spec.bp_spent_last_turn:
         f.fail("bp_on_rps", "BP spent on RPs are part of bp_spent_last_turn and cannot exceed it")
@@ -727,6 +729,7 @@ def parse_scenario(data: Mapping[str, object]) -> Scenario:
             m.fail("hexes", "a map needs at least one hex")
     movement = _parse_movement(problems, f.raw("movement"))
     combat = _parse_combat(problems, f.raw("combat"))
+    fuel = read_fuel(problems, f.m.get("fuel"), powers, minors)
 
     c = _Checker(problems, sides, powers, minors, hexes, seas, units)
     c.check_all()
@@ -750,6 +753,5 @@ def parse_scenario(data: Mapping[str, object]) -> Scenario:
             hexsides=tuple(sorted((x.spec for x in hexsides), key=lambda x: (x.a, x.b))),
         ),
         units=tuple(u.spec for u in units),
-        movement=movement,
-        combat=combat,
+        movement=movement, combat=combat, fuel=fuel,
     )

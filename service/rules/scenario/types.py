@@ -17,7 +17,8 @@ Optional JSON fields and their defaults (a ``null`` counts as absent):
 - power: ``name`` = id, ``pass_bonus`` 0, ``neutral`` false, ``conquered`` false,
   ``bp_spent_last_turn`` 0, ``bp_on_rps`` 0 (part of ``bp_spent_last_turn``),
   ``rail_moves`` 0, ``at_war_with`` [], ``chits`` 0, ``rp_gearing_cap`` =
-  ``bp_spent_last_turn``.
+  ``bp_spent_last_turn``, ``build_points`` null (production figures taken as reported).
+- fuel: null (no fuel: reorganizing costs none); given, `service.rules.scenario.fuel`.
 - map: ``supply_path_length`` 4, ``seas`` [], ``hexsides`` [] (features on the edge
   between two adjacent hexes: ``{"hexes": ["1204", "1303"], "feature": "river"}``).
 - movement: every key optional, merged over `DEFAULT_MOVEMENT` (the terrain effects
@@ -150,6 +151,7 @@ class PowerSpec:
     chits: int
     rp_gearing_cap: int
     conquered: bool
+    build_points: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -478,6 +480,27 @@ DEFAULT_MOVEMENT: Final = MovementSpec(
 
 
 @dataclass(frozen=True, slots=True)
+class FuelSpec:
+    """Fuel as scenario data (RULES-NOTES 30; `service.rules.scenario.fuel`): what
+    reorganizing a unit of each listed type costs, and each major power's stock at the
+    start and what its production adds each turn."""
+
+    reorganize: tuple[tuple[str, int], ...]
+    stock: tuple[tuple[str, int], ...]
+    per_turn: tuple[tuple[str, int], ...]
+
+    def cost(self, unit_type: str) -> int:
+        """The fuel a unit of `unit_type` costs to reorganize (0 for a type not listed)."""
+        return dict(self.reorganize).get(unit_type, 0)
+
+    def start(self, power: str) -> int:
+        return dict(self.stock).get(power, 0)
+
+    def income(self, power: str) -> int:
+        return dict(self.per_turn).get(power, 0)
+
+
+@dataclass(frozen=True, slots=True)
 class Scenario:
     """A whole scenario with lookups by id."""
 
@@ -491,6 +514,7 @@ class Scenario:
     units: tuple[UnitSpec, ...]
     movement: MovementSpec = DEFAULT_MOVEMENT
     combat: CombatRules = CombatRules()
+    fuel: FuelSpec | None = None
     _side_by_id: dict[str, SideSpec] = field(
         init=False, default_factory=dict, compare=False, repr=False
     )

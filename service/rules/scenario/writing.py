@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from service.rules.scenario.fuel import fuel_to_json
 from service.rules.scenario.tables import combat_to_json
 from service.rules.scenario.types import Costs, MovementSpec, OcsValues, Scenario, UnitSpec
 
@@ -51,8 +52,10 @@ def movement_to_json(m: MovementSpec) -> dict[str, Any]:
 
 
 def scenario_to_json(s: Scenario) -> dict[str, Any]:
-    """The JSON form of `s` (every field written out); `parse_scenario` reads it back."""
-    return {
+    """The JSON form of `s` (every field written out, but `build_points` and `fuel`,
+    written when given: a scenario without them writes back as before);
+    `parse_scenario` reads it back."""
+    out: dict[str, Any] = {
         "id": s.id,
         "title": s.title,
         "sides": [
@@ -66,7 +69,8 @@ def scenario_to_json(s: Scenario) -> dict[str, Any]:
              "neutral": p.neutral, "bp_spent_last_turn": p.bp_spent_last_turn,
              "bp_on_rps": p.bp_on_rps, "rail_moves": p.rail_moves,
              "at_war_with": list(p.at_war_with), "chits": p.chits,
-             "rp_gearing_cap": p.rp_gearing_cap, "conquered": p.conquered}
+             "rp_gearing_cap": p.rp_gearing_cap, "conquered": p.conquered,
+             **({} if p.build_points is None else {"build_points": p.build_points})}
             for p in s.powers
         ],
         "minors": [{"id": m.id, "controller": m.controller} for m in s.minors],
@@ -86,3 +90,6 @@ def scenario_to_json(s: Scenario) -> dict[str, Any]:
         "movement": movement_to_json(s.movement),
         "combat": combat_to_json(s.combat),
     }
+    if s.fuel is not None:
+        out["fuel"] = fuel_to_json(s.fuel)
+    return out

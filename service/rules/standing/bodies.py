@@ -109,13 +109,15 @@ class DoneItem(TypedDict):
 
 
 @closed
-class ReorgItem(TypedDict):
+class ReorgStep(TypedDict):
+    """A `reorg` in a `steps` order (named apart from the reorganization's own items)."""
+
     kind: Literal["reorg"]
     body: ReorgBody
 
 
 # One order of a `steps` order: a kind of the side's own steps and its body.
-StepItem = DeclareItem | ModeItem | ReleaseItem | ReportItem | RollItem | DoneItem | ReorgItem
+StepItem = DeclareItem | ModeItem | ReleaseItem | ReportItem | RollItem | DoneItem | ReorgStep
 ITEM_KINDS: tuple[str, ...] = ("declare", "mode", "release", "report", "roll", "done", "reorg")
 
 

@@ -26,10 +26,12 @@ Handler = Callable[[Flow, Command], None]
 
 
 def cheapest_items(state: State, power: str) -> list[dict[str, Any]]:
-    """The cheapest legal way for every face-down unit `power` pays for, within its RPs
-    and each source's, port's and provider's capacity (the items of one `reorg` order)."""
+    """The cheapest legal way for every face-down unit `power` pays for, within its RPs,
+    its fuel (11.18 fuel, when the scenario has fuel) and each source's, port's and
+    provider's capacity (the items of one `reorg` order)."""
     sc = state.setup.scenario
     left = state.powers[power].rps
+    fuel = state.powers[power].fuel
     down = [uid for uid, u in sorted(state.units.items())
             if not u.face_up and sc.controller_of(u.power) == power]
     if left <= 0 or not down:
@@ -40,12 +42,14 @@ def cheapest_items(state: State, power: str) -> list[dict[str, Any]]:
     for uid in down:
         fitting = [o for o in planner.plan(uid).options
                    if o.power == power and o.cost is not None and o.cost <= left
+                   and (fuel is None or (o.fuel or 0) <= fuel)
                    and all(u.limit is None or u.used + used.get(u.key, 0) + u.amount <= u.limit
                            for u in o.uses)]
         if not fitting:
             continue
         best = min(fitting, key=lambda o: o.cost or 0)
         left -= best.cost or 0
+        fuel = None if fuel is None else fuel - (best.fuel or 0)
         for u in best.uses:
             used[u.key] = used.get(u.key, 0) + u.amount
         items.append(dict(best.item))

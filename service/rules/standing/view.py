@@ -4,10 +4,13 @@ answer is a sealed decision)."""
 
 from __future__ import annotations
 
-from typing import Any, NotRequired
+from typing import NotRequired, cast
 
 from typing_extensions import TypedDict
 
+from service.rules.air import Placement
+from service.rules.reorg import ReorgBody
+from service.rules.standing.bodies import Spend, StopBody
 from service.rules.standing.stops import stops_data
 from service.rules.state import State
 
@@ -22,12 +25,12 @@ class StandingShown(TypedDict):
     step: str
     player: str
     seq: int | None
-    stops: list[dict[str, Any]]
+    stops: list[StopBody]
     demand: NotRequired[bool]
-    spend: NotRequired[str]
-    plan: NotRequired[list[dict[str, Any]]]
+    spend: NotRequired[Spend]
+    plan: NotRequired[list[ReorgBody]]
     answer: NotRequired[str]
-    patrols: NotRequired[list[dict[str, Any]]]
+    patrols: NotRequired[list[Placement]]
 
 
 class HeldShown(TypedDict):
@@ -39,7 +42,7 @@ class HeldShown(TypedDict):
     seq: int | None
     after: str
     through: str
-    stops: list[dict[str, Any]]
+    stops: list[StopBody]
 
 
 class StandingView(TypedDict):
@@ -59,9 +62,10 @@ def standing_view(state: State, side: str | None, *, everyone: bool) -> Standing
             if step == "initiative.reroll":
                 shown["demand"] = o.demand
             if step == "final_reorganization":
-                shown["spend"], shown["plan"] = o.spend, [dict(b) for b in o.plan]
+                shown["spend"] = cast(Spend, o.spend)
+                shown["plan"] = [cast(ReorgBody, dict(b)) for b in o.plan]
             if step == "air.patrol":
-                shown["patrols"] = [dict(b) for b in o.plan]
+                shown["patrols"] = [cast(Placement, dict(b)) for b in o.plan]
             if o.answer is not None:
                 shown["answer"] = o.answer
             orders.append(shown)

@@ -60,7 +60,9 @@ def apply_defaults(f: Flow, by: str, sides: frozenset[str] | None = None) -> int
     elif step == st.PRODUCTION:
         for power, ps in s.powers.items():
             if ps.production is None and chosen(ps.side):
-                submit_production(f, power, ps.bp_spent_last_turn, ps.bp_on_rps, by)
+                bp = s.setup.scenario.power(power).build_points
+                spent = ps.bp_spent_last_turn if bp is None else min(bp, ps.bp_spent_last_turn)
+                submit_production(f, power, spent, min(ps.bp_on_rps, spent), by)
                 given += 1
         after_producing(f)
     elif step in st.SIDE_STEPS:

@@ -205,6 +205,8 @@ def _production_applied(state: State, e: Event) -> State:
     for power, figures in e.data["powers"].items():
         powers[power] = replace(powers[power], bp_spent_last_turn=int(figures["bp_spent"]),
                                 bp_on_rps=int(figures["bp_on_rps"]), production=None)
+    for power, added in e.data.get("fuel", {}).items():
+        powers[power] = replace(powers[power], fuel=(powers[power].fuel or 0) + int(added))
     return replace(state, powers=powers)
 
 

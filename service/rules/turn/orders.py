@@ -280,6 +280,13 @@ def produce(f: Flow, c: Command) -> None:
                           f"{power}: BP on RPs ({fig['bp_on_rps']}) is part of BP spent "
                           f"({fig['bp_spent']})", rule="11.18 Reorganization points",
                           errors=[(f"{where}/bp_on_rps", "more than bp_spent")])
+        bp = sc.power(power).build_points
+        if bp is not None and fig["bp_spent"] > bp:
+            raise Refused("production/build_points",
+                          f"{power} has {bp} build points this turn (the scenario's): it "
+                          f"cannot spend {fig['bp_spent']}", rule="11.18 Reorganization points",
+                          errors=[(f"{where}/bp_spent", f"above the scenario's {bp} build "
+                                                        "points")])
         cap = sc.power(power).rp_gearing_cap
         if fig["bp_on_rps"] > cap:
             raise Refused("production/gearing", f"{power} may spend at most {cap} BP on RPs "
@@ -292,10 +299,17 @@ def produce(f: Flow, c: Command) -> None:
 
 
 def submit_production(f: Flow, power: str, spent: int, on_rps: int, by: str) -> None:
+    """A power's production figures: within the scenario's build points when it gives
+    them (checked by `produce`), else the player's word, and the event says so."""
+    bp = f.state.setup.scenario.power(power).build_points
+    word = ("" if bp is not None else
+            f" (as reported: the scenario gives {power} no build points to check them by)")
     f.emit("production.submitted",
-           f"{power} spent {spent} BP, {on_rps} of them on RPs: {spent + on_rps} RPs next turn.",
+           f"{power} spent {spent} BP, {on_rps} of them on RPs: {spent + on_rps} RPs next "
+           f"turn{word}.",
            {"power": power, "bp_spent": spent, "bp_on_rps": on_rps,
-            "next_turn_rps": spent + on_rps}, by=by)
+            "next_turn_rps": spent + on_rps, "build_points": bp, "reported": bp is None},
+           by=by)
 
 
 def after_producing(f: Flow) -> None:

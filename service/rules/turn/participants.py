@@ -1,16 +1,9 @@
 """Who takes part in a step (docs/api.md): sides at war, sides with units in a
-mode, sides with something to reorganize."""
+mode (sides with something to reorganize: `service.rules.reorg.could_reorganize`)."""
 
 from __future__ import annotations
 
-from service.rules.reorg import could_reorganize
 from service.rules.state import State
-
-
-def has_face_down(state: State, side: str) -> bool:
-    """Whether `side` has anything it could reorganize: a face-down unit and the means
-    (`service.rules.reorg_step.could_reorganize`)."""
-    return could_reorganize(state, side)
 
 
 def at_war(state: State, side_a: str, side_b: str) -> bool:

@@ -17,8 +17,9 @@ from service.rules import state as st
 from service.rules.flow import Flow
 from service.rules.modes import face_down_at_clean_up, no_choice
 from service.rules.options import weather_row
+from service.rules.reorg import could_reorganize
 from service.rules.turn.initiative import bonus, rank, shifted_boxes
-from service.rules.turn.participants import at_war, has_face_down, has_mode
+from service.rules.turn.participants import at_war, has_mode
 from service.rules.turn.track import passing_bonus
 
 
@@ -288,10 +289,11 @@ def begin_reorganization(f: Flow) -> None:
     assert side is not None
     everyone = f.state.setup.options["reorg"]["impulse_step"] == "all"
     candidates = list(f.state.turn.order) if everyone else [side]
-    sides = [s for s in candidates if has_face_down(f.state, s)]
+    sides = [s for s in candidates if could_reorganize(f.state, s)]
     if not sides:
-        f.emit("step.skipped", "Nothing to reorganize: no reorganization step.",
-               {"step": st.REORGANIZATION, "reason": "no face-down unit"})
+        f.emit("step.skipped", "Nothing to reorganize or repair: no reorganization step.",
+               {"step": st.REORGANIZATION,
+                "reason": "no face-down unit to reorganize nor damaged port to repair"})
         turn_end_roll(f)
         return
     grant_rps(f, sides)
@@ -362,7 +364,7 @@ def end_turn(f: Flow) -> None:
     t = f.state.turn
     f.emit("turn.ended", f"Turn {t.number} ends after {sum(t.impulses_taken.values())} "
            "impulses.", {"turn": t.number, "impulses_taken": dict(t.impulses_taken)})
-    sides = [s for s in t.order if has_face_down(f.state, s)]
+    sides = [s for s in t.order if could_reorganize(f.state, s)]
     if f.state.setup.options["reorg"]["final_step"] and sides:
         grant_rps(f, sides)
         f.emit("step.began", "Final reorganization step: every power (13.5 as amended).",
@@ -391,6 +393,17 @@ def finish_turn(f: Flow) -> None:
 
 
 def after_production(f: Flow) -> None:
-    figures = {p: dict(ps.production or {}) for p, ps in f.state.powers.items()}
-    f.emit("production.applied", "Production done: next turn's RPs set.", {"powers": figures})
+    """Next turn's RPs (RULES-NOTES 8), and the fuel the scenario adds per turn
+    (RULES-NOTES 30) when it has fuel."""
+    powers = f.state.powers
+    figures = {p: dict(ps.production or {}) for p, ps in powers.items()}
+    data: dict[str, object] = {"powers": figures}
+    text = "Production done: next turn's RPs set."
+    fuel = f.state.setup.scenario.fuel
+    if fuel is not None:
+        added = {p: fuel.income(p) for p in powers}
+        data["fuel"] = added
+        text += " Fuel: " + ", ".join(f"{p} +{n} fuel ({(powers[p].fuel or 0) + n})"
+                                     for p, n in added.items()) + "."
+    f.emit("production.applied", text, data)
     start_turn(f, f.state.turn.number + 1)

@@ -3,10 +3,14 @@ and involuntary modes, when and how modes change, Reserve markers."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from modes_kit import done, effective, game, last, mode, move, refused, report, until
 
 from service.rules.errors import Malformed, Refused
+from service.rules.modes import unit_options
+from service.rules.view import Viewer, view
 
 
 @pytest.mark.parametrize("unit", ["ger-hh-1", "ger-sp-1", "ger-ftr-1"])
@@ -184,3 +188,71 @@ def test_5_4_a_unit_that_overran_has_begun_to_move() -> None:
     report(t, combats=[{"by": "overrun", "hex": "h21", "attackers": ["ger-arm-1"],
                         "results": [{"kind": "ignored", "text": "no result"}]}])
     refused(lambda: mode(t, ("ger-arm-1", "move")), "OCS 5.4", "ger-arm-1")
+
+
+def _reserve_choice(t: Any, uid: str, orientation: str = "combat") -> dict[str, Any]:
+    options = unit_options(t.state, uid)["modes"]
+    return next(c for c in options["legal"]
+                if (c["mode"], c["orientation"]) == ("reserve", orientation))
+
+
+def test_5_4a_options_count_the_markers_left_and_which_reserve_changes_need_a_new_one(
+) -> None:
+    """OCS 5.4a: the options count the side's Reserve markers (axis has 2) and say which
+    offered changes into Reserve would need a new one: ger-art-1 joins ger-inf-2's stack
+    in h40, ger-inf-1 in h42 would need a third, which the options say before it is
+    chosen (the change is accepted, its marker counted when the movement ends)."""
+    t = game({"ger-inf-1": {"at": "h42"}})
+    assert unit_options(t.state, "ger-inf-2")["modes"]["reserve_markers"] == {
+        "limit": 2, "in_use": 0, "left": 2}
+    assert _reserve_choice(t, "ger-inf-2")["needs_marker"] is True
+    mode(t, ("ger-inf-2", "reserve"), ("ger-arm-1", "reserve"))
+    markers = unit_options(t.state, "ger-art-1")["modes"]["reserve_markers"]
+    assert markers == {"limit": 2, "in_use": 2, "left": 0}
+    seen = view(t.state, Viewer(role="player", player_id="p-axis", side="axis",
+                                powers=("germany",)))
+    assert seen["sides"]["axis"]["reserve_markers"] == markers  # the page shows it
+    assert _reserve_choice(t, "ger-art-1")["needs_marker"] is False
+    short = _reserve_choice(t, "ger-inf-1")
+    assert short["needs_marker"] is True
+    assert short["marker_note"] == (
+        "needs a new Reserve marker and axis has none left: before its movement ends it "
+        "must join a Reserve stack or leave Reserve (OCS 5.4a)")
+    mode(t, ("ger-inf-1", "reserve"))
+    refused(lambda: done(t, "axis"), "OCS 5.4a")
+
+
+def test_5_4a_moves_offered_to_a_reserve_unit_keep_within_the_markers() -> None:
+    """OCS 5.4a, issue 34: with both axis markers placed (h40, h41, in Reserve since an
+    earlier impulse), a unit that just entered Reserve in h42 is offered only the moves
+    the `report` order accepts (onto the h41 stack), each saying whether it needs a new
+    marker; the others are listed as refused, with the rule."""
+    reserve = {"ocs": {"mode": "reserve"}}
+    t = game({"ger-inf-1": {"at": "h42"}, "ger-inf-2": reserve, "ger-arm-1": reserve})
+    mode(t, ("ger-inf-1", "reserve"))
+    moves_ = unit_options(t.state, "ger-inf-1")["moves"]
+    assert [(h["to"], h["needs_marker"]) for h in moves_["hexes"]] == [("h41", False)]
+    refused_to = {r["to"]: (r["code"], r["rule"]) for r in moves_["refused"]}
+    assert refused_to and set(refused_to.values()) == {("report/reserve_markers", "OCS 5.4a")}
+    for to in refused_to:
+        refused(lambda to=to: report(t, moves=[move("ger-inf-1", to)]), "OCS 5.4a", "ger-inf-1")
+    report(t, moves=[move("ger-inf-1", "h41")])
+    assert t.state.units["ger-inf-1"].at == "h41"
+
+
+def test_5_4a_a_reserve_unit_moving_with_its_own_marker_needs_no_new_one() -> None:
+    """A unit in Reserve since an earlier impulse, alone in h41, carries its marker: any
+    move is offered and none needs a new marker; ger-inf-2, sharing h40 with ger-art-1,
+    needs one to go off on its own, and with both markers out may not."""
+    reserve = {"ocs": {"mode": "reserve"}}
+    t = game({"ger-inf-2": reserve, "ger-art-1": reserve, "ger-arm-1": reserve,
+              "ger-hq-1": {"at": "h42"}, "ger-trk-1": {"at": "h42"},
+              "ger-tp-1": {"at": "h42"}, "ger-sp-1": {"at": "h42"}, "ger-ftr-1": {"at": "h42"}})
+    other_side = "move" if t.state.units["ger-arm-1"].orientation == "combat" else "combat"
+    assert _reserve_choice(t, "ger-arm-1", other_side)["needs_marker"] is False  # its own
+    alone = unit_options(t.state, "ger-arm-1")["moves"]
+    assert alone["hexes"] and not any(h["needs_marker"] for h in alone["hexes"])
+    assert alone.get("refused", []) == []
+    shared = unit_options(t.state, "ger-inf-2")["moves"]
+    assert {h["to"] for h in shared["hexes"]} <= {"h41"}
+    assert all(r["rule"] == "OCS 5.4a" for r in shared["refused"])

@@ -113,7 +113,9 @@ def _hex(q: int, r: int) -> str:
 @st.composite
 def _games(draw: st.DrawFn) -> tuple[Any, str]:
     """A 6x4 map, Germany's left half, the CW's right half, random terrain and rivers;
-    2-4 German units in random modes and 1-3 CW units; one German unit to ask about."""
+    2-4 German units in random modes and 1-3 CW units; one German unit to ask about. The
+    Axis has as many Reserve markers as its stacks in Reserve use, or one more (OCS 5.4a:
+    a Reserve unit's listed moves keep within them)."""
     cells = [(q, r) for r in range(ROWS) for q in range(COLUMNS)]
     art = "\n".join(" " * r + " ".join("g" if q < 3 else "." for q in range(COLUMNS))
                     for r in range(ROWS))
@@ -132,8 +134,10 @@ def _games(draw: st.DrawFn) -> tuple[Any, str]:
         q, r = draw(st.sampled_from([c for c in cells if c[0] >= 3]))
         units.append(land(f"cw-u-{i}", _hex(q, r), power="cw"))
     zoc = draw(st.sampled_from([None, {"zoc": "free"}, {"zoc_exit_cost": 1}]))
+    stacks = {u["at"] for u in units if u["ocs"]["mode"] == "reserve"}
     t = drawn_game(art, *units, terrain=terrain, hexsides=[(a, b, "river") for a, b in rivers],
                    sources={"0101": ("primary", "germany")},
+                   reserve_markers=len(stacks) + draw(st.integers(0, 1)),
                    options={"movement": zoc} if zoc else None,
                    weather=draw(st.sampled_from([None, "snow"])))
     return t, draw(st.sampled_from([u["id"] for u in units if u["power"] == "germany"]))

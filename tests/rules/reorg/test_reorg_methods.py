@@ -737,3 +737,129 @@ def test_reorganize_units_chit_flips_units_in_supply_when_the_option_is_on_rn10(
     assert events[0].data["cost"] == 0
     error = refuse(t, [{"unit": "cw-b", "method": "chit"}])
     assert reason(error).startswith("cw-b is not in supply: no supply source traces")
+
+
+def _rail_and_primary() -> dict:
+    """London (0101), a primary source on a railway: two units within its basic path
+    (primary) and two beyond it on the railway (rail)."""
+    units = [("cw-near-1", "cw", "INF", "0201", "combat"),
+             ("cw-near-2", "cw", "INF", "0301", "combat"),
+             ("cw-far-1", "cw", "INF", "0901", "combat"),
+             ("cw-far-2", "cw", "INF", "1001", "combat")]
+    return doc(RAILS, sources=PRIMARY, names={"0101": "London"}, units=units,
+               down=[u[0] for u in units])
+
+
+RAIL_ITEMS = [{"unit": f"cw-far-{k}", "method": "rail", "source": "0101"} for k in "12"]
+PRIMARY_ITEMS = [{"unit": f"cw-near-{k}", "method": "primary", "source": "0101"}
+                 for k in "12"]
+
+
+def test_rail_reorganization_does_not_use_the_sources_capacity_in_any_order_short_form_11_18_6(
+) -> None:
+    """Short form 11.18.6: a rail move lets a unit receive RPs from a source "but this does
+    not reduce the source's ability to reorganize units" (option
+    `reorg.rail_counts_against_source` false): London's 2 units (option
+    `reorg.primary_limit` two_units) are its own whether the rail items come before or
+    after them."""
+    options = {"reorg": {"rail_counts_against_source": False, "primary_limit": "two_units"}}
+    for items in (RAIL_ITEMS + PRIMARY_ITEMS, PRIMARY_ITEMS + RAIL_ITEMS):
+        t = at_step(_rail_and_primary(), options=options)
+        events = act(t, items)
+        assert [e.data["unit"] for e in events] == [i["unit"] for i in items]
+        assert t.state.reorg.used["primary:0101"] == 2
+        assert t.state.reorg.used["rail:cw"] == 2
+
+
+def test_rail_reorganization_does_not_use_the_corps_limit_in_any_order_11_18_6_11_18_5() -> None:
+    """The long form's 1 corps per primary source (11.18.5) with rail reorganization not
+    counting against the source: one corps by primary and two by rail, in either order."""
+    options = {"reorg": {"rail_counts_against_source": False}}
+    for items in (RAIL_ITEMS + PRIMARY_ITEMS[:1], PRIMARY_ITEMS[:1] + RAIL_ITEMS):
+        t = at_step(_rail_and_primary(), options=options)
+        act(t, items)
+        assert t.state.reorg.used["corps:0101"] == 1
+
+
+def test_a_port_repaired_in_an_order_works_for_its_items_listed_before_the_repair_11_18_4(
+) -> None:
+    """11.18.4: "once repaired, the port can coordinate the distribution of RPs normally
+    immediately": an order's port repairs come first, wherever they are listed."""
+    units = [(f"cw-{k}", "cw", "INFdiv", "0601", "combat") for k in "ab"]
+    t = at_step(_seaboard(units, ["cw-a", "cw-b"], damaged=["0601"]))
+    events = act(t, [{"unit": "cw-a", "method": "overseas", "source": "0101", "port": "0601"},
+                     {"method": "port_repair", "port": "0601", "source": "0101"}])
+    assert [e.kind for e in events] == ["port.repaired", "unit.reorganized"]
+    assert [e.data["item"].get("unit") for e in events] == [None, "cw-a"]
+    assert t.state.units["cw-a"].face_up
+    assert replayed(t)
+
+
+def test_an_atr_reorganized_this_impulse_flies_no_reorganization_in_it_rn11() -> None:
+    """RULES-NOTES 11 read both ways, as 11.18.2 is for HQs: an ATR that flew is not
+    reorganized that impulse, and one reorganized does not fly, in either order."""
+    data = _atr_map()
+    data["units"][0]["face_up"] = False
+    data["units"][0]["at"] = "0201"
+    reorganize_atr = {"unit": "cw-atr", "method": "primary", "source": "0101"}
+    fly = {"unit": "cw-a", "method": "atr", "atr": "cw-atr"}
+    error = refuse(at_step(data), [reorganize_atr, fly])
+    assert (error.rule, error.code) == ("RULES-NOTES 11", "reorg/provider_reorganized")
+    assert error.errors[0][0] == "/body/items/1/atr"
+    assert reason(error) == "cw-atr was reorganized this impulse and dispenses no RPs in it"
+    error = refuse(at_step(data), [fly, reorganize_atr])
+    assert reason(error) == "ATR cw-atr is face down"
+
+
+def test_a_supply_unit_keeping_its_city_a_source_is_not_expended_the_same_impulse_rn5(
+) -> None:
+    """RULES-NOTES 5 (11.18.7 and the short form's expended supply unit): the city's only
+    supply unit is expended, or makes the city a secondary source, in an impulse, not
+    both, in either order; with a second supply unit there, both go ahead."""
+    units = [("cw-sup", "cw", "SUPPLY", "0401", None), ("cw-a", "cw", "INFdiv", "0501", "combat"),
+             ("cw-b", "cw", "INFdiv", "0501", "combat")]
+    city = {"unit": "cw-a", "method": "secondary", "source": "0401"}
+    expend = {"unit": "cw-b", "method": "supply_unit", "supply_unit": "cw-sup"}
+    data = doc(ROW, sources=PRIMARY, cities=["0401"], units=units, down=["cw-a", "cw-b"])
+    for items in ([city, expend], [expend, city]):
+        error = refuse(at_step(data), items)
+        assert error.code in ("reorg/provider_used", "reorg/not_a_source"), error.message
+    error = refuse(at_step(data), [city, expend])
+    assert (error.rule, error.code) == ("RULES-NOTES 5", "reorg/provider_used")
+    assert reason(error) == ("supply unit cw-sup is the last one keeping City 0401 a supply "
+                             "source that dispensed RPs this impulse: it is not expended in "
+                             "the same impulse")
+    data = doc(ROW, sources=PRIMARY, cities=["0401"], down=["cw-a", "cw-b"],
+               units=[*units, ("cw-sup-2", "cw", "SUPPLY", "0401", None)])
+    for items in ([city, expend], [expend, city]):
+        t = at_step(data)
+        act(t, items)
+        assert "cw-sup" not in t.state.units and t.state.units["cw-a"].face_up
+
+
+def test_an_hq_is_in_supply_only_from_the_primary_network_in_every_check_rn33() -> None:
+    """RULES-NOTES 33, one meaning of "in supply" for an HQ: a basic path from the
+    network of primary sources, as for every secondary source (11.18.7); a path to an
+    in-supply secondary source does not count. The HQ in 0801 is 7 hexes from London
+    and 3 from the secondary source in 0501: it is no secondary source (11.18.7), does
+    not reorganize others (11.18.2, RULES-NOTES 25), and the supply view says it is out
+    of supply; the infantry beside it is in supply through 0501."""
+    from service.rules.board import state_supply
+
+    units = [("cw-hq", "cw", "HQ", "0801", "combat"), ("cw-a", "cw", "INFdiv", "0901", "combat"),
+             ("cw-b", "cw", "INFdiv", "0801", "combat")]
+    t = at_step(doc(". . . . . . . . . .", sources={**PRIMARY, "0501": ("secondary", "cw")},
+                    units=units, down=["cw-a"]))
+    supply = state_supply(t.state)
+    assert supply["cw-b"].in_supply and supply["cw-b"].method == "secondary"
+    assert not supply["cw-hq"].in_supply
+    assert supply["cw-hq"].rule == "RULES-NOTES 33"
+    error = refuse(t, [{"unit": "cw-a", "method": "hq", "hq": "cw-hq"}])
+    assert (error.rule, error.code) == ("RULES-NOTES 25", "reorg/provider_out_of_supply")
+    assert reason(error) == ("HQ cw-hq is out of supply: no primary supply source traces a "
+                             "supply path of at most 4 hexes to hex 0801, and an HQ is in "
+                             "supply from the primary network only (RULES-NOTES 33)")
+    error = refuse(t, [{"unit": "cw-a", "method": "secondary", "source": "cw-hq"}])
+    assert (error.rule, error.code) == ("11.18.7", "reorg/source_out_of_supply")
+    assert reason(error) == ("cw-hq is not in supply: no primary supply source traces a "
+                             "supply path of at most 4 hexes to hex 0801")

@@ -136,7 +136,8 @@ def test_hq_needs_supply_option_rn25() -> None:
     data = doc(ROW, sources={"0101": ("primary", "cw")}, units=units, down=["cw-a"])
     item = {"unit": "cw-a", "method": "hq", "hq": "cw-hq"}
     error = refuse(at_step(data), [item])
-    assert reason(error).startswith("HQ cw-hq is out of supply: no supply source traces")
+    assert reason(error).startswith("HQ cw-hq is out of supply: no primary supply source "
+                                    "traces")
     assert error.rule == "RULES-NOTES 25"
     act(at_step(data, options={"reorg": {"hq_needs_supply": False}}), [item])
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from modes_kit import COAST_HEXES, COAST_SEAS, game, until
 from reorg_kit import act, at_step, decide_as, doc, reason, refuse, replayed
 
 from service.rules import state as st
@@ -247,3 +248,40 @@ def test_rail_moves_left_in_the_step_11_18_6() -> None:
     assert rail_moves_left(t.state, "cw") == 2
     act(t, [{"unit": "cw-a", "method": "rail", "source": "0101"}])
     assert rail_moves_left(t.state, "cw") == 1
+
+
+def test_a_power_with_nothing_face_down_reorganizes_to_repair_a_damaged_port_11_18_4() -> None:
+    """11.18.4: "Damaged ports can receive RPs in order to repair the port only": a side
+    with RPs and a damaged port of its own takes part in the reorganization step with no
+    face-down unit, and the repair is accepted; without RPs, or with the port repaired or
+    held by the enemy, it takes no part."""
+    damaged = {"h43": {**COAST_HEXES["h43"], "port_damaged": True}}
+    t = game(hexes=damaged, seas=COAST_SEAS)
+    assert not any(not u.face_up for u in t.state.units.values())
+    until(t, "reorganization")
+    assert t.state.turn.step_sides == ("axis",)
+    events = t.act("reorg", {"power": "germany", "items": [
+        {"method": "port_repair", "port": "h43", "source": "h41"}]}, side="axis")
+    assert [e.kind for e in events] == ["port.repaired"]
+    assert not could_reorganize(t.state, "axis")  # repaired: nothing left to do
+    broke = game(hexes=damaged, seas=COAST_SEAS, powers={"germany": {
+        "bp_spent_last_turn": 1, "bp_on_rps": 0, "rp_gearing_cap": 1}})
+    assert not could_reorganize(broke.state, "axis")  # 1 RP: the repair costs 2
+    held = game(hexes=damaged, seas=COAST_SEAS, units={"cw-inf-1": {"at": "h43"}})
+    assert not could_reorganize(held.state, "axis")  # held by the enemy
+
+
+def test_the_final_reorganization_step_repairs_a_damaged_port_too_11_18_4_rn7() -> None:
+    t = game(hexes={"h43": {**COAST_HEXES["h43"], "port_damaged": True}}, seas=COAST_SEAS)
+    for _ in range(60):
+        if t.state.step in ("final_reorganization", "production"):
+            break
+        waiting = t.awaiting()
+        if waiting[0]["step"] == "declare":
+            t.act("declare", {"actions": {"germany": "pass"} if waiting[0]["side"] == "axis"
+                              else {p: "pass" for p in t.state.side_powers(waiting[0]["side"])}},
+                  side=waiting[0]["side"])
+        else:
+            t.act("done", side=waiting[0]["side"])
+    assert t.state.step == "final_reorganization"
+    assert "axis" in t.state.turn.step_sides

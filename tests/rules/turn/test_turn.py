@@ -400,3 +400,45 @@ def test_the_gms_weather_table_applies_from_the_turn_it_names() -> None:
     while t.state.turn.number < 2 or t.state.turn.round < 1:
         t.act("admin.force", {}, role="gm")
     assert t.state.turn.weather is not None and t.state.turn.weather["weather"] == "monsoon"
+
+
+def _to_production(changes: dict | None = None) -> Table:
+    t = table({"initiative": [9, 5, 1], "weather": [7], "turn_end": [10, 10]},
+              options={"turn_end": {"threshold": 10}}, changes=changes)
+    skip_initiative(t)
+    _impulse(t, ALL_LAND["axis"])
+    t.done_steps()
+    assert t.state.step == "production"
+    return t
+
+
+def test_production_is_bounded_by_the_scenarios_build_points_or_flagged_as_reported_11_18(
+) -> None:
+    """11.18 Reorganization points: RPs come from the BP spent. Where the scenario gives a
+    power's build points (Germany 40), the referee bounds what it spends; where it does
+    not (Italy), the figures are the player's word, and the event and the view say so."""
+    from support import scenario
+
+    from service.rules.view import Viewer, view
+
+    powers = [{**p, "build_points": 40} if p["id"] == "germany" else p
+              for p in scenario("mini")["powers"]]
+    t = _to_production({"powers": powers})
+    with pytest.raises(Refused) as refused:
+        t.act("production", {"powers": {"germany": {"bp_spent": 41, "bp_on_rps": 10}}},
+              side="axis")
+    assert (refused.value.code, refused.value.rule) == ("production/build_points",
+                                                        "11.18 Reorganization points")
+    assert refused.value.errors == [("/body/powers/germany/bp_spent",
+                                     "above the scenario's 40 build points")]
+    events = t.act("production", {"powers": {"germany": {"bp_spent": 40, "bp_on_rps": 10},
+                                             "italy": {"bp_spent": 231, "bp_on_rps": 4}}},
+                   side="axis")
+    submitted = {e.data["power"]: e for e in events if e.kind == "production.submitted"}
+    assert submitted["germany"].data["reported"] is False
+    assert submitted["germany"].data["build_points"] == 40
+    assert submitted["italy"].data["reported"] is True
+    assert "as reported: the scenario gives italy no build points" in submitted["italy"].text
+    seen = view(t.state, Viewer(role="gm"))["powers"]
+    assert (seen["germany"]["build_points"], seen["germany"]["bp_reported"]) == (40, False)
+    assert (seen["italy"]["build_points"], seen["italy"]["bp_reported"]) == (None, True)
