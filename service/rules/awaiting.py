@@ -8,7 +8,7 @@ proposal is pending, only the sides whose consent it needs are awaited (step
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any, Final, Literal, NotRequired, get_args
+from typing import Final, Literal, NotRequired, get_args
 
 from typing_extensions import TypedDict
 
@@ -104,6 +104,30 @@ class AirQuestionShown(TypedDict):
     text: str
 
 
+class PlacementShown(TypedDict):
+    unit: str
+    hex: str
+
+
+class FlightShown(TypedDict):
+    atr: str
+    hex: str
+    units: list[str]
+
+
+class AirDefault(TypedDict):
+    """The body the default answers a window with: no patrol, no flight, no
+    interception, the default losses."""
+
+    patrols: NotRequired[list[PlacementShown]]
+    flights: NotRequired[list[FlightShown]]
+    escorts: NotRequired[list[PlacementShown]]
+    interceptors: NotRequired[list[PlacementShown]]
+    hex: NotRequired[str]
+    lost: NotRequired[list[str]]
+    aborted: NotRequired[list[str]]
+
+
 class AirWindowShown(TypedDict):
     """A window of an air reorganization mission (docs/api.md "ATR missions"): which
     (`window`, its `rule`), whose mission (`side`), where its fighters may fly
@@ -118,7 +142,7 @@ class AirWindowShown(TypedDict):
     fighters: dict[str, list[str]]
     atrs: dict[str, AtrChoice]
     sorties: list[SortieShown]
-    default: dict[str, Any]
+    default: AirDefault
     question: NotRequired[AirQuestionShown]
 
 
@@ -311,7 +335,7 @@ def awaiting(state: State) -> list[AwaitingEntry]:
 _RULES: Final = {"air.patrol": "11.18.1 step 1", "air.flight": "11.18.1 step 2",
                  "air.intercept": "11.18.1 step 3", "air.counter": "11.18.1 step 4",
                  "air.choice": "11.18.1 step 5"}
-_DEFAULTS: Final[dict[str, dict[str, Any]]] = {
+_DEFAULTS: Final[dict[str, AirDefault]] = {
     "air.patrol": {"patrols": []}, "air.flight": {"flights": [], "escorts": []},
     "air.intercept": {"interceptors": []}, "air.counter": {"interceptors": []},
 }
@@ -325,7 +349,7 @@ def air_window(state: State, m: AirMission, side: str) -> AirWindowShown:
         "fighters": reach(state, side, hexes) if m.window != "air.choice" else {},
         "atrs": {}, "sorties": [{"unit": s.unit, "hex": s.hex, "role": s.role,
                                  "side": s.side, "fate": s.fate} for s in m.sorties],
-        "default": dict(_DEFAULTS.get(m.window, {})),
+        "default": {**_DEFAULTS.get(m.window, {})},
     }
     if m.window == "air.flight":
         sc = state.setup.scenario

@@ -1832,6 +1832,27 @@ export interface components {
             body: components["schemas"]["AirChooseBody"];
         };
         /**
+         * AirDefault
+         * @description The body the default answers a window with: no patrol, no flight, no
+         *     interception, the default losses.
+         */
+        AirDefault: {
+            /** Patrols */
+            patrols?: components["schemas"]["PlacementShown"][];
+            /** Flights */
+            flights?: components["schemas"]["FlightShown"][];
+            /** Escorts */
+            escorts?: components["schemas"]["PlacementShown"][];
+            /** Interceptors */
+            interceptors?: components["schemas"]["PlacementShown"][];
+            /** Hex */
+            hex?: string;
+            /** Lost */
+            lost?: string[];
+            /** Aborted */
+            aborted?: string[];
+        };
+        /**
          * AirFlyBody
          * @description `air.fly`: every ATR selected, with its target, and the escorting fighters, each to
          *     a target hex (11.18.1 step 2); `power` pays for the reorganization. No flights: the
@@ -2123,10 +2144,7 @@ export interface components {
             };
             /** Sorties */
             sorties: components["schemas"]["SortieShown"][];
-            /** Default */
-            default: {
-                [key: string]: unknown;
-            };
+            default: components["schemas"]["AirDefault"];
             question?: components["schemas"]["AirQuestionShown"];
         };
         /**
@@ -3272,6 +3290,15 @@ export interface components {
             /** Units */
             units: string[];
         };
+        /** FlightShown */
+        FlightShown: {
+            /** Atr */
+            atr: string;
+            /** Hex */
+            hex: string;
+            /** Units */
+            units: string[];
+        };
         /** GameList */
         GameList: {
             /** Games */
@@ -4231,6 +4258,13 @@ export interface components {
          * @description A fighter and the hex it flies to.
          */
         Placement: {
+            /** Unit */
+            unit: string;
+            /** Hex */
+            hex: string;
+        };
+        /** PlacementShown */
+        PlacementShown: {
             /** Unit */
             unit: string;
             /** Hex */
