@@ -22,7 +22,6 @@ from typing_extensions import TypedDict
 from service.rules.scenario import ATR, air_range, air_to_air, is_fighter
 from service.rules.state import AirMission, State
 
-RULE: Final = "11.18.1"
 READING: Final = "RULES-NOTES 34"
 OPTION_OFF: Final = ("ATR interception is off in this game (option reorg.atr_interception, "
                      "RULES-NOTES 29): the mission arrives.")

@@ -9,24 +9,21 @@ patrol ahead (`standing` with step `air.patrol` and its `patrols`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any
 
 from service.rules.air.orders import (
-    RULE,
     give_flight,
     give_interception,
     give_patrol,
     legal,
     window_of,
 )
-from service.rules.air.resolve import advance, resolve, take_losses
+from service.rules.air.resolve import advance, take_losses
 from service.rules.air.windows import CHOICE, FLIGHT, PATROL, RULES, hexes_of, mission
 from service.rules.command import Command
 from service.rules.errors import Malformed, Refused
 from service.rules.flow import Flow
 from service.rules.state import State
-
-PATROL_STEP: Final = PATROL  # the step a standing patrol answers
 
 
 def _strings(value: object, path: str) -> list[str]:
@@ -161,16 +158,16 @@ def answer_by_standing(f: Flow) -> bool:
     for side in m.sides:
         if side in m.answered:
             continue
-        order = f.state.standing.orders.get(side, {}).get(PATROL_STEP)
+        order = f.state.standing.orders.get(side, {}).get(PATROL)
         if order is None:
             continue
-        named = {"side": side, "step": PATROL_STEP, "kind": "standing",
+        named = {"side": side, "step": PATROL, "kind": "standing",
                  "player": order.player, "seq": order.seq}
         who = f"order {order.seq} of {order.player}" if order.seq is not None else \
             f"an order of {order.player}"
         placed, why = _standing_patrol(f.state, side, order.plan)
         if placed is None:
-            f.emit("standing.disarmed", f"{side}'s standing order for {PATROL_STEP} ({who}) "
+            f.emit("standing.disarmed", f"{side}'s standing order for {PATROL} ({who}) "
                    f"is disarmed: {why}; {side} is asked.", {**named, "reason": why,
                                                               "stop": None})
             return True
@@ -183,6 +180,3 @@ def answer_by_standing(f: Flow) -> bool:
         return True
     return False
 
-
-__all__ = ["RULE", "answer_by_default", "answer_by_standing", "choose", "patrol_plan",
-           "resolve"]

@@ -8,7 +8,7 @@ the options show and the orders check alike.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Final
 
 from service.rules import state as st
 from service.rules.air.resolve import advance
@@ -326,6 +326,3 @@ def refuse_while_flying(state: State, command: Command) -> None:
                   f"({m.window}, {RULES[m.window]})", rule=READING,
                   extra={"awaiting": awaiting(state)})
 
-
-def data_placements(value: Any) -> list[tuple[str, str]]:
-    return [(str(p["unit"]), str(p["hex"])) for p in value]
