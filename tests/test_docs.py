@@ -142,6 +142,7 @@ async def test_the_scenario_examples_combat_log_is_what_the_referee_writes(
     ("### Sea areas", reading._SEA_FIELDS),
     ("## Units", reading._UNIT_FIELDS),
     ("### `atr`: an air transport", reading._ATR_FIELDS),
+    ("### `air`: an air unit's air combat data", reading._AIR_FIELDS),
     ("### `ocs`: a ground unit's OCS data", reading._OCS_FIELDS),
     ("### Hexsides", reading._HEXSIDE_FIELDS),
     ("## Movement: the terrain effects table", reading._MOVEMENT_FIELDS),

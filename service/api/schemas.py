@@ -78,7 +78,7 @@ class CreateGame(Strict):
             "options": {"turn_end": {"threshold": 83}, "dropout": {"policy": "gm"}},
             "dice": {"mode": "scripted", "script": {"initiative": [10, 1, 1, 10, 1, 1],
                                                     "weather": [8, 8], "turn_end": [9] * 12,
-                                                    "combat": [4, 4]}},
+                                                    "combat": [4, 4, 5]}},
         }]},
     )
     name: str = Name
@@ -132,6 +132,13 @@ ORDER_EXAMPLES: dict[str, dict[str, Any]] = {
     "release": {"units": ["cw-transport-1"]},
     "reorg": {"power": "germany", "items": [
         {"unit": "ger-inf-2", "method": "hq", "hq": "ger-hq-rundstedt"}]},
+    "air.begin": {},
+    "air.patrol": {"patrols": [{"unit": "cw-ftr-1", "hex": "0605"}]},
+    "air.fly": {"power": "germany", "flights": [
+        {"atr": "ger-atr-1", "hex": "0605", "units": ["ger-mot-1"]}],
+        "escorts": [{"unit": "ger-ftr-1", "hex": "0605"}]},
+    "air.intercept": {"interceptors": [{"unit": "usa-ftr-1", "hex": "0605"}]},
+    "air.choose": {"hex": "0605", "lost": ["ger-ftr-1"], "aborted": []},
     "production": {"powers": {"germany": {"bp_spent": 30, "bp_on_rps": 5}}},
     "consent": {"proposal": 1, "agree": True},
     "standing": {"step": "reaction", "stops": [{"kind": "unit_attacked"}]},
@@ -168,6 +175,9 @@ EXAMPLE_AT: dict[str, tuple[int | None, str]] = {
     "report": (1, "combat"), "combat.choose": (1, "combat.choice"), "roll": (1, "action"),
     "done": (1, "action"),
     "release": (1, "reaction"), "steps": (1, "exploitation"), "reorg": (1, "reorganization"),
+    "air.begin": (1, "reorganization"), "air.patrol": (1, "air.patrol"),
+    "air.fly": (1, "air.flight"), "air.intercept": (1, "air.intercept"),
+    "air.choose": (1, "air.choice"),
     "production": (None, "production"),
     "consent": (None, "consent"),
 }

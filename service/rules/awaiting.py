@@ -13,8 +13,9 @@ from typing import Final, Literal, NotRequired, get_args
 from typing_extensions import TypedDict
 
 from service.rules import state as st
+from service.rules.airspace import atr_base, atr_targets, atrs, reach, window_hexes
 from service.rules.shapes import OrderKind
-from service.rules.state import Action, PositionStep, State
+from service.rules.state import Action, AirMission, PositionStep, State
 
 CONSENT: Final = "consent"
 CHOICE: Final = "combat.choice"
@@ -42,6 +43,9 @@ Choices = TypedDict("Choices", {
     "losses.*": NotRequired[list[str]],
     "advance.*": NotRequired[list[str]],
     "retreat": NotRequired[list[list[str]]],
+    # air.choose (air.choice): the aircraft lost and those aborted (11.18.1 step 5)
+    "lost.*": NotRequired[list[str]],
+    "aborted.*": NotRequired[list[str]],
 })
 
 
@@ -65,6 +69,83 @@ class ChoiceShown(TypedDict):
     zoc: list[str]
 
 
+class SortieShown(TypedDict):
+    """An aircraft in the air: where it flew, why (`patrol`, `atr`, `escort`,
+    `intercept`, `counter`), whose, and what became of it ("", `lost`, `aborted`)."""
+
+    unit: str
+    hex: str
+    role: str
+    side: str
+    fate: str
+
+
+class AtrChoice(TypedDict):
+    """An ATR the flight may take (11.18.1): its base and range, the hexes it reaches
+    with the face-down units there, and whether it is large (Option 36: 2 units within
+    half its range)."""
+
+    base: str | None
+    range: int
+    large: bool
+    hexes: dict[str, list[str]]
+
+
+class AirQuestionShown(TypedDict):
+    """What an air-to-air result asks a side: how many of `units` are lost and how many
+    aborted, and the default answer (the lost first)."""
+
+    hex: str
+    against: str
+    lost: int
+    aborted: int
+    units: list[str]
+    default: list[str]
+    text: str
+
+
+class PlacementShown(TypedDict):
+    unit: str
+    hex: str
+
+
+class FlightShown(TypedDict):
+    atr: str
+    hex: str
+    units: list[str]
+
+
+class AirDefault(TypedDict):
+    """The body the default answers a window with: no patrol, no flight, no
+    interception, the default losses."""
+
+    patrols: NotRequired[list[PlacementShown]]
+    flights: NotRequired[list[FlightShown]]
+    escorts: NotRequired[list[PlacementShown]]
+    interceptors: NotRequired[list[PlacementShown]]
+    hex: NotRequired[str]
+    lost: NotRequired[list[str]]
+    aborted: NotRequired[list[str]]
+
+
+class AirWindowShown(TypedDict):
+    """A window of an air reorganization mission (docs/api.md "ATR missions"): which
+    (`window`, its `rule`), whose mission (`side`), where its fighters may fly
+    (`hexes`), the awaited side's fighters that may fly and the hexes each reaches, the
+    ATRs the flight may take (`air.flight`), the aircraft in the air so far, the answer
+    given by default, and the question of an air-to-air result (`air.choice`)."""
+
+    window: str
+    rule: str
+    side: str
+    hexes: list[str]
+    fighters: dict[str, list[str]]
+    atrs: dict[str, AtrChoice]
+    sorties: list[SortieShown]
+    default: AirDefault
+    question: NotRequired[AirQuestionShown]
+
+
 class AwaitingEntry(TypedDict):
     """A side that must act: the powers it answers for, the step and its deadline, the
     order kinds that answer it and, where the step's decision is a fixed set, its
@@ -80,6 +161,8 @@ class AwaitingEntry(TypedDict):
     options: NotRequired[str]
     # At `combat.choice`: the question asked.
     combat: NotRequired[ChoiceShown]
+    # In a window of an air reorganization mission: what it asks and may be answered.
+    air: NotRequired[AirWindowShown]
 
 
 def current_step(state: State) -> PositionStep:
@@ -89,6 +172,8 @@ def current_step(state: State) -> PositionStep:
         return CONSENT
     if state.modes.resolution is not None and state.modes.resolution.question is not None:
         return CHOICE
+    if state.air is not None and state.air.window:
+        return state.air.window  # type: ignore[return-value]
     return state.turn.step
 
 
@@ -99,11 +184,14 @@ def position(state: State) -> Position:
 
 def clock_started(state: State) -> str | None:
     """When the clock of what the game waits for now started: a combat's question's
-    when it was asked (docs/api.md "Combat choices"), else the step's start. Deadlines
-    and their reminders count from it."""
+    when it was asked (docs/api.md "Combat choices"), an ATR mission's window when it
+    opened (11.18.1, docs/api.md "ATR missions"), else the step's start. Deadlines and
+    their reminders count from it."""
     res = state.modes.resolution
     if res is not None and res.question is not None:
         return res.question.asked_at
+    if state.air is not None and state.air.window:
+        return state.air.opened_at
     return state.turn.step_started_at
 
 
@@ -137,9 +225,12 @@ _ORDERS: dict[PositionStep, tuple[OrderKind, ...]] = {
     st.REACTION: ("release", "report", "roll", "done", "steps"),
     st.COMBAT: ("report", "roll", "done", "steps"),
     st.EXPLOITATION: ("release", "report", "roll", "done", "steps"),
-    st.REORGANIZATION: ("reorg", "done", "steps"),
-    st.FINAL_REORGANIZATION: ("reorg", "done", "steps"),
+    st.REORGANIZATION: ("reorg", "air.begin", "done", "steps"),
+    st.FINAL_REORGANIZATION: ("reorg", "air.begin", "done", "steps"),
     st.PRODUCTION: ("production",), CHOICE: ("combat.choose", "standing"),
+    "air.patrol": ("air.patrol", "standing"), "air.flight": ("air.fly",),
+    "air.intercept": ("air.intercept",), "air.counter": ("air.intercept",),
+    "air.choice": ("air.choose",),
 }
 
 
@@ -172,13 +263,19 @@ def choices(state: State, step: str) -> Choices:
         if q.kind == "advance":
             return {"advance.*": list(q.units)}
         return {"losses.*": list(q.units)}
+    if step == "air.choice" and state.air is not None and state.air.question is not None:
+        units = list(state.air.question.units)
+        return {"lost.*": units, "aborted.*": units}
     return {}
 
 
 def _entry(state: State, side: str, powers: list[str], step: PositionStep, due: str | None
            ) -> AwaitingEntry:
+    orders = list(_ORDERS.get(step, ()))
+    if "air.begin" in orders and not state.setup.options["reorg"].get("atr_interception"):
+        orders.remove("air.begin")  # ATR missions simply arrive (RULES-NOTES 29)
     entry: AwaitingEntry = {"side": side, "powers": powers, "step": step, "deadline": due,
-                            "orders": list(_ORDERS.get(step, ()))}
+                            "orders": orders}
     fixed = choices(state, step)
     if fixed:
         entry["choices"] = fixed
@@ -204,6 +301,16 @@ def awaiting(state: State) -> list[AwaitingEntry]:
         return entries
     t = state.turn
     due = deadline(state)
+    if state.air is not None and state.air.window:
+        m = state.air
+        out = []
+        for side in m.sides:
+            if side not in m.answered:
+                entry = _entry(state, side, list(state.side_powers(side)),
+                               m.window, due)  # type: ignore[arg-type]
+                entry["air"] = air_window(state, m, side)
+                out.append(entry)
+        return out
     res = state.modes.resolution
     if res is not None and res.question is not None:
         q = res.question
@@ -231,3 +338,39 @@ def awaiting(state: State) -> list[AwaitingEntry]:
         return [_entry(state, chooser, list(state.side_powers(chooser)), t.step, due)]
     return [_entry(state, side, list(state.side_powers(side)), t.step, due)
             for side in t.step_sides if side not in t.sides_done]
+
+
+_RULES: Final = {"air.patrol": "11.18.1 step 1", "air.flight": "11.18.1 step 2",
+                 "air.intercept": "11.18.1 step 3", "air.counter": "11.18.1 step 4",
+                 "air.choice": "11.18.1 step 5"}
+_DEFAULTS: Final[dict[str, AirDefault]] = {
+    "air.patrol": {"patrols": []}, "air.flight": {"flights": [], "escorts": []},
+    "air.intercept": {"interceptors": []}, "air.counter": {"interceptors": []},
+}
+
+
+def air_window(state: State, m: AirMission, side: str) -> AirWindowShown:
+    """What window `m.window` asks `side` (the orders check the same)."""
+    hexes = window_hexes(m, m.window)
+    shown: AirWindowShown = {
+        "window": m.window, "rule": _RULES[m.window], "side": m.side, "hexes": hexes,
+        "fighters": reach(state, side, hexes) if m.window != "air.choice" else {},
+        "atrs": {}, "sorties": [{"unit": s.unit, "hex": s.hex, "role": s.role,
+                                 "side": s.side, "fate": s.fate} for s in m.sorties],
+        "default": {**_DEFAULTS.get(m.window, {})},
+    }
+    if m.window == "air.flight":
+        sc = state.setup.scenario
+        for aid in atrs(state, side):
+            spec = sc.unit(aid).atr
+            assert spec is not None
+            shown["atrs"][aid] = {"base": atr_base(state, aid), "range": spec.range,
+                                  "large": spec.large, "hexes": atr_targets(state, aid)}
+    q = m.question
+    if m.window == "air.choice" and q is not None:
+        shown["question"] = {"hex": q.hex, "against": q.against, "lost": q.lost,
+                             "aborted": q.aborted, "units": list(q.units),
+                             "default": list(q.default), "text": q.text}
+        shown["default"] = {"hex": q.hex, "lost": list(q.default[:q.lost]),
+                            "aborted": list(q.default[q.lost:])}
+    return shown

@@ -15,13 +15,14 @@ from typing import Any, Literal, NotRequired
 
 from typing_extensions import TypedDict
 
+from service.rules.air import Flight, Placement
 from service.rules.events import EventKind
 from service.rules.gm import HexChange, PowerEdit, UnitEdit
 from service.rules.modes import Mode, OddsShown, Orientation
 from service.rules.options import WeatherRow
 from service.rules.reorg import PathShown, ReorgBody, ReorgItem
 from service.rules.standing import Spend, StopBody
-from service.rules.state import Action, Step
+from service.rules.state import Action, AirWindow, Step
 from service.rules.turn import Chit
 
 Sides = list[str]
@@ -680,10 +681,150 @@ class StandingArmedData(StandingNamed):
     turn: NotRequired[int]
     impulse: NotRequired[int]
     after: NotRequired[str]
+    patrols: NotRequired[list[Placement]]  # a standing combat air patrol (11.18.1 step 1)
 
 
 class StandingDisarmedData(StandingNamed, Reasoned):
     stop: str | None  # the stop that held (its kind), or null: disarmed by hand
+
+
+# ---------------------------------------------------------------------- ATR missions (issue 31)
+
+
+class AirMissionBeganData(TypedDict):
+    """A side flies air reorganization (11.18.1): the potential target hexes."""
+
+    side: str
+    targets: list[str]
+
+
+class AirWindowData(TypedDict):
+    """A window of the mission, the flying side's (`side`), and the rule (its step)."""
+
+    window: AirWindow
+    side: str
+    rule: str
+
+
+class AirWindowOpenedData(AirWindowData):
+    sides: list[str]
+    hexes: list[str]  # where its fighters may fly
+
+
+class AirWindowSkippedData(AirWindowData, Reasoned):
+    pass
+
+
+class AirAnsweredBy(TypedDict):
+    """Who answered a window (`side`) and how: `chosen`, `default, by ...`, `standing
+    order`."""
+
+    side: str
+    window: AirWindow
+    how: str
+
+
+class AirPatrolledData(AirAnsweredBy):
+    patrols: list[Placement]
+
+
+class AirFlownData(AirAnsweredBy):
+    power: str | None
+    flights: list[Flight]
+    escorts: list[Placement]
+
+
+class AirInterceptedData(AirAnsweredBy):
+    interceptors: list[Placement]
+
+
+class AirEffect(TypedDict):
+    kind: str
+    value: int | None
+
+
+class AirRoll(TypedDict):
+    """A table read: the column and the odds in words, the dice, the total, the row, the
+    cell's codes and what they mean."""
+
+    column: str
+    text: str
+    dice: str
+    values: list[int]
+    total: int
+    row: str
+    code: str
+    effects: list[AirEffect]
+
+
+class AirDue(TypedDict):
+    """Aircraft a side still loses and aborts by the result."""
+
+    side: str
+    lost: int
+    aborted: int
+
+
+class AirCombatData(AirRoll):
+    """An air-to-air combat over `hex` (11.18.1 step 5): the enemy side's fighters
+    (`interceptors`, their factors: `attack`) against the mission's aircraft (`defence`),
+    and the losses due."""
+
+    side: str
+    hex: str
+    against: str
+    key: str
+    interceptors: list[str]
+    mission: list[str]
+    attack: int
+    defence: int
+    due: list[AirDue]
+
+
+class AirQuestionData(TypedDict):
+    side: str
+    hex: str
+    against: str
+    lost: int
+    aborted: int
+    units: list[str]
+    default: list[str]
+    asked_at: str
+    text: str
+
+
+class AirAskedData(TypedDict):
+    window: AirWindow
+    question: AirQuestionData
+
+
+class AirLossesData(TypedDict):
+    """A side's aircraft lost and aborted over `hex`, and how they were named."""
+
+    side: str
+    hex: str
+    lost: list[str]
+    aborted: list[str]
+    how: str
+
+
+class AirAaFiredData(AirRoll):
+    """AA fire on an ATR (11.18.1 step 6): the units firing, their factors' sum, and what
+    became of it ("", `aborted`, `eliminated`)."""
+
+    atr: str
+    hex: str
+    units: list[str]
+    strength: int
+    result: Literal["", "aborted", "eliminated"]
+
+
+class AirMissionEndedData(TypedDict):
+    """Step 8: the aircraft that return to base face down; what was not reorganized."""
+
+    side: str
+    returned: list[str]
+    note: str
 
 
 # Every event kind and the shape of its data.
@@ -768,4 +909,16 @@ EVENT_DATA: Mapping[EventKind, object] = {
     "standing.armed": StandingArmedData | Sealed,
     "standing.answered": StandingNamed | Sealed,
     "standing.disarmed": StandingDisarmedData,
+    "air.mission_began": AirMissionBeganData,
+    "air.window_opened": AirWindowOpenedData,
+    "air.window_skipped": AirWindowSkippedData,
+    "air.patrolled": AirPatrolledData,
+    "air.flown": AirFlownData,
+    "air.intercepted": AirInterceptedData,
+    "air.combat_resolved": AirCombatData,
+    "air.asked": AirAskedData,
+    "air.answered": AirLossesData,
+    "air.losses_taken": AirLossesData,
+    "air.aa_fired": AirAaFiredData,
+    "air.mission_ended": AirMissionEndedData,
 }

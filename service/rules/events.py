@@ -48,6 +48,10 @@ EventKind = Literal[
     "combat.resolved", "combat.asked", "combat.answered", "combat.no_retreat",
     # standing orders and steps given ahead (issue 20)
     "standing.armed", "standing.answered", "standing.disarmed",
+    # air reorganization missions flown as 11.18.1 says (issue 31)
+    "air.mission_began", "air.window_opened", "air.window_skipped", "air.patrolled",
+    "air.flown", "air.intercepted", "air.combat_resolved", "air.asked", "air.answered",
+    "air.losses_taken", "air.aa_fired", "air.mission_ended",
 ]
 EVENT_KINDS: frozenset[str] = frozenset(get_args(EventKind))
 

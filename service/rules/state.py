@@ -131,6 +131,61 @@ class ModeState:
 
 
 @dataclass(frozen=True, slots=True)
+class Sortie:
+    """An aircraft flying in an air reorganization mission (11.18.1): the unit, the hex it
+    flew to from its base (where it stands), why (`patrol`, `atr`, `escort`, `intercept`,
+    `counter`), its side, and what became of it (`fate`: "", "lost" or "aborted")."""
+
+    unit: str
+    hex: str
+    role: str
+    side: str
+    fate: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AirQuestion:
+    """What an air-to-air result leaves to a side (11.18.1 step 5): which of `units`, its
+    aircraft in the combat over `hex` (against side `against`), are `lost` and which
+    `aborted`; the answer given when nobody does (`default`: the lost first, then the
+    aborted), when it was asked, the question in words."""
+
+    side: str
+    hex: str
+    against: str
+    lost: int
+    aborted: int
+    units: tuple[str, ...]
+    default: tuple[str, ...]
+    asked_at: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class AirMission:
+    """An air reorganization mission of `side` (11.18.1; docs/rules-options.md "ATR
+    missions"): the window open (`air.patrol`, `air.flight`, `air.intercept`,
+    `air.counter`, `air.choice`; "" while the referee resolves), the sides it awaits
+    and those that answered, when it opened, the potential target hexes of step 1,
+    the power paying for the flight's reorganization and its items (unit, ATR), every
+    aircraft in the air, the air-to-air combats fought ("hex|side"), the losses the
+    last one's result still deals (side, lost, aborted) and the question they ask."""
+
+    side: str
+    window: str
+    sides: tuple[str, ...] = ()
+    answered: tuple[str, ...] = ()
+    opened_at: str = ""
+    targets: tuple[str, ...] = ()
+    power: str | None = None
+    items: tuple[tuple[str, str], ...] = ()
+    sorties: tuple[Sortie, ...] = ()
+    fought: tuple[str, ...] = ()
+    due: tuple[tuple[str, int, int], ...] = ()
+    question: AirQuestion | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Stop:
     """A stop condition of a standing order (docs/api.md "Standing orders"): when it
     holds as the order would answer, the order is disarmed instead, with the reason.
@@ -237,9 +292,12 @@ Step = Literal[
     "finished",
 ]
 # What an order's `step` and `position.step` name: a step, `consent` while a rollback
-# proposal waits for the sides' consent (docs/game-master.md), or `combat.choice` while
-# a combat's result waits for a side's choice (docs/api.md "Combat choices").
-PositionStep = Literal[Step, "consent", "combat.choice"]
+# proposal waits for the sides' consent (docs/game-master.md), `combat.choice` while
+# a combat's result waits for a side's choice (docs/api.md "Combat choices"), or a
+# window of an air reorganization mission (11.18.1; docs/api.md "ATR missions").
+AirWindow = Literal["air.patrol", "air.flight", "air.intercept", "air.counter", "air.choice"]
+AIR_WINDOWS: tuple[AirWindow, ...] = get_args(AirWindow)
+PositionStep = Literal[Step, "consent", "combat.choice", AirWindow]
 JOIN: Final = "join"
 REROLL: Final = "initiative.reroll"
 CHOOSE: Final = "initiative.choose"
@@ -488,6 +546,7 @@ class State:
     proposals: int = 0
     rail: RailState = field(default_factory=RailState)
     standing: StandingState = field(default_factory=StandingState)
+    air: AirMission | None = None
     setup: Setup = field(default=None, metadata={"transient": True}, compare=False)  # type: ignore[assignment]
 
     @property

@@ -31,7 +31,7 @@ from service.crypto import chain, identity, signing
 from service.crypto.canonical import canonical_bytes, sha256_hex
 from service.rules.scenario import parse_scenario
 from service.rules.state import Setup, with_map_edits
-from service.rules.view import COMBAT_KINDS, reported_flags
+from service.rules.view import COMBAT_KINDS, interception_flags, reported_flags
 from service.verify import keys as proven_keys
 from service.verify.record import (
     SEALABLE_COMMANDS,
@@ -419,6 +419,12 @@ def _combat_results(export: Mapping[str, Any], report: Report) -> None:
                 if decided else "no combat tables") + "; "
                + "; ".join(flag.upper() if "reported" in flag else flag
                            for flag in reported_flags(rules)))
+    options = export.get("options")
+    if isinstance(options, Mapping) and isinstance(options.get("reorg"), Mapping):
+        flags = interception_flags(dict(options), rules)
+        report.add("ATR missions", True, "; ".join(flags).upper() if flags else (
+            "flown as 11.18.1 says: air-to-air and AA fire decided by the scenario's tables, "
+            "replayed above"))
 
 
 def _read(path: str, report: Report) -> Any:

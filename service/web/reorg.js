@@ -385,7 +385,11 @@ class ReorgPanel {
         h("ul.options", {}, plan.illegal.map((o) => h("li.option.illegal",
           { dataset: { method: o.method }, "aria-disabled": "true" },
           h("strong", {}, methodName(o.method)), " ", o.reason,
-          o.rule ? h("small", {}, ` (${o.rule})`) : null)))));
+          o.rule ? h("small", {}, ` (${o.rule})`) : null,
+          // Enemy fighters or AA could meet the ATR: it flies its mission (air.js).
+          o.code === "reorg/atr_opposed" && this.ctx.mine.some((a) => a.orders?.includes("air.begin"))
+            ? h("button", { type: "button", name: "reorg-air-begin",
+              onclick: () => this.ctx.send("air.begin", {}) }, "Fly air reorganization") : null)))));
     }
     return box;
   }

@@ -868,6 +868,13 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** AaShown */
+        AaShown: {
+            /** Unit */
+            unit: string;
+            /** Factor */
+            factor: number;
+        };
         /**
          * Accepted
          * @description `POST /orders` 201 (200 with `Idempotent-Replayed: true` for a resent order).
@@ -912,7 +919,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "initiative.reroll" | "initiative.choose" | "declare" | "done" | "production" | "roll" | "mode" | "release" | "report" | "reorg" | "consent" | "standing" | "steps" | "combat.choose";
+            kind: "initiative.reroll" | "initiative.choose" | "declare" | "done" | "production" | "roll" | "mode" | "release" | "report" | "reorg" | "consent" | "standing" | "steps" | "combat.choose" | "air.begin" | "air.patrol" | "air.fly" | "air.intercept" | "air.choose";
             /** Body */
             body?: {
                 [key: string]: unknown;
@@ -972,7 +979,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1027,7 +1034,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1080,7 +1087,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1139,7 +1146,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1192,7 +1199,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1245,7 +1252,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1299,7 +1306,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1352,7 +1359,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1407,7 +1414,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1460,7 +1467,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1516,7 +1523,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1569,7 +1576,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1685,13 +1692,478 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             kind: "admin.weather";
             body: components["schemas"]["WeatherBody"];
+        };
+        /**
+         * AirBeginBody
+         * @description `air.begin`: the reorganizing side flies air reorganization this step; the
+         *     enemies' combat air patrol comes first (11.18.1 step 1).
+         */
+        AirBeginBody: Record<string, never>;
+        /**
+         * AirBeginOrder
+         * @description A signed order of kind `air.begin`: `air.begin`: the reorganizing side flies air reorganization this step; the
+         *     enemies' combat air patrol comes first (11.18.1 step 1).
+         * @example {
+         *       "body": {},
+         *       "game": "<game id>",
+         *       "impulse": 1,
+         *       "kind": "air.begin",
+         *       "player": "<player id>",
+         *       "prev": "<hash of the newest event seen>",
+         *       "seq": 1,
+         *       "step": "reorganization",
+         *       "turn": 1
+         *     }
+         */
+        AirBeginOrder: {
+            /** Game */
+            game: string;
+            /**
+             * Player
+             * @description the signer: a player's id, or "gm"
+             */
+            player: string;
+            /**
+             * Seq
+             * @description unique per signer (a nonce): a resent order with the same seq and bytes gets its first answer again
+             */
+            seq: number;
+            /**
+             * Prev
+             * @description the hash of the newest event the signer saw (the game's `head`): an order over a history the server did not show is refused, and `verify` checks every one
+             */
+            prev: string;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /**
+             * Step
+             * @description the step the signer saw: one this kind answers
+             * @enum {string}
+             */
+            step: "reorganization" | "final_reorganization";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.begin";
+            body: components["schemas"]["AirBeginBody"];
+        };
+        /**
+         * AirChoices
+         * @description An air unit's part in ATR missions now (11.18.1): its range and air-to-air factor;
+         *     for an ATR, the missions it could fly; for a fighter, whether it may fly in the
+         *     window its side is awaited in, and where (or why not).
+         */
+        AirChoices: {
+            /** Range */
+            range: number | null;
+            /** Air To Air */
+            air_to_air: number;
+            /** Interception */
+            interception: boolean;
+            /** Missions */
+            missions: components["schemas"]["MissionShown"][];
+            /** Window */
+            window: string | null;
+            /** Hexes */
+            hexes: string[];
+            /** Why */
+            why: string | null;
+        };
+        /**
+         * AirChooseBody
+         * @description `air.choose`: which of the side's aircraft in the air-to-air combat over `hex` are
+         *     lost and which aborted, as the result asks (11.18.1 step 5).
+         */
+        AirChooseBody: {
+            /** Hex */
+            hex: string;
+            /** Lost */
+            lost: string[];
+            /** Aborted */
+            aborted: string[];
+        };
+        /**
+         * AirChooseOrder
+         * @description A signed order of kind `air.choose`: `air.choose`: which of the side's aircraft in the air-to-air combat over `hex` are
+         *     lost and which aborted, as the result asks (11.18.1 step 5).
+         * @example {
+         *       "body": {
+         *         "aborted": [],
+         *         "hex": "0605",
+         *         "lost": [
+         *           "ger-ftr-1"
+         *         ]
+         *       },
+         *       "game": "<game id>",
+         *       "impulse": 1,
+         *       "kind": "air.choose",
+         *       "player": "<player id>",
+         *       "prev": "<hash of the newest event seen>",
+         *       "seq": 1,
+         *       "step": "air.choice",
+         *       "turn": 1
+         *     }
+         */
+        AirChooseOrder: {
+            /** Game */
+            game: string;
+            /**
+             * Player
+             * @description the signer: a player's id, or "gm"
+             */
+            player: string;
+            /**
+             * Seq
+             * @description unique per signer (a nonce): a resent order with the same seq and bytes gets its first answer again
+             */
+            seq: number;
+            /**
+             * Prev
+             * @description the hash of the newest event the signer saw (the game's `head`): an order over a history the server did not show is refused, and `verify` checks every one
+             */
+            prev: string;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /**
+             * Step
+             * @description the step the signer saw: one this kind answers
+             * @enum {string}
+             */
+            step: "air.choice";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.choose";
+            body: components["schemas"]["AirChooseBody"];
+        };
+        /**
+         * AirDefault
+         * @description The body the default answers a window with: no patrol, no flight, no
+         *     interception, the default losses.
+         */
+        AirDefault: {
+            /** Patrols */
+            patrols?: components["schemas"]["PlacementShown"][];
+            /** Flights */
+            flights?: components["schemas"]["FlightShown"][];
+            /** Escorts */
+            escorts?: components["schemas"]["PlacementShown"][];
+            /** Interceptors */
+            interceptors?: components["schemas"]["PlacementShown"][];
+            /** Hex */
+            hex?: string;
+            /** Lost */
+            lost?: string[];
+            /** Aborted */
+            aborted?: string[];
+        };
+        /**
+         * AirFlyBody
+         * @description `air.fly`: every ATR selected, with its target, and the escorting fighters, each to
+         *     a target hex (11.18.1 step 2); `power` pays for the reorganization. No flights: the
+         *     side flies nothing.
+         */
+        AirFlyBody: {
+            /** Power */
+            power: string;
+            /** Flights */
+            flights: components["schemas"]["Flight"][];
+            /** Escorts */
+            escorts?: components["schemas"]["Placement"][];
+        };
+        /**
+         * AirFlyOrder
+         * @description A signed order of kind `air.fly`: `air.fly`: every ATR selected, with its target, and the escorting fighters, each to
+         *     a target hex (11.18.1 step 2); `power` pays for the reorganization. No flights: the
+         *     side flies nothing.
+         * @example {
+         *       "body": {
+         *         "escorts": [
+         *           {
+         *             "hex": "0605",
+         *             "unit": "ger-ftr-1"
+         *           }
+         *         ],
+         *         "flights": [
+         *           {
+         *             "atr": "ger-atr-1",
+         *             "hex": "0605",
+         *             "units": [
+         *               "ger-mot-1"
+         *             ]
+         *           }
+         *         ],
+         *         "power": "germany"
+         *       },
+         *       "game": "<game id>",
+         *       "impulse": 1,
+         *       "kind": "air.fly",
+         *       "player": "<player id>",
+         *       "prev": "<hash of the newest event seen>",
+         *       "seq": 1,
+         *       "step": "air.flight",
+         *       "turn": 1
+         *     }
+         */
+        AirFlyOrder: {
+            /** Game */
+            game: string;
+            /**
+             * Player
+             * @description the signer: a player's id, or "gm"
+             */
+            player: string;
+            /**
+             * Seq
+             * @description unique per signer (a nonce): a resent order with the same seq and bytes gets its first answer again
+             */
+            seq: number;
+            /**
+             * Prev
+             * @description the hash of the newest event the signer saw (the game's `head`): an order over a history the server did not show is refused, and `verify` checks every one
+             */
+            prev: string;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /**
+             * Step
+             * @description the step the signer saw: one this kind answers
+             * @enum {string}
+             */
+            step: "air.flight";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.fly";
+            body: components["schemas"]["AirFlyBody"];
+        };
+        /**
+         * AirInterceptBody
+         * @description `air.intercept`: the fighters flown to intercept, each to a target hex (11.18.1
+         *     step 3 for the enemies, step 4 for the flying side); empty: none.
+         */
+        AirInterceptBody: {
+            /** Interceptors */
+            interceptors: components["schemas"]["Placement"][];
+        };
+        /**
+         * AirInterceptOrder
+         * @description A signed order of kind `air.intercept`: `air.intercept`: the fighters flown to intercept, each to a target hex (11.18.1
+         *     step 3 for the enemies, step 4 for the flying side); empty: none.
+         * @example {
+         *       "body": {
+         *         "interceptors": [
+         *           {
+         *             "hex": "0605",
+         *             "unit": "usa-ftr-1"
+         *           }
+         *         ]
+         *       },
+         *       "game": "<game id>",
+         *       "impulse": 1,
+         *       "kind": "air.intercept",
+         *       "player": "<player id>",
+         *       "prev": "<hash of the newest event seen>",
+         *       "seq": 1,
+         *       "step": "air.intercept",
+         *       "turn": 1
+         *     }
+         */
+        AirInterceptOrder: {
+            /** Game */
+            game: string;
+            /**
+             * Player
+             * @description the signer: a player's id, or "gm"
+             */
+            player: string;
+            /**
+             * Seq
+             * @description unique per signer (a nonce): a resent order with the same seq and bytes gets its first answer again
+             */
+            seq: number;
+            /**
+             * Prev
+             * @description the hash of the newest event the signer saw (the game's `head`): an order over a history the server did not show is refused, and `verify` checks every one
+             */
+            prev: string;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /**
+             * Step
+             * @description the step the signer saw: one this kind answers
+             * @enum {string}
+             */
+            step: "air.intercept" | "air.counter";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.intercept";
+            body: components["schemas"]["AirInterceptBody"];
+        };
+        /**
+         * AirPatrolBody
+         * @description `air.patrol`: the fighters flown on combat air patrol, each to a potential target
+         *     hex (11.18.1 step 1); empty: no patrol.
+         */
+        AirPatrolBody: {
+            /** Patrols */
+            patrols: components["schemas"]["Placement"][];
+        };
+        /**
+         * AirPatrolOrder
+         * @description A signed order of kind `air.patrol`: `air.patrol`: the fighters flown on combat air patrol, each to a potential target
+         *     hex (11.18.1 step 1); empty: no patrol.
+         * @example {
+         *       "body": {
+         *         "patrols": [
+         *           {
+         *             "hex": "0605",
+         *             "unit": "cw-ftr-1"
+         *           }
+         *         ]
+         *       },
+         *       "game": "<game id>",
+         *       "impulse": 1,
+         *       "kind": "air.patrol",
+         *       "player": "<player id>",
+         *       "prev": "<hash of the newest event seen>",
+         *       "seq": 1,
+         *       "step": "air.patrol",
+         *       "turn": 1
+         *     }
+         */
+        AirPatrolOrder: {
+            /** Game */
+            game: string;
+            /**
+             * Player
+             * @description the signer: a player's id, or "gm"
+             */
+            player: string;
+            /**
+             * Seq
+             * @description unique per signer (a nonce): a resent order with the same seq and bytes gets its first answer again
+             */
+            seq: number;
+            /**
+             * Prev
+             * @description the hash of the newest event the signer saw (the game's `head`): an order over a history the server did not show is refused, and `verify` checks every one
+             */
+            prev: string;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /**
+             * Step
+             * @description the step the signer saw: one this kind answers
+             * @enum {string}
+             */
+            step: "air.patrol";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.patrol";
+            body: components["schemas"]["AirPatrolBody"];
+        };
+        /**
+         * AirQuestionShown
+         * @description What an air-to-air result asks a side: how many of `units` are lost and how many
+         *     aborted, and the default answer (the lost first).
+         */
+        AirQuestionShown: {
+            /** Hex */
+            hex: string;
+            /** Against */
+            against: string;
+            /** Lost */
+            lost: number;
+            /** Aborted */
+            aborted: number;
+            /** Units */
+            units: string[];
+            /** Default */
+            default: string[];
+            /** Text */
+            text: string;
+        };
+        /**
+         * AirView
+         * @description An air reorganization mission in progress (11.18.1; docs/api.md "ATR missions"):
+         *     whose, the window open ("" while the referee resolves) and the sides it awaits, the
+         *     potential target hexes, the flight's reorganization (unit, ATR) paid by `power`,
+         *     every aircraft in the air and the air-to-air combats fought. Every side sees it.
+         */
+        AirView: {
+            /** Side */
+            side: string;
+            /** Window */
+            window: string;
+            /** Sides */
+            sides: string[];
+            /** Answered */
+            answered: string[];
+            /** Targets */
+            targets: string[];
+            /** Power */
+            power: string | null;
+            /** Items */
+            items: string[][];
+            /** Sorties */
+            sorties: components["schemas"]["SortieShown"][];
+            /** Fought */
+            fought: string[];
+        };
+        /**
+         * AirWindowShown
+         * @description A window of an air reorganization mission (docs/api.md "ATR missions"): which
+         *     (`window`, its `rule`), whose mission (`side`), where its fighters may fly
+         *     (`hexes`), the awaited side's fighters that may fly and the hexes each reaches, the
+         *     ATRs the flight may take (`air.flight`), the aircraft in the air so far, the answer
+         *     given by default, and the question of an air-to-air result (`air.choice`).
+         */
+        AirWindowShown: {
+            /** Window */
+            window: string;
+            /** Rule */
+            rule: string;
+            /** Side */
+            side: string;
+            /** Hexes */
+            hexes: string[];
+            /** Fighters */
+            fighters: {
+                [key: string]: string[];
+            };
+            /** Atrs */
+            atrs: {
+                [key: string]: components["schemas"]["AtrChoice"];
+            };
+            /** Sorties */
+            sorties: components["schemas"]["SortieShown"][];
+            default: components["schemas"]["AirDefault"];
+            question?: components["schemas"]["AirQuestionShown"];
         };
         /**
          * Allowance
@@ -1709,6 +2181,24 @@ export interface components {
             rule: string;
             /** Move Class */
             move_class: string;
+        };
+        /**
+         * AtrChoice
+         * @description An ATR the flight may take (11.18.1): its base and range, the hexes it reaches
+         *     with the face-down units there, and whether it is large (Option 36: 2 units within
+         *     half its range).
+         */
+        AtrChoice: {
+            /** Base */
+            base: string | null;
+            /** Range */
+            range: number;
+            /** Large */
+            large: boolean;
+            /** Hexes */
+            hexes: {
+                [key: string]: string[];
+            };
         };
         /**
          * AttackBy
@@ -1758,15 +2248,16 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /** Deadline */
             deadline: string | null;
             /** Orders */
-            orders: ("initiative.reroll" | "initiative.choose" | "declare" | "done" | "production" | "roll" | "mode" | "release" | "report" | "reorg" | "consent" | "standing" | "steps" | "combat.choose")[];
+            orders: ("initiative.reroll" | "initiative.choose" | "declare" | "done" | "production" | "roll" | "mode" | "release" | "report" | "reorg" | "consent" | "standing" | "steps" | "combat.choose" | "air.begin" | "air.patrol" | "air.fly" | "air.intercept" | "air.choose")[];
             choices?: components["schemas"]["Choices"];
             /** Options */
             options?: string;
             combat?: components["schemas"]["ChoiceShown"];
+            air?: components["schemas"]["AirWindowShown"];
         };
         /** CapacityShown */
         CapacityShown: {
@@ -1948,6 +2439,10 @@ export interface components {
             "advance.*"?: string[];
             /** Retreat */
             retreat?: string[][];
+            /** Lost.* */
+            "lost.*"?: string[];
+            /** Aborted.* */
+            "aborted.*"?: string[];
         };
         /**
          * ChooseBody
@@ -2214,7 +2709,8 @@ export interface components {
          *         "script": {
          *           "combat": [
          *             4,
-         *             4
+         *             4,
+         *             5
          *           ],
          *           "initiative": [
          *             10,
@@ -2652,7 +3148,7 @@ export interface components {
          */
         Empty: Record<string, never>;
         /** @description An event as it is stored, hashed and shown (docs/api.md, "The log"): its `data` is its `kind`'s; `hash` chains it to the one before; `rolled_back` marks one a later rollback abandoned and `sealed` one whose content is withheld until its window closes (neither is hashed). */
-        EventRecord: components["schemas"]["GameCreatedEvent"] | components["schemas"]["SeatTakenEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["GamePausedEvent"] | components["schemas"]["GameResumedEvent"] | components["schemas"]["GameEndedEvent"] | components["schemas"]["DeadlinesSetEvent"] | components["schemas"]["DeadlinePassedEvent"] | components["schemas"]["DefaultForcedEvent"] | components["schemas"]["SideDroppedOutEvent"] | components["schemas"]["SideReturnedEvent"] | components["schemas"]["SideRestoredEvent"] | components["schemas"]["StateEditedEvent"] | components["schemas"]["PlayerKeyReplacedEvent"] | components["schemas"]["SeatReopenedEvent"] | components["schemas"]["SeatSubstitutedEvent"] | components["schemas"]["GmPlayedEvent"] | components["schemas"]["RollbackProposedEvent"] | components["schemas"]["RollbackConsentedEvent"] | components["schemas"]["RollbackRefusedEvent"] | components["schemas"]["RollbackWithdrawnEvent"] | components["schemas"]["GameRolledBackEvent"] | components["schemas"]["GameImportedEvent"] | components["schemas"]["DiceCommittedEvent"] | components["schemas"]["DiceRolledEvent"] | components["schemas"]["DiceRevealedEvent"] | components["schemas"]["DiceRecommittedEvent"] | components["schemas"]["TurnBeganEvent"] | components["schemas"]["InitiativeRolledEvent"] | components["schemas"]["InitiativeRerollAnsweredEvent"] | components["schemas"]["InitiativeRerollClosedEvent"] | components["schemas"]["InitiativeRankedEvent"] | components["schemas"]["InitiativeChosenEvent"] | components["schemas"]["TurnOrderSetEvent"] | components["schemas"]["RoundBeganEvent"] | components["schemas"]["WeatherSetEvent"] | components["schemas"]["WeatherTableSetEvent"] | components["schemas"]["ImpulseBeganEvent"] | components["schemas"]["StepBeganEvent"] | components["schemas"]["StepSkippedEvent"] | components["schemas"]["SideSkippedEvent"] | components["schemas"]["PowerDeclaredEvent"] | components["schemas"]["SideDoneEvent"] | components["schemas"]["ImpulseCleanedUpEvent"] | components["schemas"]["RpsGrantedEvent"] | components["schemas"]["TurnEndRolledEvent"] | components["schemas"]["ImpulseEndedEvent"] | components["schemas"]["TurnEndedEvent"] | components["schemas"]["InitiativeShiftedEvent"] | components["schemas"]["ProductionSubmittedEvent"] | components["schemas"]["ProductionAppliedEvent"] | components["schemas"]["UnitReorganizedEvent"] | components["schemas"]["PortRepairedEvent"] | components["schemas"]["RpsLapsedEvent"] | components["schemas"]["UnitModeChangedEvent"] | components["schemas"]["ReservesReleasedEvent"] | components["schemas"]["ReportFiledEvent"] | components["schemas"]["UnitMovedEvent"] | components["schemas"]["UnitWorkedEvent"] | components["schemas"]["CombatReportedEvent"] | components["schemas"]["CombatResultIgnoredEvent"] | components["schemas"]["HexDisorganizedEvent"] | components["schemas"]["ReserveRemovedEvent"] | components["schemas"]["UnitsRetreatedEvent"] | components["schemas"]["UnitsAdvancedEvent"] | components["schemas"]["UnitStepLostEvent"] | components["schemas"]["UnitEliminatedEvent"] | components["schemas"]["UnitsExploitAwardedEvent"] | components["schemas"]["UnitsTurnedFaceDownEvent"] | components["schemas"]["UnitsShatteredEvent"] | components["schemas"]["UnitFlewMissionEvent"] | components["schemas"]["CombatRolledEvent"] | components["schemas"]["CombatClosedEvent"] | components["schemas"]["CombatResolvedEvent"] | components["schemas"]["CombatAskedEvent"] | components["schemas"]["CombatAnsweredEvent"] | components["schemas"]["CombatNoRetreatEvent"] | components["schemas"]["StandingArmedEvent"] | components["schemas"]["StandingAnsweredEvent"] | components["schemas"]["StandingDisarmedEvent"];
+        EventRecord: components["schemas"]["GameCreatedEvent"] | components["schemas"]["SeatTakenEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["GamePausedEvent"] | components["schemas"]["GameResumedEvent"] | components["schemas"]["GameEndedEvent"] | components["schemas"]["DeadlinesSetEvent"] | components["schemas"]["DeadlinePassedEvent"] | components["schemas"]["DefaultForcedEvent"] | components["schemas"]["SideDroppedOutEvent"] | components["schemas"]["SideReturnedEvent"] | components["schemas"]["SideRestoredEvent"] | components["schemas"]["StateEditedEvent"] | components["schemas"]["PlayerKeyReplacedEvent"] | components["schemas"]["SeatReopenedEvent"] | components["schemas"]["SeatSubstitutedEvent"] | components["schemas"]["GmPlayedEvent"] | components["schemas"]["RollbackProposedEvent"] | components["schemas"]["RollbackConsentedEvent"] | components["schemas"]["RollbackRefusedEvent"] | components["schemas"]["RollbackWithdrawnEvent"] | components["schemas"]["GameRolledBackEvent"] | components["schemas"]["GameImportedEvent"] | components["schemas"]["DiceCommittedEvent"] | components["schemas"]["DiceRolledEvent"] | components["schemas"]["DiceRevealedEvent"] | components["schemas"]["DiceRecommittedEvent"] | components["schemas"]["TurnBeganEvent"] | components["schemas"]["InitiativeRolledEvent"] | components["schemas"]["InitiativeRerollAnsweredEvent"] | components["schemas"]["InitiativeRerollClosedEvent"] | components["schemas"]["InitiativeRankedEvent"] | components["schemas"]["InitiativeChosenEvent"] | components["schemas"]["TurnOrderSetEvent"] | components["schemas"]["RoundBeganEvent"] | components["schemas"]["WeatherSetEvent"] | components["schemas"]["WeatherTableSetEvent"] | components["schemas"]["ImpulseBeganEvent"] | components["schemas"]["StepBeganEvent"] | components["schemas"]["StepSkippedEvent"] | components["schemas"]["SideSkippedEvent"] | components["schemas"]["PowerDeclaredEvent"] | components["schemas"]["SideDoneEvent"] | components["schemas"]["ImpulseCleanedUpEvent"] | components["schemas"]["RpsGrantedEvent"] | components["schemas"]["TurnEndRolledEvent"] | components["schemas"]["ImpulseEndedEvent"] | components["schemas"]["TurnEndedEvent"] | components["schemas"]["InitiativeShiftedEvent"] | components["schemas"]["ProductionSubmittedEvent"] | components["schemas"]["ProductionAppliedEvent"] | components["schemas"]["UnitReorganizedEvent"] | components["schemas"]["PortRepairedEvent"] | components["schemas"]["RpsLapsedEvent"] | components["schemas"]["UnitModeChangedEvent"] | components["schemas"]["ReservesReleasedEvent"] | components["schemas"]["ReportFiledEvent"] | components["schemas"]["UnitMovedEvent"] | components["schemas"]["UnitWorkedEvent"] | components["schemas"]["CombatReportedEvent"] | components["schemas"]["CombatResultIgnoredEvent"] | components["schemas"]["HexDisorganizedEvent"] | components["schemas"]["ReserveRemovedEvent"] | components["schemas"]["UnitsRetreatedEvent"] | components["schemas"]["UnitsAdvancedEvent"] | components["schemas"]["UnitStepLostEvent"] | components["schemas"]["UnitEliminatedEvent"] | components["schemas"]["UnitsExploitAwardedEvent"] | components["schemas"]["UnitsTurnedFaceDownEvent"] | components["schemas"]["UnitsShatteredEvent"] | components["schemas"]["UnitFlewMissionEvent"] | components["schemas"]["CombatRolledEvent"] | components["schemas"]["CombatClosedEvent"] | components["schemas"]["CombatResolvedEvent"] | components["schemas"]["CombatAskedEvent"] | components["schemas"]["CombatAnsweredEvent"] | components["schemas"]["CombatNoRetreatEvent"] | components["schemas"]["StandingArmedEvent"] | components["schemas"]["StandingAnsweredEvent"] | components["schemas"]["StandingDisarmedEvent"] | components["schemas"]["AirMissionBeganEvent"] | components["schemas"]["AirWindowOpenedEvent"] | components["schemas"]["AirWindowSkippedEvent"] | components["schemas"]["AirPatrolledEvent"] | components["schemas"]["AirFlownEvent"] | components["schemas"]["AirInterceptedEvent"] | components["schemas"]["AirCombatResolvedEvent"] | components["schemas"]["AirAskedEvent"] | components["schemas"]["AirAnsweredEvent"] | components["schemas"]["AirLossesTakenEvent"] | components["schemas"]["AirAaFiredEvent"] | components["schemas"]["AirMissionEndedEvent"];
         /**
          * EventsData
          * @description The events an order or act appended: read them from the log (`after` first_seq - 1).
@@ -2665,7 +3161,7 @@ export interface components {
             /** Last Seq */
             last_seq: number;
             /** Kinds */
-            kinds: ("game.created" | "seat.taken" | "game.started" | "game.paused" | "game.resumed" | "game.ended" | "deadlines.set" | "deadline.passed" | "default.forced" | "side.dropped_out" | "side.returned" | "side.restored" | "state.edited" | "player.key_replaced" | "seat.reopened" | "seat.substituted" | "gm.played" | "rollback.proposed" | "rollback.consented" | "rollback.refused" | "rollback.withdrawn" | "game.rolled_back" | "game.imported" | "dice.committed" | "dice.rolled" | "dice.revealed" | "dice.recommitted" | "turn.began" | "initiative.rolled" | "initiative.reroll_answered" | "initiative.reroll_closed" | "initiative.ranked" | "initiative.chosen" | "turn.order_set" | "round.began" | "weather.set" | "weather.table_set" | "impulse.began" | "step.began" | "step.skipped" | "side.skipped" | "power.declared" | "side.done" | "impulse.cleaned_up" | "rps.granted" | "turn_end.rolled" | "impulse.ended" | "turn.ended" | "initiative.shifted" | "production.submitted" | "production.applied" | "unit.reorganized" | "port.repaired" | "rps.lapsed" | "unit.mode_changed" | "reserves.released" | "report.filed" | "unit.moved" | "unit.worked" | "combat.reported" | "combat.result_ignored" | "hex.disorganized" | "reserve.removed" | "units.retreated" | "units.advanced" | "unit.step_lost" | "unit.eliminated" | "units.exploit_awarded" | "units.turned_face_down" | "units.shattered" | "unit.flew_mission" | "combat.rolled" | "combat.closed" | "combat.resolved" | "combat.asked" | "combat.answered" | "combat.no_retreat" | "standing.armed" | "standing.answered" | "standing.disarmed")[];
+            kinds: ("game.created" | "seat.taken" | "game.started" | "game.paused" | "game.resumed" | "game.ended" | "deadlines.set" | "deadline.passed" | "default.forced" | "side.dropped_out" | "side.returned" | "side.restored" | "state.edited" | "player.key_replaced" | "seat.reopened" | "seat.substituted" | "gm.played" | "rollback.proposed" | "rollback.consented" | "rollback.refused" | "rollback.withdrawn" | "game.rolled_back" | "game.imported" | "dice.committed" | "dice.rolled" | "dice.revealed" | "dice.recommitted" | "turn.began" | "initiative.rolled" | "initiative.reroll_answered" | "initiative.reroll_closed" | "initiative.ranked" | "initiative.chosen" | "turn.order_set" | "round.began" | "weather.set" | "weather.table_set" | "impulse.began" | "step.began" | "step.skipped" | "side.skipped" | "power.declared" | "side.done" | "impulse.cleaned_up" | "rps.granted" | "turn_end.rolled" | "impulse.ended" | "turn.ended" | "initiative.shifted" | "production.submitted" | "production.applied" | "unit.reorganized" | "port.repaired" | "rps.lapsed" | "unit.mode_changed" | "reserves.released" | "report.filed" | "unit.moved" | "unit.worked" | "combat.reported" | "combat.result_ignored" | "hex.disorganized" | "reserve.removed" | "units.retreated" | "units.advanced" | "unit.step_lost" | "unit.eliminated" | "units.exploit_awarded" | "units.turned_face_down" | "units.shattered" | "unit.flew_mission" | "combat.rolled" | "combat.closed" | "combat.resolved" | "combat.asked" | "combat.answered" | "combat.no_retreat" | "standing.armed" | "standing.answered" | "standing.disarmed" | "air.mission_began" | "air.window_opened" | "air.window_skipped" | "air.patrolled" | "air.flown" | "air.intercepted" | "air.combat_resolved" | "air.asked" | "air.answered" | "air.losses_taken" | "air.aa_fired" | "air.mission_ended")[];
         };
         /**
          * EventsNotice
@@ -2803,6 +3299,28 @@ export interface components {
              * @enum {string}
              */
             mode: "fair";
+        };
+        /**
+         * Flight
+         * @description An ATR flown to `hex` to reorganize `units` there (1, or 2 for a large ATR within
+         *     half its range: Option 36).
+         */
+        Flight: {
+            /** Atr */
+            atr: string;
+            /** Hex */
+            hex: string;
+            /** Units */
+            units: string[];
+        };
+        /** FlightShown */
+        FlightShown: {
+            /** Atr */
+            atr: string;
+            /** Hex */
+            hex: string;
+            /** Units */
+            units: string[];
         };
         /** GameList */
         GameList: {
@@ -3402,6 +3920,18 @@ export interface components {
             result?: ("shattered" | "eliminated") | null;
         };
         /**
+         * MissionShown
+         * @description A mission an ATR could fly now: the hex, the face-down units there, and who
+         *     could meet it.
+         */
+        MissionShown: {
+            /** Hex */
+            hex: string;
+            /** Units */
+            units: string[];
+            opposition: components["schemas"]["OppositionShown"];
+        };
+        /**
          * ModeBody
          * @description `mode`: mode changes of the phasing side's units in the action step.
          */
@@ -3639,6 +4169,22 @@ export interface components {
             text: string;
         };
         /**
+         * OppositionShown
+         * @description Who could meet an ATR over `hex` (11.18.1 steps 1-6): the enemy fighters that
+         *     reach it and the AA that fires there; `opposed`: the ATR must fly its mission
+         *     (`air.begin`) rather than arrive at once.
+         */
+        OppositionShown: {
+            /** Hex */
+            hex: string;
+            /** Opposed */
+            opposed: boolean;
+            /** Fighters */
+            fighters: components["schemas"]["ReachShown"][];
+            /** Aa */
+            aa: components["schemas"]["AaShown"][];
+        };
+        /**
          * OptionShown
          * @description A method for the unit: when `legal`, the `item` to send in a `reorg` order and
          *     what it costs; when not, why (`reason`, `rule`, the item `field` at fault).
@@ -3676,6 +4222,7 @@ export interface components {
             field?: string | null;
             /** Code */
             code?: string | null;
+            interception?: components["schemas"]["OppositionShown"];
         };
         /**
          * Outcome
@@ -3728,6 +4275,23 @@ export interface components {
             /** May */
             may: boolean;
             why: components["schemas"]["Why"] | null;
+        };
+        /**
+         * Placement
+         * @description A fighter and the hex it flies to.
+         */
+        Placement: {
+            /** Unit */
+            unit: string;
+            /** Hex */
+            hex: string;
+        };
+        /** PlacementShown */
+        PlacementShown: {
+            /** Unit */
+            unit: string;
+            /** Hex */
+            hex: string;
         };
         /**
          * PlayerKey
@@ -3796,7 +4360,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
         };
         /**
          * PowerEdit
@@ -4010,6 +4574,22 @@ export interface components {
             to: string;
             /** Timezone */
             timezone: string;
+        };
+        /**
+         * ReachShown
+         * @description A fighter that could fly to the hex: whose, from where, how far of its range.
+         */
+        ReachShown: {
+            /** Unit */
+            unit: string;
+            /** Side */
+            side: string;
+            /** At */
+            at: string;
+            /** Distance */
+            distance: number;
+            /** Range */
+            range: number;
         };
         /**
          * ReasonBody
@@ -4795,7 +5375,7 @@ export interface components {
          */
         SignedOrder: {
             /** Order */
-            order: components["schemas"]["InitiativeRerollOrder"] | components["schemas"]["InitiativeChooseOrder"] | components["schemas"]["DeclareOrder"] | components["schemas"]["DoneOrder"] | components["schemas"]["ProductionOrder"] | components["schemas"]["RollOrder"] | components["schemas"]["ModeOrder"] | components["schemas"]["ReleaseOrder"] | components["schemas"]["ReportOrder"] | components["schemas"]["ReorgOrder"] | components["schemas"]["ConsentOrder"] | components["schemas"]["StandingOrder"] | components["schemas"]["StepsOrder"] | components["schemas"]["CombatChooseOrder"] | components["schemas"]["AdminPauseOrder"] | components["schemas"]["AdminResumeOrder"] | components["schemas"]["AdminEndOrder"] | components["schemas"]["AdminDeadlinesOrder"] | components["schemas"]["AdminForceOrder"] | components["schemas"]["AdminWeatherOrder"] | components["schemas"]["AdminEditOrder"] | components["schemas"]["AdminDropoutOrder"] | components["schemas"]["AdminActOrder"] | components["schemas"]["AdminRollbackOrder"] | components["schemas"]["AdminRollbackWithdrawOrder"] | components["schemas"]["AdminReplaceKeyOrder"] | components["schemas"]["AdminReopenSeatOrder"];
+            order: components["schemas"]["InitiativeRerollOrder"] | components["schemas"]["InitiativeChooseOrder"] | components["schemas"]["DeclareOrder"] | components["schemas"]["DoneOrder"] | components["schemas"]["ProductionOrder"] | components["schemas"]["RollOrder"] | components["schemas"]["ModeOrder"] | components["schemas"]["ReleaseOrder"] | components["schemas"]["ReportOrder"] | components["schemas"]["ReorgOrder"] | components["schemas"]["ConsentOrder"] | components["schemas"]["StandingOrder"] | components["schemas"]["StepsOrder"] | components["schemas"]["CombatChooseOrder"] | components["schemas"]["AirBeginOrder"] | components["schemas"]["AirPatrolOrder"] | components["schemas"]["AirFlyOrder"] | components["schemas"]["AirInterceptOrder"] | components["schemas"]["AirChooseOrder"] | components["schemas"]["AdminPauseOrder"] | components["schemas"]["AdminResumeOrder"] | components["schemas"]["AdminEndOrder"] | components["schemas"]["AdminDeadlinesOrder"] | components["schemas"]["AdminForceOrder"] | components["schemas"]["AdminWeatherOrder"] | components["schemas"]["AdminEditOrder"] | components["schemas"]["AdminDropoutOrder"] | components["schemas"]["AdminActOrder"] | components["schemas"]["AdminRollbackOrder"] | components["schemas"]["AdminRollbackWithdrawOrder"] | components["schemas"]["AdminReplaceKeyOrder"] | components["schemas"]["AdminReopenSeatOrder"];
             /**
              * Signature
              * @description base64url Ed25519 by the signer's key over the RFC 8785 bytes of `order`
@@ -4807,6 +5387,23 @@ export interface components {
             receipt: components["schemas"]["Receipt"];
             /** Signature */
             signature: string;
+        };
+        /**
+         * SortieShown
+         * @description An aircraft in the air: where it flew, why (`patrol`, `atr`, `escort`,
+         *     `intercept`, `counter`), whose, and what became of it ("", `lost`, `aborted`).
+         */
+        SortieShown: {
+            /** Unit */
+            unit: string;
+            /** Hex */
+            hex: string;
+            /** Role */
+            role: string;
+            /** Side */
+            side: string;
+            /** Fate */
+            fate: string;
         };
         /**
          * SourceView
@@ -4901,14 +5498,16 @@ export interface components {
          *     `spend` "cheapest" (the default), the cheapest legal way for every unit still face
          *     down; "none" spends nothing. `answer` is a combat choice's: `combat.losses`
          *     "default", `combat.retreat` "retreat" or "losses", `combat.advance` "advance" or
-         *     "stay" (the first is the default).
+         *     "stay" (the first is the default). `patrols` is a standing combat air patrol's
+         *     (`air.patrol`, 11.18.1 step 1): the fighters it places, each over its hex whenever
+         *     that hex is a potential target of an enemy air reorganization (empty: no patrol).
          */
         StandingBody: {
             /**
              * Step
              * @enum {string}
              */
-            step: "initiative.reroll" | "reaction" | "combat" | "exploitation" | "final_reorganization" | "combat.losses" | "combat.retreat" | "combat.advance";
+            step: "initiative.reroll" | "reaction" | "combat" | "exploitation" | "final_reorganization" | "combat.losses" | "combat.retreat" | "combat.advance" | "air.patrol";
             /** Armed */
             armed?: boolean;
             /** Demand */
@@ -4927,6 +5526,8 @@ export interface components {
              * @enum {string}
              */
             answer?: "default" | "retreat" | "losses" | "advance" | "stay";
+            /** Patrols */
+            patrols?: components["schemas"]["Placement"][];
         };
         /**
          * StandingOrder
@@ -4938,7 +5539,9 @@ export interface components {
          *     `spend` "cheapest" (the default), the cheapest legal way for every unit still face
          *     down; "none" spends nothing. `answer` is a combat choice's: `combat.losses`
          *     "default", `combat.retreat` "retreat" or "losses", `combat.advance` "advance" or
-         *     "stay" (the first is the default).
+         *     "stay" (the first is the default). `patrols` is a standing combat air patrol's
+         *     (`air.patrol`, 11.18.1 step 1): the fighters it places, each over its hex whenever
+         *     that hex is a potential target of an enemy air reorganization (empty: no patrol).
          * @example {
          *       "body": {
          *         "step": "reaction",
@@ -4985,7 +5588,7 @@ export interface components {
              * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "combat.choice";
+            step: "combat.choice" | "air.patrol";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4997,7 +5600,8 @@ export interface components {
          * StandingShown
          * @description An armed standing order: the side and step it answers, who armed it (player and
          *     seq of its order), its stop conditions and, for the reroll, its answer; for the final
-         *     reorganization, how it spends (`spend`, `plan`).
+         *     reorganization, how it spends (`spend`, `plan`); for the combat air patrol, where it
+         *     places the fighters (`patrols`).
          */
         StandingShown: {
             /** Side */
@@ -5021,6 +5625,8 @@ export interface components {
             plan?: components["schemas"]["ReorgBody"][];
             /** Answer */
             answer?: string;
+            /** Patrols */
+            patrols?: components["schemas"]["Placement"][];
         };
         /** StandingView */
         StandingView: {
@@ -5067,6 +5673,7 @@ export interface components {
             };
             rollback: components["schemas"]["RollbackView"];
             standing: components["schemas"]["StandingView"];
+            air: components["schemas"]["AirView"] | null;
             /** Deadlines */
             deadlines: {
                 [key: string]: number;
@@ -5118,6 +5725,7 @@ export interface components {
             };
             rollback: components["schemas"]["RollbackView"];
             standing: components["schemas"]["StandingView"];
+            air: components["schemas"]["AirView"] | null;
             /** Deadlines */
             deadlines: {
                 [key: string]: number;
@@ -5272,7 +5880,7 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /** Phasing Side */
             phasing_side: string | null;
             /** Awaiting */
@@ -5420,7 +6028,8 @@ export interface components {
         };
         /**
          * UnitChoices
-         * @description A unit's choices now (issue 16): `GET .../units/{unit}/options`.
+         * @description A unit's choices now (issue 16): `GET .../units/{unit}/options`; an air unit's
+         *     part in ATR missions (11.18.1) under `air`.
          */
         UnitChoices: {
             /** Class */
@@ -5450,6 +6059,7 @@ export interface components {
             attack: components["schemas"]["AttackChoices"];
             release: components["schemas"]["Permission"];
             exploit: components["schemas"]["ExploitChoice"];
+            air?: components["schemas"]["AirChoices"];
         };
         /**
          * UnitEdit
@@ -5506,6 +6116,7 @@ export interface components {
             attack: components["schemas"]["AttackChoices"];
             release: components["schemas"]["Permission"];
             exploit: components["schemas"]["ExploitChoice"];
+            air?: components["schemas"]["AirChoices"];
             position: components["schemas"]["Position"];
             /** Version */
             version: number;
@@ -5794,6 +6405,619 @@ export interface components {
             position?: components["schemas"]["Position"];
             /** Awaiting */
             awaiting?: components["schemas"]["AwaitingEntry"][];
+        };
+        /**
+         * AirAaFiredData
+         * @description AA fire on an ATR (11.18.1 step 6): the units firing, their factors' sum, and what
+         *     became of it ("", `aborted`, `eliminated`).
+         */
+        AirAaFiredData: {
+            /** Column */
+            column: string;
+            /** Text */
+            text: string;
+            /** Dice */
+            dice: string;
+            /** Values */
+            values: number[];
+            /** Total */
+            total: number;
+            /** Row */
+            row: string;
+            /** Code */
+            code: string;
+            /** Effects */
+            effects: components["schemas"]["AirEffect"][];
+            /** Atr */
+            atr: string;
+            /** Hex */
+            hex: string;
+            /** Units */
+            units: string[];
+            /** Strength */
+            strength: number;
+            /**
+             * Result
+             * @enum {string}
+             */
+            result: "" | "aborted" | "eliminated";
+        };
+        /** AirAaFiredEvent */
+        AirAaFiredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.aa_fired";
+            data: components["schemas"]["AirAaFiredData"];
+        };
+        /** AirAnsweredEvent */
+        AirAnsweredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.answered";
+            data: components["schemas"]["AirLossesData"];
+        };
+        /** AirAskedData */
+        AirAskedData: {
+            /**
+             * Window
+             * @enum {string}
+             */
+            window: "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            question: components["schemas"]["AirQuestionData"];
+        };
+        /** AirAskedEvent */
+        AirAskedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.asked";
+            data: components["schemas"]["AirAskedData"];
+        };
+        /**
+         * AirCombatData
+         * @description An air-to-air combat over `hex` (11.18.1 step 5): the enemy side's fighters
+         *     (`interceptors`, their factors: `attack`) against the mission's aircraft (`defence`),
+         *     and the losses due.
+         */
+        AirCombatData: {
+            /** Column */
+            column: string;
+            /** Text */
+            text: string;
+            /** Dice */
+            dice: string;
+            /** Values */
+            values: number[];
+            /** Total */
+            total: number;
+            /** Row */
+            row: string;
+            /** Code */
+            code: string;
+            /** Effects */
+            effects: components["schemas"]["AirEffect"][];
+            /** Side */
+            side: string;
+            /** Hex */
+            hex: string;
+            /** Against */
+            against: string;
+            /** Key */
+            key: string;
+            /** Interceptors */
+            interceptors: string[];
+            /** Mission */
+            mission: string[];
+            /** Attack */
+            attack: number;
+            /** Defence */
+            defence: number;
+            /** Due */
+            due: components["schemas"]["AirDue"][];
+        };
+        /** AirCombatResolvedEvent */
+        AirCombatResolvedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.combat_resolved";
+            data: components["schemas"]["AirCombatData"];
+        };
+        /**
+         * AirDue
+         * @description Aircraft a side still loses and aborts by the result.
+         */
+        AirDue: {
+            /** Side */
+            side: string;
+            /** Lost */
+            lost: number;
+            /** Aborted */
+            aborted: number;
+        };
+        /** AirEffect */
+        AirEffect: {
+            /** Kind */
+            kind: string;
+            /** Value */
+            value: number | null;
+        };
+        /** AirFlownData */
+        AirFlownData: {
+            /** Side */
+            side: string;
+            /**
+             * Window
+             * @enum {string}
+             */
+            window: "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            /** How */
+            how: string;
+            /** Power */
+            power: string | null;
+            /** Flights */
+            flights: components["schemas"]["Flight"][];
+            /** Escorts */
+            escorts: components["schemas"]["Placement"][];
+        };
+        /** AirFlownEvent */
+        AirFlownEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.flown";
+            data: components["schemas"]["AirFlownData"];
+        };
+        /** AirInterceptedData */
+        AirInterceptedData: {
+            /** Side */
+            side: string;
+            /**
+             * Window
+             * @enum {string}
+             */
+            window: "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            /** How */
+            how: string;
+            /** Interceptors */
+            interceptors: components["schemas"]["Placement"][];
+        };
+        /** AirInterceptedEvent */
+        AirInterceptedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.intercepted";
+            data: components["schemas"]["AirInterceptedData"];
+        };
+        /**
+         * AirLossesData
+         * @description A side's aircraft lost and aborted over `hex`, and how they were named.
+         */
+        AirLossesData: {
+            /** Side */
+            side: string;
+            /** Hex */
+            hex: string;
+            /** Lost */
+            lost: string[];
+            /** Aborted */
+            aborted: string[];
+            /** How */
+            how: string;
+        };
+        /** AirLossesTakenEvent */
+        AirLossesTakenEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.losses_taken";
+            data: components["schemas"]["AirLossesData"];
+        };
+        /**
+         * AirMissionBeganData
+         * @description A side flies air reorganization (11.18.1): the potential target hexes.
+         */
+        AirMissionBeganData: {
+            /** Side */
+            side: string;
+            /** Targets */
+            targets: string[];
+        };
+        /** AirMissionBeganEvent */
+        AirMissionBeganEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.mission_began";
+            data: components["schemas"]["AirMissionBeganData"];
+        };
+        /**
+         * AirMissionEndedData
+         * @description Step 8: the aircraft that return to base face down; what was not reorganized.
+         */
+        AirMissionEndedData: {
+            /** Side */
+            side: string;
+            /** Returned */
+            returned: string[];
+            /** Note */
+            note: string;
+        };
+        /** AirMissionEndedEvent */
+        AirMissionEndedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.mission_ended";
+            data: components["schemas"]["AirMissionEndedData"];
+        };
+        /** AirPatrolledData */
+        AirPatrolledData: {
+            /** Side */
+            side: string;
+            /**
+             * Window
+             * @enum {string}
+             */
+            window: "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            /** How */
+            how: string;
+            /** Patrols */
+            patrols: components["schemas"]["Placement"][];
+        };
+        /** AirPatrolledEvent */
+        AirPatrolledEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.patrolled";
+            data: components["schemas"]["AirPatrolledData"];
+        };
+        /** AirQuestionData */
+        AirQuestionData: {
+            /** Side */
+            side: string;
+            /** Hex */
+            hex: string;
+            /** Against */
+            against: string;
+            /** Lost */
+            lost: number;
+            /** Aborted */
+            aborted: number;
+            /** Units */
+            units: string[];
+            /** Default */
+            default: string[];
+            /** Asked At */
+            asked_at: string;
+            /** Text */
+            text: string;
+        };
+        /** AirWindowOpenedData */
+        AirWindowOpenedData: {
+            /**
+             * Window
+             * @enum {string}
+             */
+            window: "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            /** Side */
+            side: string;
+            /** Rule */
+            rule: string;
+            /** Sides */
+            sides: string[];
+            /** Hexes */
+            hexes: string[];
+        };
+        /** AirWindowOpenedEvent */
+        AirWindowOpenedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.window_opened";
+            data: components["schemas"]["AirWindowOpenedData"];
+        };
+        /** AirWindowSkippedData */
+        AirWindowSkippedData: {
+            /**
+             * Window
+             * @enum {string}
+             */
+            window: "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            /** Side */
+            side: string;
+            /** Rule */
+            rule: string;
+            /** Reason */
+            reason: string;
+        };
+        /** AirWindowSkippedEvent */
+        AirWindowSkippedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.window_skipped";
+            data: components["schemas"]["AirWindowSkippedData"];
         };
         /**
          * CombatAnsweredData
@@ -8493,6 +9717,8 @@ export interface components {
             impulse?: number;
             /** After */
             after?: string;
+            /** Patrols */
+            patrols?: components["schemas"]["Placement"][];
         };
         /** StandingArmedEvent */
         StandingArmedEvent: {

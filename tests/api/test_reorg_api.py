@@ -48,7 +48,7 @@ async def test_seed_000_1944_example_through_the_api_11_18(client: httpx.AsyncCl
     assert sum(e["data"]["cost"] for e in done) == 33
     assert done[0]["text"] == ("cw reorganizes cw-inf-50 overseas from Newcastle via Rouen "
                                "(3 RPs): face up. cw has 33 RPs left.")
-    assert "not modeled (RULES-NOTES 29)" in done[2]["text"]
+    assert "the mission meets nobody (11.18.1 steps 1-6)" in done[2]["text"]
     state = await game.state(allies)
     assert state["powers"]["cw"]["rps"] == 3
     assert all(state["units"][item["unit"]]["face_up"] for item, _ in EXAMPLE)

@@ -23,6 +23,7 @@ from typing import Final, NotRequired, cast
 from typing_extensions import TypedDict
 
 from service.rules import state as st
+from service.rules.airspace import AirChoices, air_choices
 from service.rules.board import Board
 from service.rules.errors import RulesError
 from service.rules.modes import vocabulary as m
@@ -149,7 +150,8 @@ _UnitClass = TypedDict("_UnitClass", {"class": str})
 
 
 class UnitChoices(_UnitClass):
-    """A unit's choices now (issue 16): `GET .../units/{unit}/options`."""
+    """A unit's choices now (issue 16): `GET .../units/{unit}/options`; an air unit's
+    part in ATR missions (11.18.1) under `air`."""
 
     unit: str
     name: str
@@ -166,6 +168,7 @@ class UnitChoices(_UnitClass):
     attack: AttackChoices
     release: Permission
     exploit: ExploitChoice
+    air: NotRequired[AirChoices]
 
 
 # Every mode change a unit might ask for: (mode, orientation; None: its own).
@@ -371,12 +374,15 @@ def unit_options(state: State, uid: str, board: Board | None = None) -> UnitChoi
         attack = _attack(state, board, uid, side)
         release = _release(state, uid, side)
         exploit = _exploit(state, uid, side)
-    return cast(UnitChoices, {
+    choices = cast(UnitChoices, {
         "unit": uid, "name": sc.unit_name(uid), "side": side, "power": unit.power,
         "at": unit.at, "class": spec.unit_class, "type": spec.type, "mode": unit.mode,
         "orientation": unit.orientation, "face_up": unit.face_up, "step": state.step,
         "modes": modes, "moves": moves, "attack": attack, "release": release,
         "exploit": exploit})
+    if spec.unit_class == "air":
+        choices["air"] = air_choices(state, uid)  # ATR missions (11.18.1)
+    return choices
 
 
 def side_options(state: State, side: str, board: Board | None = None

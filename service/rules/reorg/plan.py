@@ -20,12 +20,13 @@ full path of an out-of-supply option (its `path` is null).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NotRequired, cast
 
 from typing_extensions import TypedDict
 
 from service.rules import state as st
+from service.rules.airspace import OppositionShown, opposition_shown
 from service.rules.board import Board, Path, Stance, coastal_ok, reach_index, reaches_unlimited
 from service.rules.reorg.bodies import ReorgItem
 from service.rules.reorg.methods import (
@@ -83,6 +84,7 @@ class OptionShown(TypedDict):
     rule: NotRequired[str | None]
     field: NotRequired[str | None]
     code: NotRequired[str | None]
+    interception: NotRequired[OppositionShown]
 
 
 class PlanShown(TypedDict):
@@ -123,6 +125,7 @@ class Option:
     rule: str | None = None
     field: str | None = None
     code: str | None = None
+    interception: OppositionShown | None = None
 
     def as_data(self) -> OptionShown:
         out: OptionShown = {"method": self.method, "legal": self.legal,
@@ -141,6 +144,8 @@ class Option:
         else:
             out["reason"], out["rule"] = self.reason, self.rule
             out["field"], out["code"] = self.field, self.code
+        if self.interception is not None:
+            out["interception"] = self.interception
         return out
 
 
@@ -481,9 +486,15 @@ class Planner:
         try:
             claim = check_item(self.ctx, self.ledger, 0, item, power)
         except ItemRefused as e:
-            return Option(method, False, item, reason=e.reason, rule=e.rule,
-                          field=e.field or None, code=e.code)
-        return _legal(claim, item, s.powers[power].rps, s.powers[power].fuel)
+            option = Option(method, False, item, reason=e.reason, rule=e.rule,
+                            field=e.field or None, code=e.code)
+        else:
+            option = _legal(claim, item, s.powers[power].rps, s.powers[power].fuel)
+        if method == "atr":  # who could meet the ATR (11.18.1 steps 1-6)
+            unit = s.units[item["unit"]]
+            option = replace(option, interception=opposition_shown(
+                s, s.setup.scenario.side_of_power(unit.power), unit.at, self.ctx.airspace))
+        return option
 
 
 def _bound_key(item: Mapping[str, Any]) -> tuple[str, str | None] | None:

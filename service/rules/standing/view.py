@@ -8,6 +8,7 @@ from typing import NotRequired, cast
 
 from typing_extensions import TypedDict
 
+from service.rules.air import Placement
 from service.rules.reorg import ReorgBody
 from service.rules.standing.bodies import Spend, StopBody
 from service.rules.standing.stops import stops_data
@@ -17,7 +18,8 @@ from service.rules.state import State
 class StandingShown(TypedDict):
     """An armed standing order: the side and step it answers, who armed it (player and
     seq of its order), its stop conditions and, for the reroll, its answer; for the final
-    reorganization, how it spends (`spend`, `plan`)."""
+    reorganization, how it spends (`spend`, `plan`); for the combat air patrol, where it
+    places the fighters (`patrols`)."""
 
     side: str
     step: str
@@ -28,6 +30,7 @@ class StandingShown(TypedDict):
     spend: NotRequired[Spend]
     plan: NotRequired[list[ReorgBody]]
     answer: NotRequired[str]
+    patrols: NotRequired[list[Placement]]
 
 
 class HeldShown(TypedDict):
@@ -61,6 +64,8 @@ def standing_view(state: State, side: str | None, *, everyone: bool) -> Standing
             if step == "final_reorganization":
                 shown["spend"] = cast(Spend, o.spend)
                 shown["plan"] = [cast(ReorgBody, dict(b)) for b in o.plan]
+            if step == "air.patrol":
+                shown["patrols"] = [cast(Placement, dict(b)) for b in o.plan]
             if o.answer is not None:
                 shown["answer"] = o.answer
             orders.append(shown)
