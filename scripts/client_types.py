@@ -48,8 +48,9 @@ def generate(document: dict[str, object] | None = None) -> str:
         source = Path(tmp) / "openapi.json"
         target = Path(tmp) / "wif-api.d.ts"
         source.write_text(json.dumps(document or openapi_document()))
+        # A field with a default may be left out of a request (it takes the default).
         subprocess.run([str(folder / "node_modules" / ".bin" / "openapi-typescript"),
-                        str(source), "--output", str(target)],
+                        str(source), "--output", str(target), "--default-non-nullable=false"],
                        capture_output=True, text=True, check=True)
         return HEADER + target.read_text()
 

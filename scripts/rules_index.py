@@ -60,9 +60,6 @@ CATALOGUE: tuple[Rule, ...] = (
          "supply units expended, the reorganize-HQs chit", SHORT),
     Rule("11.18 fuel", "Fuel costs when reorganizing: the scenario's fuel stocks and costs "
          "per unit type (RULES-NOTES 30)", SHORT),
-    Rule("11.18.1 interception", "ATR missions: combat air patrol, escorts, interception, "
-         "air-to-air and AA (steps 1-6)", LONG,
-         not_modelled="a mission arrives; the log says so (RULES-NOTES 29)"),
     Rule("seed 002 Initiative Track", "Three-sided initiative: dice, boxes, rerolls, ties, "
          "first/last and before/after, marker shifts", DNO),
     Rule("seed 002 Turn End", "The accumulated turn-end track, the threshold and the last "

@@ -14,11 +14,15 @@ from typing import Any, Literal, NotRequired
 
 from typing_extensions import TypedDict
 
-from service.rules.awaiting import AwaitingEntry, Position
-from service.rules.events import EventRecord
+from service.rules.awaiting import AwaitingEntry, Choices, Position
+from service.rules.event_data import DiceRolledData
+from service.rules.events import EventKind, EventRecord
 from service.rules.modes import PreviewShown, UnitChoices
-from service.rules.reorg import PlanShown
-from service.rules.view import StateView, Status
+from service.rules.reorg import PlanShown, RepairShown
+from service.rules.state import PositionStep
+from service.rules.view import Divergence, StateView, Status
+
+DiceMode = Literal["fair", "seeded", "scripted"]
 
 
 class Head(TypedDict):
@@ -149,16 +153,16 @@ class Summary(TypedDict):
     status: Status
     version: int
     scenario: str
-    dice_mode: str
+    dice_mode: DiceMode
     turn: int
     round: int
     impulse: int
-    step: str
+    step: PositionStep
     phasing_side: str | None
     awaiting: list[AwaitingEntry]
     position: Position
     head: Head
-    divergence: NotRequired[dict[str, Any] | None]
+    divergence: NotRequired[Divergence | None]
 
 
 class GameList(TypedDict):
@@ -241,12 +245,85 @@ class Attempt(TypedDict):
     error: str | None
 
 
+class YourMoveData(TypedDict):
+    """The player's entry of `awaiting`, where the game stands, the step's deadline."""
+
+    game: str
+    awaiting: AwaitingEntry
+    position: Position
+    deadline: str | None
+
+
+class YourMove(TypedDict):
+    """`game.your_move`: the game newly awaits the player (docs/api.md, "What is sent")."""
+
+    type: Literal["game.your_move"]
+    timestamp: str
+    data: YourMoveData
+
+
+class EventsData(TypedDict):
+    """The events an order or act appended: read them from the log (`after` first_seq - 1)."""
+
+    game: str
+    first_seq: int
+    last_seq: int
+    kinds: list[EventKind]
+
+
+class EventsNotice(TypedDict):
+    """`game.events`: to a player with `every_event`, and always to the GM."""
+
+    type: Literal["game.events"]
+    timestamp: str
+    data: EventsData
+
+
+Elapsed = Literal["50%", "90%"]
+
+
+class ReminderData(TypedDict):
+    game: str
+    awaiting: AwaitingEntry
+    deadline: str
+    elapsed: Elapsed
+
+
+class DeadlineReminder(TypedDict):
+    """`game.deadline_reminder`: half and nine tenths of the step's deadline have passed,
+    to the player awaited."""
+
+    type: Literal["game.deadline_reminder"]
+    timestamp: str
+    data: ReminderData
+
+
+class NoticeData(TypedDict):
+    game: str
+    awaiting: list[AwaitingEntry]
+    deadline: str
+    elapsed: Elapsed
+
+
+class DeadlineNotice(TypedDict):
+    """`game.deadline_notice`: the same, to the GM, with every entry still awaited."""
+
+    type: Literal["game.deadline_notice"]
+    timestamp: str
+    data: NoticeData
+
+
+# What a webhook (or a channel) is sent, by `type` (docs/api.md, "What is sent").
+Notification = YourMove | EventsNotice | DeadlineReminder | DeadlineNotice
+MessageKind = Literal["your_move", "events", "reminder"]
+
+
 class Message(TypedDict):
     """A notification and its delivery attempts."""
 
     id: str
-    kind: str
-    payload: dict[str, Any]
+    kind: MessageKind
+    payload: Notification
     state: Literal["pending", "delivered", "failed"]
     attempts: list[Attempt]
     next_attempt_at: str | None
@@ -291,6 +368,53 @@ class StateAnswer(StateView):
     webhook: WebhookStatus | None
 
 
+class ProblemUnit(TypedDict):
+    """The unit an offending item is about: its id and its name."""
+
+    id: str
+    name: str
+
+
+class ProblemError(TypedDict):
+    """One offending item: a JSON pointer into the request, what is wrong there, and the
+    unit it is about, if any."""
+
+    path: str
+    message: str
+    unit: NotRequired[ProblemUnit]
+
+
+class Problem(TypedDict):
+    """An RFC 9457 problem (docs/api.md, "Status codes and problems"): `type` is
+    `/problems/<code>`; `rule` names the rule broken (a rule number such as 11.18.4 or
+    OCS 5.7c, or a document of docs/). A refused order carries its signed `receipt`, and
+    where it helps where the game stands (`current`, `awaiting`), the `choices` this
+    state offers, the `head` for an unknown `prev`, the unit, item or hex at fault, the
+    RPs that would lapse, when a new key may order, or the caller's webhook."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    code: str
+    instance: NotRequired[str]
+    errors: NotRequired[list[ProblemError]]
+    rule: NotRequired[str]
+    receipt: NotRequired[SignedReceipt]
+    current: NotRequired[Position]
+    awaiting: NotRequired[list[AwaitingEntry]]
+    choices: NotRequired[Choices]
+    head: NotRequired[Head]
+    unit: NotRequired[str]
+    unit_name: NotRequired[str]
+    item: NotRequired[int]
+    method: NotRequired[str]
+    hex: NotRequired[str]
+    lapse: NotRequired[dict[str, int]]
+    effective_at: NotRequired[str]
+    webhook: NotRequired[WebhookStatus]
+
+
 class ServerKey(TypedDict):
     id: str
     public_key: str
@@ -304,13 +428,23 @@ class ServerKeys(TypedDict):
 
 
 class Chain(TypedDict):
-    """A seed chain's commitment (docs/dice.md)."""
+    """A seed chain's commitment (docs/dice.md): the `dice.committed` (or, with its
+    `reason`, `dice.recommitted`) event at `seq`."""
 
     seq: int
     chain: int
     from_turn: int
     anchor: str
     length: int
+    reason: NotRequired[str]
+
+
+class RollShown(DiceRolledData):
+    """A roll of the dice record: its `dice.rolled` event's data and seq, and whether a
+    rollback abandoned it."""
+
+    seq: int
+    rolled_back: NotRequired[bool]
 
 
 class TurnDice(TypedDict):
@@ -319,16 +453,16 @@ class TurnDice(TypedDict):
     turn: int
     commitment: str | None
     seed: str | None
-    rolls: list[dict[str, Any]]
+    rolls: list[RollShown]
     earlier_seeds: NotRequired[list[str]]
 
 
 class DiceRecord(TypedDict):
     game: str
-    mode: str
+    mode: DiceMode
     scripted: bool
     algorithm: str
-    chains: list[dict[str, Any]]
+    chains: list[Chain]
     turns: list[TurnDice]
 
 
@@ -341,6 +475,17 @@ class ExportedGame(TypedDict):
     gm_public_key: str | None
 
 
+class PlayerKey(TypedDict):
+    """One of a player's keys: it signs the orders from event `from_seq` on (and, for a
+    replaced key without the old one's consent, from `effective_at`), with the old key's
+    signed `consent` if it gave one (docs/game-master.md)."""
+
+    public_key: str
+    from_seq: int
+    effective_at: NotRequired[str | None]
+    consent: NotRequired[str | None]
+
+
 class ExportedPlayer(TypedDict):
     id: str
     side: str
@@ -348,7 +493,18 @@ class ExportedPlayer(TypedDict):
     powers: list[str]
     public_key: str
     active: bool
-    keys: list[dict[str, Any]]
+    keys: list[PlayerKey]
+
+
+class ExportedDice(TypedDict):
+    """How the game's dice are made (docs/dice.md): the master seed of a seeded game and
+    the script of a scripted one once the game is over."""
+
+    mode: DiceMode
+    algorithm: str
+    scripted: NotRequired[bool]
+    script: NotRequired[dict[str, list[int]]]
+    master_seed: NotRequired[str]
 
 
 class Export(TypedDict):
@@ -359,7 +515,7 @@ class Export(TypedDict):
     game: ExportedGame
     scenario: dict[str, Any]
     options: dict[str, Any]
-    dice: dict[str, Any]
+    dice: ExportedDice
     players: list[ExportedPlayer]
     orders: list[dict[str, Any]]
     commands: list[dict[str, Any]]
@@ -377,6 +533,15 @@ class ReorgPlan(PlanShown):
 
     position: Position
     version: int
+
+
+class ReorgRepairs(TypedDict):
+    """`GET /reorg/repairs`: the damaged ports of the reader's side (the GM: every
+    side's) and the ways to repair each now (11.18.4), at this position and version."""
+
+    position: Position
+    version: int
+    ports: list[RepairShown]
 
 
 class UnitOptions(UnitChoices):

@@ -236,8 +236,8 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         app.add_middleware(
             CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["*"],
             allow_headers=["*"], expose_headers=[
-                "ETag", "Idempotent-Replayed", "Retry-After", "RateLimit-Limit",
-                "RateLimit-Remaining", "RateLimit-Reset"],
+                "ETag", "Idempotent-Replayed", "Retry-After", "RateLimit-Policy",
+                "RateLimit"],
         )
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes,
                        max_depth=settings.max_json_depth,

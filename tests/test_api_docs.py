@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, get_args
 
 from service.referee import notifications
-from service.rules import ACT_BODIES, ORDER_BODIES
+from service.rules import ACT_BODIES, EVENT_DATA, ORDER_BODIES
 from service.rules.events import EventKind
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,3 +70,15 @@ def test_every_route_of_the_openapi_document_is_in_the_api_document() -> None:
 def test_every_order_kind_and_gm_act_is_in_the_api_document() -> None:
     for kind in (*ORDER_BODIES, *ACT_BODIES):
         assert f"| `{kind}` |" in API, kind
+
+
+
+def test_every_event_kind_has_the_shape_of_its_data() -> None:
+    """One registry (service/rules/event_data.py) gives each kind's `data`; the OpenAPI
+    document's EventRecord is the union of one variant per kind, discriminated by kind.
+    (The session's end checks every event its games logged against its kind's shape.)"""
+    kinds = list(get_args(EventKind))
+    assert list(EVENT_DATA) == kinds
+    union = _spec()["components"]["schemas"]["EventRecord"]
+    assert union["discriminator"]["propertyName"] == "kind"
+    assert list(union["discriminator"]["mapping"]) == sorted(kinds)

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from doc_examples import runs
 
 from service.client.cli import app as wif_app
 from service.rules import options
@@ -67,6 +68,7 @@ def table_rows(text: str) -> list[list[str]]:
 SCENARIO = document("scenario.md")
 
 
+@runs("docs/scenario.md", "scenario")
 async def test_the_scenario_example_creates_a_game(client: httpx.AsyncClient) -> None:
     scenario = json.loads(example(SCENARIO, "scenario"))
     r = await client.post("/v1/games", json={"name": "Strip", "scenario": scenario})
@@ -83,6 +85,7 @@ async def test_the_scenario_example_creates_a_game(client: httpx.AsyncClient) ->
                                                                                  "move")
 
 
+@runs("docs/scenario.md", "scenario-problems")
 async def test_the_scenario_problems_shown_are_the_apis_answer(
     client: httpx.AsyncClient,
 ) -> None:
@@ -101,6 +104,7 @@ async def test_the_scenario_problems_shown_are_the_apis_answer(
     assert {key: answer.get(key) for key in shown} == shown
 
 
+@runs("docs/scenario.md", "combat-log")
 async def test_the_scenario_examples_combat_log_is_what_the_referee_writes(
     client: httpx.AsyncClient,
 ) -> None:
@@ -138,6 +142,7 @@ async def test_the_scenario_examples_combat_log_is_what_the_referee_writes(
     ("### Sea areas", reading._SEA_FIELDS),
     ("## Units", reading._UNIT_FIELDS),
     ("### `atr`: an air transport", reading._ATR_FIELDS),
+    ("### `air`: an air unit's air combat data", reading._AIR_FIELDS),
     ("### `ocs`: a ground unit's OCS data", reading._OCS_FIELDS),
     ("### Hexsides", reading._HEXSIDE_FIELDS),
     ("## Movement: the terrain effects table", reading._MOVEMENT_FIELDS),
@@ -169,6 +174,7 @@ def test_every_name_the_scenario_reader_knows_is_on_the_page() -> None:
     assert missing == []
 
 
+@runs("docs/scenario.md", "default-movement")
 def test_the_documented_default_movement_table_is_the_default() -> None:
     shown = json.loads(example(SCENARIO, "default-movement"))
     assert shown == writing.movement_to_json(types.DEFAULT_MOVEMENT)
@@ -233,6 +239,7 @@ def test_the_documented_weather_table_is_the_default() -> None:
 CLIENT = document("client.md")
 
 
+@runs("docs/client.md", "client")
 def test_the_client_example_runs_against_a_live_server(
     live_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
@@ -253,7 +260,9 @@ def test_the_client_example_runs_against_a_live_server(
 def test_every_wif_command_is_described() -> None:
     names = [c.name or (c.callback.__name__ if c.callback else "")
              for c in wif_app.registered_commands]
-    assert names and all(names)
+    names += [f"{group.name} {c.name}" for group in wif_app.registered_groups
+              if group.typer_instance for c in group.typer_instance.registered_commands]
+    assert names and all(names) and "sign order" in names
     missing = [name for name in names if f"`wif {name}" not in CLIENT]
     assert missing == []
 

@@ -1,5 +1,6 @@
 """Request limits: body size (413), JSON nesting depth (422) and request rates per client
-address and per token (429 with Retry-After and RateLimit headers).
+address and per token (429 with Retry-After, and the IETF draft's RateLimit-Policy and
+RateLimit fields on every answer under /v1/).
 
 Rates are token buckets shared by every process through PostgreSQL (or, with
 RATE_LIMIT_SHARED=false, kept per process: with N processes behind a balancer a client
@@ -13,6 +14,7 @@ import hashlib
 import json
 import re
 import time
+from fractions import Fraction
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -210,6 +212,29 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
 
+def quota(rate: float) -> tuple[int, int]:
+    """The sustained rate as the draft's whole quota units `q` per window of `w`
+    seconds (50/s: 50 per 1 s; 0.1/s: 1 per 10 s)."""
+    exact = Fraction(rate).limit_denominator(3600)
+    return exact.numerator, exact.denominator
+
+
+def rate_policy(rate: float, burst: int) -> str:
+    """The RateLimit-Policy field (draft-ietf-httpapi-ratelimit-headers): the sustained
+    rate and its window, and the burst the bucket holds (`wif-burst`)."""
+    q, w = quota(rate)
+    return f'"default";q={q};w={w};wif-burst={burst}'
+
+
+def rate_headers(policy: str, verdict: Verdict) -> dict[str, str]:
+    """The RateLimit header fields: the policy, and where the caller stands: `r` the
+    requests it may send now, `t` the seconds until it may send more (refused) or until
+    its bucket is full again."""
+    reset = verdict.reset if verdict.allowed else verdict.retry_after
+    return {"RateLimit-Policy": policy,
+            "RateLimit": f'"default";r={verdict.remaining};t={reset}'}
+
+
 class RateLimit:
     """Two token buckets a request spends from: its client address's (every request,
     whatever token it sends: many tokens from one address share it) and, when it sends a
@@ -220,9 +245,8 @@ class RateLimit:
     The buckets are shared by every process through PostgreSQL (`RATE_LIMIT_SHARED`,
     the default: the app's `rate_budget` and `address_budget`, service.referee.rates,
     leased a few tokens at a time) or kept per process. Every answer under /v1/ says
-    where the caller stands in the tighter of its buckets: `RateLimit-Limit` (the
-    burst), `RateLimit-Remaining`, `RateLimit-Reset` (seconds until the bucket is full
-    again), and `Retry-After` on a 429."""
+    where the caller stands in the tighter of its buckets (`rate_headers`: that
+    bucket's policy and standing), and a 429 when to come back (`Retry-After`)."""
 
     def __init__(self, app: ASGIApp, rate: float, burst: int, max_keys: int = 100_000,
                  address_rate: float = 0.0, address_burst: int = 1) -> None:
@@ -275,9 +299,7 @@ class RateLimit:
         if token_key is not None and not refused:
             taken.append(("this token", token_budget, await token_budget.take(token_key, now)))
         whose, budget, verdict = min(taken, key=lambda t: (t[2].allowed, t[2].remaining))
-        headers = {"RateLimit-Limit": str(budget.burst),
-                   "RateLimit-Remaining": str(verdict.remaining),
-                   "RateLimit-Reset": str(verdict.reset)}
+        headers = rate_headers(rate_policy(budget.rate, budget.burst), verdict)
         if not verdict.allowed:
             retry = str(verdict.retry_after)
             await _send_problem(send, Problem(

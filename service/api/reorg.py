@@ -1,6 +1,8 @@
 """Planning reorganization (11.18): `GET /v1/games/{id}/reorg/options?unit=...` lists,
 for one unit, every method that would work now (source, path, cost, capacity used)
-and why each other would not. Players plan their own side's units; the GM any."""
+and why each other would not; `GET /v1/games/{id}/reorg/repairs` lists the damaged
+ports and the ways to repair each (11.18.4). Players plan their own side's; the GM
+any."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response
 
-from service.answers import ReorgPlan
+from service.answers import ReorgPlan, ReorgRepairs
 from service.api.auth import bearer, heavy
 from service.api.contract import BEARER, LIMITS, answers
 from service.api.games import GameId
@@ -29,4 +31,14 @@ async def options(
 ) -> Response:
     token = bearer(request)
     return await heavy(request, planning.plan_json, game_id, token, unit, game=game_id,
+                       read=False)
+
+
+@router.get("/games/{game_id}/reorg/repairs",
+            summary="Plan port repairs: the side's damaged ports and the ways to repair each",
+            response_model=None, openapi_extra=BEARER,
+            responses=answers(200, ReorgRepairs, 401, 403, 404, 422, *LIMITS))
+async def repairs(game_id: GameId, request: Request) -> Response:
+    token = bearer(request)
+    return await heavy(request, planning.repairs_json, game_id, token, game=game_id,
                        read=False)

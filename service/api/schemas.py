@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, cast
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from service.referee.games import BUILTIN_SCENARIOS
-from service.rules import ACT_BODIES, ORDER_BODIES, PositionStep
+from service.rules import ACT_BODIES, ORDER_BODIES, PositionStep, steps_of
 
 STRICT = ConfigDict(extra="forbid", strict=True)
 Name = Field(min_length=1, max_length=80)
@@ -78,7 +78,7 @@ class CreateGame(Strict):
             "options": {"turn_end": {"threshold": 83}, "dropout": {"policy": "gm"}},
             "dice": {"mode": "scripted", "script": {"initiative": [10, 1, 1, 10, 1, 1],
                                                     "weather": [8, 8], "turn_end": [9] * 12,
-                                                    "combat": [4, 4]}},
+                                                    "combat": [4, 4, 5]}},
         }]},
     )
     name: str = Name
@@ -132,6 +132,13 @@ ORDER_EXAMPLES: dict[str, dict[str, Any]] = {
     "release": {"units": ["cw-transport-1"]},
     "reorg": {"power": "germany", "items": [
         {"unit": "ger-inf-2", "method": "hq", "hq": "ger-hq-rundstedt"}]},
+    "air.begin": {},
+    "air.patrol": {"patrols": [{"unit": "cw-ftr-1", "hex": "0605"}]},
+    "air.fly": {"power": "germany", "flights": [
+        {"atr": "ger-atr-1", "hex": "0605", "units": ["ger-mot-1"]}],
+        "escorts": [{"unit": "ger-ftr-1", "hex": "0605"}]},
+    "air.intercept": {"interceptors": [{"unit": "usa-ftr-1", "hex": "0605"}]},
+    "air.choose": {"hex": "0605", "lost": ["ger-ftr-1"], "aborted": []},
     "production": {"powers": {"germany": {"bp_spent": 30, "bp_on_rps": 5}}},
     "consent": {"proposal": 1, "agree": True},
     "standing": {"step": "reaction", "stops": [{"kind": "unit_attacked"}]},
@@ -168,6 +175,9 @@ EXAMPLE_AT: dict[str, tuple[int | None, str]] = {
     "report": (1, "combat"), "combat.choose": (1, "combat.choice"), "roll": (1, "action"),
     "done": (1, "action"),
     "release": (1, "reaction"), "steps": (1, "exploitation"), "reorg": (1, "reorganization"),
+    "air.begin": (1, "reorganization"), "air.patrol": (1, "air.patrol"),
+    "air.fly": (1, "air.flight"), "air.intercept": (1, "air.intercept"),
+    "air.choose": (1, "air.choice"),
     "production": (None, "production"),
     "consent": (None, "consent"),
 }
@@ -200,10 +210,15 @@ def _variant(kind: str, body: type) -> type[BaseModel]:
                "<player id>", "seq": 1, "prev": "<hash of the newest event seen>", "turn": 1,
                "impulse": 1 if impulse is None else impulse, "step": step, "kind": kind,
                "body": ORDER_EXAMPLES[kind]}
+    # The document names the steps the kind answers (what a client sends); the server
+    # takes any step, and answers one the kind does not answer with 409 order/wrong_step,
+    # its receipt, `current` and `awaiting`.
+    step = Field(json_schema_extra={"enum": list(steps_of(kind))}, description=(
+        "the step the signer saw: one this kind answers"))
     model: type[BaseModel] = create_model(
         _variant_name(kind), __base__=OrderFields,
         __doc__=f"A signed order of kind `{kind}`: {body.__doc__ or ''}".strip(),
-        kind=(cast(Any, Literal)[kind], ...), body=(body, ...),
+        kind=(cast(Any, Literal)[kind], ...), body=(body, ...), step=(PositionStep, step),
     )
     model.model_config["json_schema_extra"] = cast(Any, {"examples": [example]})
     model.model_rebuild(force=True)
@@ -238,7 +253,7 @@ class SignedOrder(Strict):
 class WebhookSettings(Strict):
     model_config = ConfigDict(
         extra="forbid", strict=True,
-        json_schema_extra={"examples": [{"url": "https://203.0.113.10/wif-hook",
+        json_schema_extra={"examples": [{"url": "https://example.org/wif-hook",
                                          "every_event": False}]},
     )
     url: str = Field(min_length=8, max_length=2000, pattern=r"^https?://[^\s/?#]+[^\s]*$")
@@ -266,7 +281,7 @@ class ChannelSettings(Strict):
     model_config = ConfigDict(
         extra="forbid", strict=True,
         json_schema_extra={"examples": [{
-            "target": "https://203.0.113.10/api/webhooks/1/abc",
+            "target": "https://discord.com/api/webhooks/1234567890/wif-example",
             "quiet_hours": {"from": "22:00", "to": "07:30", "timezone": "Europe/Paris"},
             "digest_minutes": 0}]})
     target: str = Field(min_length=3, max_length=2000)

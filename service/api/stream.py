@@ -58,7 +58,7 @@ BATCH = 500
 @router.post("/games/{game_id}/stream/tickets", status_code=201,
              summary="A single-use ticket (60 s) that opens my stream without the token",
              response_model=None, openapi_extra=BEARER,
-             responses=answers(201, Ticket, 401, 404, *BODY, *LIMITS, links={"stream": link(
+             responses=answers(201, Ticket, 401, 403, 404, *BODY, *LIMITS, links={"stream": link(
                  "stream", game_id=GAME, ticket="$response.body#/ticket")}))
 async def stream_ticket(game_id: GameId, request: Request, body: Empty | None = None
                         ) -> Ticket:

@@ -21,7 +21,7 @@ router = APIRouter(prefix="/v1", route_class=JsonRoute)
 @router.put("/games/{game_id}/webhook",
             summary="Register my webhook (returns its secret; enables it again if disabled)",
             response_model=None, openapi_extra=BEARER,
-            responses=answers(200, Registered, 401, 404, *BODY, *LIMITS, links={
+            responses=answers(200, Registered, 401, 403, 404, *BODY, *LIMITS, links={
                 "get_webhook": link("get_webhook", game_id=GAME),
                 "deliveries": link("deliveries", game_id=GAME)}))
 async def put_webhook(game_id: GameId, body: WebhookSettings, request: Request
@@ -54,7 +54,7 @@ async def delete_webhook(game_id: GameId, request: Request) -> Response:
 @router.post("/games/{game_id}/webhook/test",
              summary="Send my webhook a test message now (what it answered)",
              response_model=None, openapi_extra=BEARER,
-             responses=answers(200, TestSent, 401, 404, 409, *BODY, *LIMITS))
+             responses=answers(200, TestSent, 401, 403, 404, 409, *BODY, *LIMITS))
 async def test_webhook(game_id: GameId, request: Request, body: Empty | None = None
                        ) -> TestSent:
     token = bearer(request)
@@ -81,7 +81,7 @@ MessageId = Annotated[str, Path(max_length=200, description="a message id from t
 @router.post("/games/{game_id}/webhook/deliveries/{message_id}/resend", status_code=202,
              summary="Send one of my notifications again (due now, retried anew)",
              response_model=None, openapi_extra=BEARER,
-             responses=answers(202, Message, 401, 404, 409, *BODY, *LIMITS))
+             responses=answers(202, Message, 401, 403, 404, 409, *BODY, *LIMITS))
 async def resend(game_id: GameId, message_id: MessageId, request: Request,
                  body: Empty | None = None) -> Message:
     token = bearer(request)

@@ -45,7 +45,8 @@ from service.crypto import identity, signing
 from service.rules.awaiting import Position
 from service.rules.events import EventRecord
 
-__all__ = ["Client", "ProblemError", "ServerEvent", "Unanswered", "envelope"]
+__all__ = ["Client", "ProblemError", "ServerEvent", "Unanswered", "envelope", "join_body",
+           "signed"]
 
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 # The waits between sends of one signed order that went unanswered (then `Unanswered`).
@@ -89,18 +90,34 @@ class ServerEvent:
     data: Any
 
 
+def signed(order: Mapping[str, Any], key: Ed25519PrivateKey) -> dict[str, Any]:
+    """`{"order", "signature"}`: Ed25519 by `key` over the RFC 8785 bytes of `order`,
+    which is sent exactly as signed (docs/api.md, Signed orders)."""
+    return {"order": dict(order),
+            "signature": signing.sign(key, signing.order_signing_bytes(order))}
+
+
 def envelope(game: str, player: str, key: Ed25519PrivateKey, kind: str,
              body: Mapping[str, Any], seq: int, position: Mapping[str, Any],
              prev: str) -> dict[str, Any]:
     """The signed order envelope (docs/api.md) for the position and the chain head
     (`prev`, the newest event's hash) the player saw."""
-    order = {
+    return signed({
         "game": game, "player": player, "seq": seq, "prev": prev,
         "turn": int(position["turn"]), "impulse": int(position["impulse"]),
         "step": str(position["step"]), "kind": kind, "body": dict(body),
-    }
-    return {"order": order,
-            "signature": signing.sign(key, signing.order_signing_bytes(order))}
+    }, key)
+
+
+def join_body(game: str, side: str, join_code: str, name: str, key: Ed25519PrivateKey,
+              powers: list[str] | None = None) -> dict[str, Any]:
+    """The body of `POST /v1/games/{game}/seats/{side}`: the join, signed by the key it
+    registers (the RFC 8785 bytes of `{type: "wif-join/1", game, side, name, public_key,
+    powers}`), which proves the player holds it."""
+    public_key = signing.public_key_text(key)
+    joined = identity.join_object(game, side, name, public_key, powers)
+    return {"join_code": join_code, "name": name, "public_key": public_key, "powers": powers,
+            "signature": signing.sign(key, identity.signing_bytes(joined))}
 
 
 def _problem(response: httpx.Response) -> ProblemError:
@@ -188,12 +205,8 @@ class Client:
              powers: list[str] | None = None) -> Joined:
         """POST /v1/games/{id}/seats/{side}, signed by the key it registers:
         `{player_id, token, side, powers, head}`."""
-        public_key = signing.public_key_text(key)
-        signed = identity.join_object(game, side, name, public_key, powers)
-        return cast(Joined, self._post(f"/v1/games/{game}/seats/{side}", {
-            "join_code": join_code, "name": name, "public_key": public_key, "powers": powers,
-            "signature": signing.sign(key, identity.signing_bytes(signed)),
-        }))
+        return cast(Joined, self._post(f"/v1/games/{game}/seats/{side}",
+                                       join_body(game, side, join_code, name, key, powers)))
 
     def server_keys(self) -> ServerKeys:
         """GET /v1/server-key: the keys the server signs receipts with."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
+import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -25,9 +26,10 @@ import httpx
 import typer
 
 from service.answers import Accepted
-from service.client.api import Client, ProblemError, Unanswered, envelope
+from service.client.api import Client, ProblemError, Unanswered, envelope, join_body, signed
 from service.client.keys import DEFAULT_KEY, KeyFileError, load_key, public_key_of, write_new_key
 from service.client.profile import DEFAULT_PATH, Profile, ProfileError
+from service.crypto import identity
 
 __all__ = ["app", "main"]
 
@@ -107,8 +109,10 @@ def _ctx(ctx: typer.Context) -> Ctx:
 
 
 def _json_arg(text: str, what: str) -> Any:
-    """A JSON argument, or `@file` holding JSON."""
+    """A JSON argument, `@file` holding JSON, or `-`: JSON on standard input."""
     try:
+        if text == "-":
+            return json.loads(sys.stdin.read())
         if text.startswith("@"):
             return json.loads(Path(text[1:]).read_text(encoding="utf-8"))
         return json.loads(text)
@@ -341,6 +345,52 @@ def use(ctx: typer.Context, game: Annotated[str, typer.Argument()]) -> None:
     """Make GAME the profile's current game."""
     _ctx(ctx).profile.use(game)
     typer.echo(f"current game: {game}")
+
+
+# ---------------------------------------------------------------------- signing for others
+
+sign = typer.Typer(
+    help="Sign a join or an order with a key file and print it as JSON, for curl or any "
+    "other client to send (the key never leaves this machine; nothing is sent).",
+    no_args_is_help=True,
+)
+app.add_typer(sign, name="sign")
+
+
+@sign.command("join")
+@handled
+def sign_join(
+    game: Annotated[str, typer.Argument(help="the game id")],
+    side: Annotated[str, typer.Argument(help="axis, allies, communists, ...")],
+    name: Annotated[str, typer.Option(help="your name as the others see it")],
+    code: Annotated[str, typer.Option(help="the side's join code")],
+    powers: Annotated[str | None, typer.Option(
+        help="comma-separated powers to take (default: every free power of the side)")
+    ] = None,
+    key: Annotated[Path, typer.Option(help="your private key file (from keygen)")] =
+    DEFAULT_KEY,
+) -> None:
+    """Print the body of POST /v1/games/GAME/seats/SIDE, signed by the key it registers."""
+    wanted = [p.strip() for p in powers.split(",") if p.strip()] if powers else None
+    typer.echo(json.dumps(join_body(game, side, code, name, load_key(key), wanted)))
+
+
+@sign.command("order")
+@handled
+def sign_order(
+    order: Annotated[str, typer.Argument(
+        help="the order as JSON, @file, or - (standard input)")] = "-",
+    key: Annotated[Path, typer.Option(help="your private key file (from keygen)")] =
+    DEFAULT_KEY,
+) -> None:
+    """Print the envelope {"order", "signature"} of POST /v1/games/{id}/orders.
+
+    The order names game, seq, prev, turn, impulse, step, kind and body; `player`, when
+    left out, is the key's player id."""
+    private = load_key(key)
+    unsigned = _json_object(order, "ORDER")
+    unsigned.setdefault("player", identity.player_id_of(public_key_of(private)))
+    typer.echo(json.dumps(signed(unsigned, private)))
 
 
 # ---------------------------------------------------------------------- reads

@@ -115,14 +115,33 @@ async def replay_all(uow: UnitOfWork) -> list[Divergence]:
 
 @dataclass
 class Checked:
+    """A game replayed; `created_under`: the rules version it was created under, and
+    `no_combat`: whether its land combats are refused for want of a combat section."""
+
     game_id: str
     events: int
     divergence: Divergence | None
+    created_under: str = RULES_VERSION
+    no_combat: bool = False
 
     def text(self) -> str:
-        if self.divergence is None:
-            return f"game {self.game_id}: ok ({self.events} events replay to the stored state)"
-        return self.divergence.text()
+        found = self.divergence.text() if self.divergence is not None else \
+            f"game {self.game_id}: ok ({self.events} events replay to the stored state)"
+        if self.created_under != RULES_VERSION:
+            found += (f"; created under rules version {self.created_under} (now "
+                      f"{RULES_VERSION}): `verify` of this release checks its export only "
+                      "in part (its older events are not decided again)")
+        if self.no_combat:
+            found += ("; its scenario has no combat section: land combats are refused until "
+                      "its GM sets one (admin.edit `combat`, docs/game-master.md \"Rules "
+                      "versions\")")
+        return found
+
+
+def _no_combat(game: Game) -> bool:
+    """Land combats refused: no table decides them and players may not report them."""
+    rules = game.state.setup.scenario.combat
+    return all(rules.how(by) == "none" for by in ("overrun", "combat", "barrage"))
 
 
 async def replay_check(uow: UnitOfWork, game_ids: Iterable[str] | None = None
@@ -137,5 +156,6 @@ async def replay_check(uow: UnitOfWork, game_ids: Iterable[str] | None = None
         flag = None if divergence is None else divergence.flag()
         if flag is not None or game.row.divergence is not None:
             await uow.games.update(game.id, divergence=flag)
-        out.append(Checked(game.id, game.head_seq, divergence))
+        out.append(Checked(game.id, game.head_seq, divergence, game.row.rules_version,
+                           _no_combat(game)))
     return out

@@ -1,7 +1,8 @@
 """Who must act, as the API shows it: the rules' `awaiting` entries, where a step's
 choices depend on the map, pointing to the endpoint that lists them (docs/api.md,
 "Who must act"): the side's legal moves, modes, attacks and releases in the action,
-reaction, combat and exploitation steps; a unit's reorganization plan (a URI template
+reaction, combat and exploitation steps, its air units' part in an ATR mission's
+windows (11.18.1); a unit's reorganization plan (a URI template
 with `{unit}`) in the reorganization steps."""
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ from __future__ import annotations
 from service.rules import State, awaiting
 from service.rules.awaiting import AwaitingEntry
 
-MAP_STEPS = ("action", "reaction", "combat", "exploitation")
+MAP_STEPS = ("action", "reaction", "combat", "exploitation", "air.patrol", "air.flight",
+             "air.intercept", "air.counter")
 REORG_STEPS = ("reorganization", "final_reorganization")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from service.answers import Created, GameList, Joined, Summary
 from service.clock import rfc3339, utc_now
@@ -36,6 +36,7 @@ from service.rules.scenario import (
     parse_scenario,
     scenario_to_json,
 )
+from service.rules.view import Divergence
 from service.store.games import Game
 from service.store.models import GameRow
 from service.store.uow import UnitOfWork
@@ -265,7 +266,7 @@ async def game_summary(uow: UnitOfWork, game_id: str, token: str) -> Summary:
     m = await members.member(uow, game_id, token, watching=True)
     found = summary(m.game)
     if m.is_gm:
-        found["divergence"] = m.game.row.divergence
+        found["divergence"] = cast(Divergence | None, m.game.row.divergence)
     return found
 
 

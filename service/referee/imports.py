@@ -16,7 +16,16 @@ from service.crypto import identity, tokens
 from service.crypto.canonical import canonical_bytes, sha256_hex
 from service.referee.games import gm_actor_command
 from service.referee.ledger import apply, moment
-from service.rules import RULES_VERSION, Event, Setup, State, evolve, initial_state, next_due
+from service.rules import (
+    RULES_VERSION,
+    Event,
+    Setup,
+    State,
+    clock_started,
+    evolve,
+    initial_state,
+    next_due,
+)
 from service.rules.codec import to_data
 from service.rules.errors import Malformed, Refused
 from service.rules.options import resolve_options
@@ -113,7 +122,7 @@ async def import_game(uow: UnitOfWork, verified: Verified) -> Imported:
         head_seq=int(head["seq"]), head_hash=str(head["hash"]), rules_version=RULES_VERSION,
         gm_public_key=export["game"].get("gm_public_key"),
         next_deadline=moment(next_due(state)),
-        step_started_at=moment(state.turn.step_started_at), substitute_codes={},
+        step_started_at=moment(clock_started(state)), substitute_codes={},
     ))
     await uow.games.flush()
     await uow.log.append(game_id, [

@@ -17,7 +17,7 @@ from service.crypto import chain
 from service.referee.awaited import awaited
 from service.referee.dice import ServerDice, load_dice
 from service.referee.notifications import enqueue
-from service.rules import Command, Decision, State, decide, next_due, position
+from service.rules import Command, Decision, State, clock_started, decide, next_due, position
 from service.rules.codec import to_data
 from service.rules.events import EventRecord
 from service.store.games import Game, snapshot_due
@@ -107,7 +107,7 @@ async def append(uow: UnitOfWork, game: Game, decision: Decision,
     version = await uow.games.advance(
         game, head_seq=seq, head_hash=digest, state=after, snapshot_seq=snapshot_seq,
         next_deadline=moment(next_due(after)), now=utc_now(),
-        step_started_at=moment(after.turn.step_started_at))
+        step_started_at=moment(clock_started(after)))
     if game.has_webhooks is not False:  # the lock's read says whether the game has any
         await enqueue(uow, game.id, version, before, after, records)
     if records:

@@ -155,8 +155,9 @@ async def enqueue(uow: UnitOfWork, game_id: str, version: int, before: State,
 
 
 async def enqueue_reminders(uow: UnitOfWork, now: datetime | None = None) -> int:
-    """Reminders at 50% and 90% of a step's deadline, once each (ids deduplicate), to
-    webhooks and to the players' notification channels (`channel`)."""
+    """Reminders at 50% and 90% of a deadline, counted from when its clock started (the
+    step's start, or a combat question's asking: `rules.clock_started`), once each (ids
+    deduplicate), to webhooks and to the players' notification channels (`channel`)."""
     now = now or utc_now()
     rows = []
     for game_id, started, deadline, owner, powers, channel in \

@@ -38,7 +38,17 @@ from service.referee.ledger import (
     with_standing_salts,
 )
 from service.referee.notifications import candidates
-from service.rules import Actor, Event, RulesError, State, decide, evolve, next_due, position
+from service.rules import (
+    Actor,
+    Event,
+    RulesError,
+    State,
+    clock_started,
+    decide,
+    evolve,
+    next_due,
+    position,
+)
 from service.rules.events import EventRecord
 from service.store.games import Game, remember_state, snapshot_due
 from service.store.memory import BUDGET
@@ -239,7 +249,7 @@ def _decide(key: receipts.SigningKey, game_id: str, hot: Hot, signer: Signer, di
                           records[0]["seq"], envelope.stored()),
         envelope=envelope.stored(), result=result, status=after.status,
         next_deadline=moment(next_due(after)), step_started_at=moment(
-            after.turn.step_started_at), now=now,
+            clock_started(after)), now=now,
         moves=[{"player_id": p, "payload": m} for p, m in found.moves.items()],
         events_message=found.events)
     return _Decided(write, result, Hot(version, seq, digest_head, snapshot_seq, after,

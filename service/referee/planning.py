@@ -2,18 +2,19 @@
 planning every face-down unit of a big game builds its board and candidate indexes
 once, kept for the next versions while the map stays the same (a standing order, a
 roll: `same_map`), in the process's memory budget. (game id, version) names one
-committed state. Players plan their own side's units; the GM any."""
+committed state. Players plan their own side's units and port repairs; the GM any."""
 
 from __future__ import annotations
 
 import orjson
 
-from service.answers import ReorgPlan
+from service.answers import ReorgPlan, ReorgRepairs
 from service.referee import members
 from service.referee.errors import Denied, NotFound
 from service.rules import position
 from service.rules.reorg import Planner
 from service.rules.state import same_map
+from service.store.games import Game
 from service.store.memory import BUDGET, estimate
 from service.store.uow import UnitOfWork
 
@@ -41,19 +42,40 @@ async def reorg_options(uow: UnitOfWork, game_id: str, token: str, unit: str
         raise Denied("reorg/not_your_unit",
                      f"{unit} is a unit of {side}: players plan their own side's units",
                      errors=[("/unit", "another side's unit")])
+    return {"position": position(game.state), "version": game.version,
+            **_planner(game).plan(unit).as_data()}
+
+
+async def plan_json(uow: UnitOfWork, game_id: str, token: str, unit: str) -> bytes:
+    """`reorg_options` as JSON (what a worker process answers, service.referee.offload)."""
+    return orjson.dumps(await reorg_options(uow, game_id, token, unit))
+
+
+async def reorg_repairs(uow: UnitOfWork, game_id: str, token: str) -> ReorgRepairs:
+    """The damaged ports of the reader's side (the GM: every side's), each with the ways
+    to repair it now (11.18.4)."""
+    m = await members.member(uow, game_id, token)
+    game = m.game
+    repairs = _planner(game).repairs(m.player.side if m.player is not None else None)
+    return {"position": position(game.state), "version": game.version,
+            "ports": [r.as_data(game.state) for r in repairs]}
+
+
+async def repairs_json(uow: UnitOfWork, game_id: str, token: str) -> bytes:
+    """`reorg_repairs` as JSON (what a worker process answers)."""
+    return orjson.dumps(await reorg_repairs(uow, game_id, token))
+
+
+def _planner(game: Game) -> Planner:
+    """The game's planner: the one kept for its newest version, while the map is the
+    same, else a new one (counted in the memory budget)."""
     kept = _PLANNERS.get(game.id)
     if kept is not None and (kept[0] == game.version or same_map(kept[1].state, game.state)):
         planner = kept[1]
     else:
         planner = Planner(game.state)
     _PLANNERS[game.id] = (game.version, planner)
-    plan = planner.plan(unit).as_data()
     scenario = game.setup.scenario
     BUDGET.keep(game.id, "planner", estimate("board", len(scenario.map.hexes),
                                              len(game.state.units)))
-    return {"position": position(game.state), "version": game.version, **plan}
-
-
-async def plan_json(uow: UnitOfWork, game_id: str, token: str, unit: str) -> bytes:
-    """`reorg_options` as JSON (what a worker process answers, service.referee.offload)."""
-    return orjson.dumps(await reorg_options(uow, game_id, token, unit))
+    return planner

@@ -11,9 +11,12 @@ from typing import Any, cast
 import orjson
 
 from service.answers import (
+    Chain,
     DiceRecord,
     Export,
+    ExportedDice,
     LogPage,
+    RollShown,
     StateAnswer,
     SupplyShown,
     TurnDice,
@@ -30,6 +33,7 @@ from service.rules.events import EventRecord
 from service.rules.view import (
     COMBAT_KINDS,
     SEALED_KINDS,
+    Divergence,
     UnitViews,
     Viewer,
     is_sealed,
@@ -161,7 +165,7 @@ async def dice(uow: UnitOfWork, game_id: str, token: str) -> DiceRecord:
     what its seed must hash to, the seed once revealed, and every roll with its inputs."""
     game = (await members.member(uow, game_id, token, watching=True)).game
     abandoned = await rollbacks(uow, game.id)
-    chains: list[dict[str, Any]] = []
+    chains: list[Chain] = []
     turns: dict[int, TurnDice] = {}
 
     def turn_entry(t: int) -> TurnDice:
@@ -170,7 +174,7 @@ async def dice(uow: UnitOfWork, game_id: str, token: str) -> DiceRecord:
     for row in await uow.log.of_kinds(game.id, DICE_KINDS):
         data, kind = row["data"], row["kind"]
         if kind in ("dice.committed", "dice.recommitted"):
-            chains.append({"seq": row["seq"], **data})
+            chains.append(cast(Chain, {"seq": row["seq"], **data}))
             turn_entry(int(data["from_turn"]))["commitment"] = data["anchor"]
         elif kind == "dice.revealed":
             t = int(data["turn"])
@@ -182,7 +186,7 @@ async def dice(uow: UnitOfWork, game_id: str, token: str) -> DiceRecord:
             if nxt["commitment"] is None:
                 nxt["commitment"] = data["seed"]
         else:
-            roll = {"seq": row["seq"], **data}
+            roll = cast(RollShown, {"seq": row["seq"], **data})
             if rolled_back(row["seq"], abandoned):
                 roll["rolled_back"] = True
             turn_entry(int(data["turn"]))["rolls"].append(roll)
@@ -213,7 +217,7 @@ async def export(uow: UnitOfWork, game_id: str, token: str) -> Export:
         commands = [_sealed_command(c, sealed, ends.get(int(c["first_event"]), game.head_seq),
                                     viewer) for c in commands]
     config = game.row.dice
-    dice_info: dict[str, Any] = {"mode": config["mode"], "algorithm": crypto_dice.ALGORITHM}
+    dice_info: ExportedDice = {"mode": config["mode"], "algorithm": crypto_dice.ALGORITHM}
     if config["mode"] == "scripted":
         dice_info["scripted"] = True
         if state.status == "finished":
@@ -456,5 +460,6 @@ def _view_bytes(game: Game, viewer: Viewer, hook: WebhookStatus | None,
     body["game"]["name"] = game.row.name
     body["game"]["gm_signs"] = bool(game.row.gm_public_key)
     if viewer.role == "gm":
-        body["game"]["divergence"] = flag  # `service replay-check` (docs/game-master.md)
+        # `service replay-check` (docs/game-master.md)
+        body["game"]["divergence"] = cast(Divergence | None, flag)
     return orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)

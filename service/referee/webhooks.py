@@ -5,8 +5,17 @@ of the notifications sent to it, and sending one of them again."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import cast
 
-from service.answers import Deliveries, Message, Registered, Webhook, WebhookStatus
+from service.answers import (
+    Deliveries,
+    Message,
+    MessageKind,
+    Notification,
+    Registered,
+    Webhook,
+    WebhookStatus,
+)
 from service.clock import rfc3339, utc_now
 from service.crypto import webhooks
 from service.referee import egress, members
@@ -72,7 +81,8 @@ async def delete(uow: UnitOfWork, game_id: str, token: str) -> None:
 
 def _message(msg: OutboxRow, attempts: list[DeliveryRow]) -> Message:
     return {
-        "id": msg.id, "kind": msg.kind, "payload": msg.payload,
+        "id": msg.id, "kind": cast(MessageKind, msg.kind),
+        "payload": cast(Notification, msg.payload),
         "state": "delivered" if msg.delivered_at else "failed" if msg.failed else "pending",
         "attempts": [{"attempt": a.attempt, "at": rfc3339(a.at), "status_code": a.status_code,
                       "error": a.error} for a in attempts],

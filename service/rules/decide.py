@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from service.rules import gm, modes, reorg, standing, turn
+from service.rules import air, gm, modes, reorg, standing, turn
 from service.rules.awaiting import CONSENT, current_step, position
 from service.rules.command import Actor, Command
 from service.rules.dice import Dice
@@ -82,6 +82,11 @@ ORDERS: Mapping[str, Handler] = {
     "standing": standing.arm,
     "steps": play_steps,
     "combat.choose": modes.choose,
+    "air.begin": air.begin,
+    "air.patrol": air.patrol,
+    "air.fly": air.fly,
+    "air.intercept": air.intercept,
+    "air.choose": air.choose,
 }
 
 # The body of each order kind (docs/api.md "Order kinds"): closed TypedDicts beside
@@ -101,6 +106,11 @@ ORDER_BODIES: Mapping[str, type] = {
     "standing": standing.StandingBody,
     "steps": standing.StepsBody,
     "combat.choose": modes.CombatChooseBody,
+    "air.begin": air.AirBeginBody,
+    "air.patrol": air.AirPatrolBody,
+    "air.fly": air.AirFlyBody,
+    "air.intercept": air.AirInterceptBody,
+    "air.choose": air.AirChooseBody,
 }
 
 # The GM's acts, by kind, with their bodies: a GM with a key signs them as orders of
@@ -167,6 +177,7 @@ def check_order_allowed(state: State, command: Command) -> None:
     if command.kind != CONSENT:
         gm.refuse_if_proposal(state, command.kind)
     refuse_while_choosing(state, command)
+    air.refuse_while_flying(state, command)
     check_position(state, command)
 
 
@@ -236,6 +247,7 @@ def answer_for_sides(f: Flow, c: Command) -> None:
     for _ in range(10_000):
         before = len(f.events)
         modes.answer_by_standing(f)
+        air.answer_by_standing(f)
         standing.answer(f, c.extra, ORDERS)
         gm.play_civil_disorder(f)
         if len(f.events) == before:

@@ -13,7 +13,11 @@ from typing import Any, Literal, NotRequired, cast, get_args
 
 from typing_extensions import TypedDict
 
-RULES_VERSION = "1"
+# The rules that decide a game's events: every event records the version that decided
+# it, and `verify` decides again only events of its own version (docs/game-master.md
+# "Rules versions"). 2 (0.5.0): combats decided by the scenario's tables, standing
+# orders that answer only what their name says, reorganization as the seeds say it.
+RULES_VERSION = "2"
 
 # Every kind of fact the rules log, by part of the game.
 EventKind = Literal[
@@ -44,6 +48,10 @@ EventKind = Literal[
     "combat.resolved", "combat.asked", "combat.answered", "combat.no_retreat",
     # standing orders and steps given ahead (issue 20)
     "standing.armed", "standing.answered", "standing.disarmed",
+    # air reorganization missions flown as 11.18.1 says (issue 31)
+    "air.mission_began", "air.window_opened", "air.window_skipped", "air.patrolled",
+    "air.flown", "air.intercepted", "air.combat_resolved", "air.asked", "air.answered",
+    "air.losses_taken", "air.aa_fired", "air.mission_ended",
 ]
 EVENT_KINDS: frozenset[str] = frozenset(get_args(EventKind))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from service.rules import gm, modes, reorg, standing, turn
+from service.rules import air, gm, modes, reorg, standing, turn
 from service.rules.events import Event, EventKind
 from service.rules.state import Evolver, State
 
@@ -25,7 +25,7 @@ def _merged(*tables: Mapping[EventKind, Evolver]) -> dict[EventKind, Evolver]:
 
 
 EVOLVE: Mapping[EventKind, Evolver] = _merged(turn.EVOLVE, modes.EVOLVE, reorg.EVOLVE, gm.EVOLVE,
-                                             standing.EVOLVE)
+                                             standing.EVOLVE, air.EVOLVE)
 
 
 def evolve(state: State, event: Event) -> State:

@@ -64,6 +64,10 @@ DEFAULTS: dict[str, Any] = {
         # docs/rules-options.md: units that moved, attacked or are at sea turn face down
         # at clean up (clean_up), or only when a report says so (report)
         "face_down": "clean_up",
+        # RULES-NOTES 29, 34: the referee flies ATR missions as 11.18.1 says (combat air
+        # patrol, escorts, interception, air-to-air combat, AA fire); false: a mission
+        # simply arrives
+        "atr_interception": True,
     },
     "supply": {"terrain_cost": {"mountain": 1, "swamp": 1, "jungle": 1, "forest": 1}},  # 26
     # docs/rules-options.md, "Movement": a unit entering a hex in an enemy ZOC stops there
@@ -81,7 +85,7 @@ DEFAULTS: dict[str, Any] = {
     # docs/rules-options.md, "Standing orders": the steps players may arm standing orders
     # for (issue 20); [] allows none.
     "standing": {"steps": ["initiative.reroll", "reaction", "combat", "exploitation",
-                           "final_reorganization"]},
+                           "final_reorganization", "air.patrol"]},
 }
 
 DROPOUT_POLICIES = ("gm", "substitute", "civil_disorder")
@@ -96,7 +100,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
 # Options that are lists of names from a fixed set.
 LIST_CHOICES: dict[str, tuple[str, ...]] = {
     "standing.steps": ("initiative.reroll", "reaction", "combat", "exploitation",
-                       "final_reorganization"),
+                       "final_reorganization", "air.patrol"),
 }
 
 

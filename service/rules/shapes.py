@@ -23,7 +23,8 @@ T = TypeVar("T")
 # The kinds of the orders players sign (`decide.ORDERS`, which a test holds to this).
 OrderKind = Literal["initiative.reroll", "initiative.choose", "declare", "done", "production",
                     "roll", "mode", "release", "report", "reorg", "consent", "standing",
-                    "steps", "combat.choose"]
+                    "steps", "combat.choose", "air.begin", "air.patrol", "air.fly",
+                    "air.intercept", "air.choose"]
 
 # Read by the API edge's validator (pydantic reads `__pydantic_config__` on a TypedDict):
 # unknown keys are refused and no value is coerced (a signed "7" is not 7).

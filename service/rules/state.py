@@ -1,9 +1,11 @@
 """The state of a game: frozen values, changed only by `evolve`.
 
 `Setup` is what never changes after creation (scenario, options, dice mode); it rides
-along with the state but is not part of a snapshot. The one exception is the GM's map
-edits (hex control, port damage): they are kept in the state (`map_edits`) and the
-setup's scenario is the created scenario with them applied (`with_map_edits`).
+along with the state but is not part of a snapshot. The exceptions are the GM's edits:
+the map's (hex control, port damage) and a combat section set for a game without
+combat tables (docs/game-master.md "Rules versions"). They are kept in the state
+(`map_edits`, `combat_section`) and the setup's scenario is the created scenario with
+them applied (`with_map_edits`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any, Final, Literal, get_args
 from service.rules.codec import from_data
 from service.rules.events import Event
 from service.rules.options import WeatherRow
-from service.rules.scenario import Scenario
+from service.rules.scenario import HEXSIDE_FEATURES, TERRAINS, Scenario, read_combat
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +131,61 @@ class ModeState:
 
 
 @dataclass(frozen=True, slots=True)
+class Sortie:
+    """An aircraft flying in an air reorganization mission (11.18.1): the unit, the hex it
+    flew to from its base (where it stands), why (`patrol`, `atr`, `escort`, `intercept`,
+    `counter`), its side, and what became of it (`fate`: "", "lost" or "aborted")."""
+
+    unit: str
+    hex: str
+    role: str
+    side: str
+    fate: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AirQuestion:
+    """What an air-to-air result leaves to a side (11.18.1 step 5): which of `units`, its
+    aircraft in the combat over `hex` (against side `against`), are `lost` and which
+    `aborted`; the answer given when nobody does (`default`: the lost first, then the
+    aborted), when it was asked, the question in words."""
+
+    side: str
+    hex: str
+    against: str
+    lost: int
+    aborted: int
+    units: tuple[str, ...]
+    default: tuple[str, ...]
+    asked_at: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class AirMission:
+    """An air reorganization mission of `side` (11.18.1; docs/rules-options.md "ATR
+    missions"): the window open (`air.patrol`, `air.flight`, `air.intercept`,
+    `air.counter`, `air.choice`; "" while the referee resolves), the sides it awaits
+    and those that answered, when it opened, the potential target hexes of step 1,
+    the power paying for the flight's reorganization and its items (unit, ATR), every
+    aircraft in the air, the air-to-air combats fought ("hex|side"), the losses the
+    last one's result still deals (side, lost, aborted) and the question they ask."""
+
+    side: str
+    window: str
+    sides: tuple[str, ...] = ()
+    answered: tuple[str, ...] = ()
+    opened_at: str = ""
+    targets: tuple[str, ...] = ()
+    power: str | None = None
+    items: tuple[tuple[str, str], ...] = ()
+    sorties: tuple[Sortie, ...] = ()
+    fought: tuple[str, ...] = ()
+    due: tuple[tuple[str, int, int], ...] = ()
+    question: AirQuestion | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Stop:
     """A stop condition of a standing order (docs/api.md "Standing orders"): when it
     holds as the order would answer, the order is disarmed instead, with the reason.
@@ -235,9 +292,12 @@ Step = Literal[
     "finished",
 ]
 # What an order's `step` and `position.step` name: a step, `consent` while a rollback
-# proposal waits for the sides' consent (docs/game-master.md), or `combat.choice` while
-# a combat's result waits for a side's choice (docs/api.md "Combat choices").
-PositionStep = Literal[Step, "consent", "combat.choice"]
+# proposal waits for the sides' consent (docs/game-master.md), `combat.choice` while
+# a combat's result waits for a side's choice (docs/api.md "Combat choices"), or a
+# window of an air reorganization mission (11.18.1; docs/api.md "ATR missions").
+AirWindow = Literal["air.patrol", "air.flight", "air.intercept", "air.counter", "air.choice"]
+AIR_WINDOWS: tuple[AirWindow, ...] = get_args(AirWindow)
+PositionStep = Literal[Step, "consent", "combat.choice", AirWindow]
 JOIN: Final = "join"
 REROLL: Final = "initiative.reroll"
 CHOOSE: Final = "initiative.choose"
@@ -479,11 +539,14 @@ class State:
     modes: ModeState = field(default_factory=ModeState)
     pause_until: str | None = None
     map_edits: dict[str, HexEdit] = field(default_factory=dict)
+    # The combat section the GM set (the scenario format's JSON), None: the scenario's.
+    combat_section: dict[str, Any] | None = None
     dropouts: dict[str, SideControl] = field(default_factory=dict)
     proposal: Proposal | None = None
     proposals: int = 0
     rail: RailState = field(default_factory=RailState)
     standing: StandingState = field(default_factory=StandingState)
+    air: AirMission | None = None
     setup: Setup = field(default=None, metadata={"transient": True}, compare=False)  # type: ignore[assignment]
 
     @property
@@ -549,25 +612,33 @@ def rail_period(turn: TurnState) -> str:
     return f"{turn.number}/{turn.impulse}"
 
 
-def with_map_edits(setup: Setup, edits: Mapping[str, HexEdit]) -> Setup:
-    """`setup` whose scenario is the created one with `edits` applied."""
+def with_map_edits(setup: Setup, edits: Mapping[str, HexEdit],
+                   combat: Mapping[str, Any] | None = None) -> Setup:
+    """`setup` whose scenario is the created one with the GM's map `edits` applied and,
+    when given, the `combat` section the GM set (checked when it was set)."""
     base = setup.base or setup.scenario
-    if not edits:
+    if not edits and combat is None:
         return setup.original()
-    hexes = tuple(
-        replace(h, controller=e.controller, port_damaged=e.port_damaged)
-        if (e := edits.get(h.id)) is not None else h
-        for h in base.map.hexes
-    )
-    scenario = replace(base, map=replace(base.map, hexes=hexes))
+    scenario = base
+    if edits:
+        hexes = tuple(
+            replace(h, controller=e.controller, port_damaged=e.port_damaged)
+            if (e := edits.get(h.id)) is not None else h
+            for h in base.map.hexes
+        )
+        scenario = replace(scenario, map=replace(base.map, hexes=hexes))
+    if combat is not None:
+        scenario = replace(scenario, combat=read_combat(combat, "combat", TERRAINS,
+                                                        HEXSIDE_FEATURES, []))
     return Setup(setup.game_id, scenario, setup.options, setup.dice_mode, base=base)
 
 
 def state_from_data(data: Mapping[str, object], setup: Setup) -> State:
-    """A state from its plain data (a snapshot), with the map edits it records."""
+    """A state from its plain data (a snapshot), with the GM's edits it records."""
     state = from_data(State, data, setup=setup.original())
-    if state.map_edits:
-        state = replace(state, setup=with_map_edits(setup, state.map_edits))
+    if state.map_edits or state.combat_section is not None:
+        state = replace(state, setup=with_map_edits(setup, state.map_edits,
+                                                    state.combat_section))
     return state
 
 

@@ -11,7 +11,7 @@ from typing import Any, Literal, NotRequired, cast
 from typing_extensions import TypedDict
 
 from service.rules import state as st
-from service.rules.awaiting import AwaitingEntry, awaiting
+from service.rules.awaiting import AwaitingEntry, SortieShown, awaiting
 from service.rules.events import Event
 from service.rules.modes import ModeView, ReserveMarkers, mode_view, reserve_markers
 from service.rules.options import WeatherRow, dropout_policy
@@ -19,6 +19,7 @@ from service.rules.reorg import ReorgView, reorg_view
 from service.rules.scenario import CombatRules
 from service.rules.standing import StandingView, standing_view
 from service.rules.state import PowerState, SideControl, State, Step
+from service.rules.turn import Chit
 
 Status = Literal["open", "active", "paused", "finished"]
 # Who reads a view: a player (its side's view), the GM (everything) or a spectator (the
@@ -30,6 +31,24 @@ class PauseView(TypedDict):
     paused_at: str | None
     until: str | None
     max_hours: int | None
+
+
+class Divergence(TypedDict):
+    """A replay of the log that differs from the stored state (`python -m service
+    replay-check`, docs/game-master.md): at event `seq`, after `after_seq` replayed the
+    same; `what` and `path` say where; `stored` and `replayed` are the two values there,
+    any JSON."""
+
+    seq: int
+    after_seq: int
+    what: str
+    path: str
+    stored: Any
+    replayed: Any
+    event_kinds: list[str]
+    logged_rules_versions: list[str]
+    rules_version: str
+    checked_at: str
 
 
 class GameView(TypedDict):
@@ -52,7 +71,7 @@ class GameView(TypedDict):
     name: NotRequired[str]
     version: NotRequired[int]
     gm_signs: NotRequired[bool]
-    divergence: NotRequired[dict[str, Any] | None]
+    divergence: NotRequired[Divergence | None]
 
 
 class TurnView(TypedDict):
@@ -102,7 +121,7 @@ class PowerView(TypedDict):
     bp_on_rps: int
     holder: str | None
     declared: str | None
-    chit: dict[str, Any] | None
+    chit: Chit | None
     production: dict[str, int] | None
     fuel: int | None
     build_points: int | None
@@ -196,6 +215,23 @@ class HexEditView(TypedDict):
     port_damaged: bool | None
 
 
+class AirView(TypedDict):
+    """An air reorganization mission in progress (11.18.1; docs/api.md "ATR missions"):
+    whose, the window open ("" while the referee resolves) and the sides it awaits, the
+    potential target hexes, the flight's reorganization (unit, ATR) paid by `power`,
+    every aircraft in the air and the air-to-air combats fought. Every side sees it."""
+
+    side: str
+    window: str
+    sides: list[str]
+    answered: list[str]
+    targets: list[str]
+    power: str | None
+    items: list[list[str]]
+    sorties: list[SortieShown]
+    fought: list[str]
+
+
 class StateView(TypedDict):
     """What a member sees of the state (docs/api.md "The state"); the server adds the
     chain's head, every land unit's supply and the caller's webhook."""
@@ -213,6 +249,7 @@ class StateView(TypedDict):
     sides: dict[str, SideView]
     rollback: RollbackView
     standing: StandingView
+    air: AirView | None
     deadlines: dict[str, int]
     dice: DiceView
     me: MeView
@@ -323,6 +360,7 @@ def view(state: State, viewer: Viewer, units: UnitViews | None = None) -> StateV
             "needs": list(state.proposal.needs), "consented": list(state.proposal.consented),
             "requested_by": state.proposal.requested_by}},
         "standing": standing_view(state, viewer.side, everyone=viewer.role == "gm"),
+        "air": _air_view(state),
         "deadlines": dict(state.deadlines),
         "dice": {
             "commitments": {str(k): v for k, v in state.dice.commitments.items()},
@@ -355,7 +393,7 @@ def _game_view(state: State) -> GameView:
         "weather_table_from_turn": state.weather_pending[0] if state.weather_pending
         else None,
         "not_modeled": [
-            "ATR interception (RULES-NOTES 29)",
+            *interception_flags(setup.options, setup.scenario.combat),
             *(["fuel costs when reorganizing: this scenario gives no fuel (RULES-NOTES 30)"]
               if setup.scenario.fuel is None else []),
             *reported_flags(setup.scenario.combat),
@@ -365,6 +403,33 @@ def _game_view(state: State) -> GameView:
 
 
 COMBAT_KINDS = ("overrun", "combat", "barrage", "naval")
+
+
+def interception_flags(options: dict[str, Any], rules: CombatRules) -> list[str]:
+    """What every view and export says of ATR missions (11.18.1 steps 1-6): off by the
+    game's option (RULES-NOTES 29), or flown without air combat or AA fire where the
+    scenario has no table for them (RULES-NOTES 34)."""
+    if not options["reorg"].get("atr_interception", False):
+        return ["ATR interception: off in this game, an ATR mission simply arrives (option "
+                "reorg.atr_interception, RULES-NOTES 29)"]
+    missing = [what for what, table in (("air-to-air", rules.air), ("AA", rules.aa))
+               if table is None]
+    if not missing:
+        return []
+    return [f"ATR interception without {' or '.join(missing)}: the scenario has no "
+            f"{' or '.join(missing)} table (RULES-NOTES 34)"]
+
+
+def _air_view(state: State) -> AirView | None:
+    m = state.air
+    if m is None:
+        return None
+    return {"side": m.side, "window": m.window, "sides": list(m.sides),
+            "answered": list(m.answered), "targets": list(m.targets), "power": m.power,
+            "items": [[u, a] for u, a in m.items],
+            "sorties": [{"unit": x.unit, "hex": x.hex, "role": x.role, "side": x.side,
+                         "fate": x.fate} for x in m.sorties],
+            "fought": list(m.fought)}
 
 
 def reported_flags(rules: CombatRules) -> list[str]:
@@ -429,7 +494,7 @@ def _power_view(ps: PowerState, build_points: int | None) -> PowerView:
         "bp_on_rps": ps.bp_on_rps,
         "holder": ps.holder,
         "declared": ps.declared,
-        "chit": ps.chit,
+        "chit": cast(Chit | None, ps.chit),
         "production": ps.production,
         "fuel": ps.fuel,
         "build_points": build_points,

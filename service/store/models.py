@@ -73,6 +73,8 @@ class GameRow(Base):
     head_hash: Mapped[str] = mapped_column(Text)
     rules_version: Mapped[str] = mapped_column(Text)
     next_deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), index=True)
+    # When the clock `next_deadline` ends started: the step's start, or the asking of the
+    # combat question the game waits for (rules.clock_started); reminders count from it.
     step_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     # Hashes of the join codes the GM issued for reopened seats: {player_id: hash}.
     substitute_codes: Mapped[dict[str, str]] = mapped_column(

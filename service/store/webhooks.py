@@ -181,9 +181,10 @@ class Outbox:
     async def reminder_candidates(
         self, now: datetime
     ) -> list[tuple[str, datetime, datetime, str, list[str] | None, str | None]]:
-        """(game, step started, deadline, owner, powers, channel) for every active
+        """(game, clock started, deadline, owner, powers, channel) for every active
         webhook (channel None) and every player's notification channel of an active game
-        past half of its step's deadline (powers None: the GM's webhook)."""
+        past half of its deadline, counted from when its clock started: the step's
+        start or a combat question's asking (powers None: the GM's webhook)."""
         rows = await self.session.execute(text(
             "SELECT g.id, g.step_started_at, g.next_deadline, w.player_id, p.powers,"
             " NULL AS channel"

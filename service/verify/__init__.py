@@ -30,7 +30,8 @@ from service.answers import Export
 from service.crypto import chain, identity, signing
 from service.crypto.canonical import canonical_bytes, sha256_hex
 from service.rules.scenario import parse_scenario
-from service.rules.view import COMBAT_KINDS, reported_flags
+from service.rules.state import Setup, with_map_edits
+from service.rules.view import COMBAT_KINDS, interception_flags, reported_flags
 from service.verify import keys as proven_keys
 from service.verify.record import (
     SEALABLE_COMMANDS,
@@ -400,14 +401,30 @@ def _combat_results(export: Mapping[str, Any], report: Report) -> None:
     what players reported, said as the views say it."""
     try:
         rules = parse_scenario(export["scenario"]).combat
+        set_at = [e["seq"] for e in export["events"] if e["kind"] == "state.edited"
+                  and "combat" in e["data"] and not e.get("rolled_back")]
+        if set_at:  # the GM set the combat section (docs/game-master.md "Rules versions")
+            setup = Setup("verify", parse_scenario(export["scenario"]), {}, "fair")
+            edited = [e for e in export["events"] if e["seq"] == set_at[-1]][0]
+            rules = with_map_edits(setup, {}, edited["data"]["combat"]).scenario.combat
     except (KeyError, TypeError, ValueError):
         return  # the replay already said why the scenario does not read
     decided = [by for by in COMBAT_KINDS if rules.how(by) == "table"]
+    whose = f"the GM's combat section (set at event {set_at[-1]})" if set_at else \
+        "the scenario's tables"
+    replayed = "not decided again (see below)" if any(
+        u.startswith("replay:") for u in report.unchecked) else "replayed above"
     report.add("combat results", True,
-               (f"decided by the scenario's tables ({', '.join(decided)}), replayed above"
+               (f"decided by {whose} ({', '.join(decided)}), {replayed}"
                 if decided else "no combat tables") + "; "
                + "; ".join(flag.upper() if "reported" in flag else flag
                            for flag in reported_flags(rules)))
+    options = export.get("options")
+    if isinstance(options, Mapping) and isinstance(options.get("reorg"), Mapping):
+        flags = interception_flags(dict(options), rules)
+        report.add("ATR missions", True, "; ".join(flags).upper() if flags else (
+            "flown as 11.18.1 says: air-to-air and AA fire decided by the scenario's tables, "
+            "replayed above"))
 
 
 def _read(path: str, report: Report) -> Any:

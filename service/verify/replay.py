@@ -13,7 +13,16 @@ from typing import Any
 from service.answers import Export
 from service.crypto import dice as crypto_dice
 from service.crypto.canonical import canonical_bytes
-from service.rules import Actor, Command, RulesError, Setup, State, decide, initial_state
+from service.rules import (
+    RULES_VERSION,
+    Actor,
+    Command,
+    RulesError,
+    Setup,
+    State,
+    decide,
+    initial_state,
+)
 from service.rules.codec import to_data
 from service.rules.dice import Roll
 from service.rules.scenario import parse_scenario
@@ -153,12 +162,40 @@ def _sealed_from(record: Record) -> int | None:
     return None
 
 
+def other_rules(export: Export, report: Report) -> bool:
+    """Whether events of another rules version than this verifier's keep the replay from
+    running: the rules of one version cannot decide again what another decided (docs/
+    game-master.md "Rules versions"). Versions only move on along a log: an event of an
+    older version after a newer one fails."""
+    versions = [str(e.get("rules_version")) for e in export["events"]]
+    others = sorted({v for v in versions if v != RULES_VERSION})
+    if not others:
+        return False
+    order = [int(v) if v.isdigit() else -1 for v in versions]
+    back = next((i for i in range(1, len(order)) if order[i] < order[i - 1]), None)
+    if back is not None or -1 in order:
+        at = back if back is not None else order.index(-1)
+        report.add("rules versions", False, f"event {at + 1} is logged under rules version "
+                   f"{versions[at]!r} after events of version {versions[at - 1]!r}: no "
+                   "server logs that")
+        return True
+    count = sum(1 for v in versions if v != RULES_VERSION)
+    report.unchecked.append(
+        f"replay: {count} events were decided under rules version {', '.join(others)}, and "
+        f"this verifier decides under version {RULES_VERSION} only: no command is decided "
+        "again (verify the export with the release whose rules decided them)")
+    return True
+
+
 # long: the replay walks every command in order, deciding it again and comparing each event.
 def replay(export: Export, record: Record, seeds: Seeds, report: Report,
            partial: bool) -> None:
     """Decide every command again and compare what the rules make of it with the log;
     in a partial export, up to the first command it withholds (in a complete one a
-    command marked sealed is decided as it stands, without the signature it lacks)."""
+    command marked sealed is decided as it stands, without the signature it lacks); not
+    at all when events of another rules version are in the log (`other_rules`)."""
+    if other_rules(export, report):
+        return
     scenario = parse_scenario(export["scenario"])
     setup = Setup(game_id=export["game"]["id"], scenario=scenario, options=export["options"],
                   dice_mode=export["dice"]["mode"])

@@ -17,8 +17,9 @@ class Check:
 
 @dataclass
 class Report:
-    """The checks, and `unchecked`: what the export withheld (a player's export while a
-    sealed window is open), so that it is never called verified."""
+    """The checks, and `unchecked`: what could not be checked (a player's export while a
+    sealed window is open withholds it; events of another rules version than this
+    verifier's are not decided again), so that it is never called verified."""
 
     checks: list[Check] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)
@@ -48,7 +49,7 @@ class Report:
         lines = [f"{'ok  ' if c.ok else 'FAIL'} {c.name}: {c.detail}" for c in self.checks]
         lines += [f"NOT CHECKED {what}" for what in self.unchecked]
         lines.append("verification FAILED" if self.failed else
-                     "PARTIALLY verified: this export withholds what is listed as not "
-                     "checked; verify the complete export once it is out" if self.unchecked
+                     "PARTIALLY verified: what is listed as not checked was not; see "
+                     "why beside each" if self.unchecked
                      else "verified")
         return "\n".join(lines)

@@ -19,6 +19,7 @@
 // To add an order kind, add an entry; the generic form at the end sends any kind with a
 // JSON body meanwhile.
 
+import { airForm } from "./air.js";
 import { combatChoiceForm } from "./combat.js";
 import { h, words } from "./dom.js";
 import { byPlace, modeForm, strength } from "./modes.js";
@@ -34,7 +35,7 @@ export const DONE_STEPS = ["action", "reaction", "combat", "exploitation", "reor
 const IMPULSE_DONE = ["action", "reaction", "combat", "exploitation", "reorganization"];
 export const ORDER_KINDS = ["declare", "initiative.reroll", "initiative.choose", "done",
   "production", "roll", "mode", "release", "report", "reorg", "consent", "standing", "steps",
-  "combat.choose"];
+  "combat.choose", "air.begin", "air.patrol", "air.fly", "air.intercept", "air.choose"];
 
 const awaitedIn = (ctx, step) => ctx.mine.find((a) => a.step === step);
 
@@ -181,6 +182,7 @@ export const ORDER_FORMS = [
     },
   },
   combatChoiceForm,
+  airForm,
   playForm,
   reorgForm,
   {
@@ -273,7 +275,9 @@ export const ORDER_FORMS = [
   {
     id: "roll",
     title: "Roll dice",
-    applies: (ctx) => ctx.state.game.status === "active",
+    // Only where the referee takes a roll from my side now (its awaiting entry's orders):
+    // never while a combat's question waits, nor in a step whose dice are the server's.
+    applies: (ctx) => ctx.mine.some((a) => a.orders?.includes("roll")),
     render(ctx) {
       const dice = h("input", { name: "dice", value: "2d10", pattern: "[1-9][0-9]?d[1-9][0-9]{0,2}",
         size: 6, required: true });

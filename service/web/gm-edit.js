@@ -1,13 +1,16 @@
 // The GM's edits from the page (issue 30; docs/game-master.md "State edits"): a unit
 // (where it is, face up, shattered, its mode and side showing), a hex (its controller,
-// its port's damage), a power's figures (BP, RPs, chits), each sent as `admin/edit` with
-// only what changed; and the weather table from a turn on (`admin/weather`). Every edit
-// is an event in the log with the reason typed in the panel's Reason field.
+// its port's damage), a power's figures (BP, RPs, chits, and its fuel stock where the
+// scenario has fuel, RULES-NOTES 30), each sent as `admin/edit` with
+// only what changed; the weather table from a turn on (`admin/weather`); and, for a game
+// whose scenario has no combat tables (one begun under rules version 1), its combat
+// section (docs/game-master.md "Rules versions"). Every edit is an event in the log with
+// the reason typed in the panel's Reason field.
 
 import { fill, h, words } from "./dom.js";
 
 const MODES = ["combat", "move", "reserve", "strat", "exploit", "dg"];
-const FIGURES = ["bp_spent_last_turn", "bp_on_rps", "rps", "chits"];
+const FIGURES = ["bp_spent_last_turn", "bp_on_rps", "rps", "chits", "fuel"];
 
 function field(label, control) {
   return h("label.field", {}, h("span", {}, label), control);
@@ -45,7 +48,8 @@ export class GmEdit {
     if (!this.state || this.drawn) return;
     this.drawn = true;
     this.fills = [];
-    fill(this.node, this.unitForm(), this.hexForm(), this.powerForm(), this.weatherForm());
+    fill(this.node, this.unitForm(), this.hexForm(), this.powerForm(), this.weatherForm(),
+      this.combatForm());
   }
 
   /** Send `admin/edit` with what changed, or say that nothing did; then the form shows
@@ -148,24 +152,64 @@ export class GmEdit {
     const powers = Object.keys(this.state.powers);
     const pick = h("select", { name: "edit-power" }, options(powers, words));
     const inputs = Object.fromEntries(FIGURES.map((f) => [f, h("input", { type: "number", min: 0,
-      max: 10000, step: 1, name: `edit-power-${f}`, "aria-label": words(f) })]));
+      max: f === "fuel" ? 100000 : 10000, step: 1, name: `edit-power-${f}`, "aria-label": words(f) })]));
+    // A scenario without fuel has no stock to edit (RULES-NOTES 30).
+    const fuelField = field("Fuel", inputs.fuel);
     const fillIn = () => {
       const p = this.state.powers[pick.value];
       for (const f of FIGURES) inputs[f].value = p?.[f] ?? 0;
+      fuelField.hidden = p?.fuel == null;
     };
     pick.addEventListener("change", fillIn);
     const form = h("fieldset.gm-edit-part", {}, h("legend", {}, "A power's figures"),
       field("Power", pick),
-      h("div.inline-row", {}, FIGURES.map((f) => field(words(f).replace("bp", "BP").replace("rps", "RPs"), inputs[f]))),
+      h("div.inline-row", {}, FIGURES.filter((f) => f !== "fuel")
+        .map((f) => field(words(f).replace("bp", "BP").replace("rps", "RPs"), inputs[f])), fuelField),
       h("div.buttons", {}, h("button", { type: "button", name: "admin-edit-power", onclick: () => {
         const p = this.state.powers[pick.value];
         const changed = {};
         for (const f of FIGURES) {
           const value = Number.parseInt(inputs[f].value, 10);
+          if (f === "fuel" && p.fuel == null) continue;
           if (!Number.isNaN(value) && value !== p[f]) changed[f] = value;
         }
         this.edit("powers", Object.keys(changed).length ? { [pick.value]: changed } : {}, form, fillIn);
       } }, "Edit the figures")));
+    fillIn();
+    this.fills.push([form, fillIn]);
+    return form;
+  }
+
+  /** The combat section of a game without combat tables: players report results, or
+   *  the group's tables (the scenario format's `combat` section, docs/scenario.md). Once
+   *  tables decide, they are not changed, and the form is gone. */
+  combatForm() {
+    const section = h("textarea", { name: "edit-combat", rows: 4, spellcheck: "false",
+      "aria-label": "The combat section (JSON)" }, '{"results": "reported"}');
+    let form = null;
+    const fillIn = () => {
+      const results = this.state.game.combat_results || {};
+      form.hidden = ["overrun", "combat", "barrage"].some((by) => results[by] === "table");
+    };
+    const send = () => {
+      let parsed;
+      try {
+        parsed = JSON.parse(section.value);
+      } catch (error) {
+        this.gm.app.showError(new Error(`The combat section is not JSON: ${error.message}`));
+        return;
+      }
+      this.gm.act("edit", { combat: parsed }, "Combat section", form).then(fillIn);
+    };
+    form = h("fieldset.gm-edit-part", {}, h("legend", {}, "The combat section"),
+      h("p.hint", {}, "No combat table decides this game's combats: its scenario has none, "
+        + "as every game begun before combat tables (rules version 1). Set whether players "
+        + "report results, as they did then, or the group's tables, in the scenario format's "
+        + "combat section (docs/scenario.md). Tables, once set, decide every combat after and "
+        + "are not changed."),
+      section,
+      h("div.buttons", {}, h("button", { type: "button", name: "admin-edit-combat", onclick: send },
+        "Set the combat section")));
     fillIn();
     this.fills.push([form, fillIn]);
     return form;

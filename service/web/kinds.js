@@ -22,5 +22,8 @@ export const EVENT_KINDS = Object.freeze([
   "units.exploit_awarded", "units.turned_face_down", "units.shattered",
   "unit.flew_mission", "combat.rolled", "combat.closed", "combat.resolved", "combat.asked",
   "combat.answered", "combat.no_retreat", "standing.armed",
-  "standing.answered", "standing.disarmed",
+  "standing.answered", "standing.disarmed", "air.mission_began", "air.window_opened",
+  "air.window_skipped", "air.patrolled", "air.flown", "air.intercepted",
+  "air.combat_resolved", "air.asked", "air.answered", "air.losses_taken", "air.aa_fired",
+  "air.mission_ended",
 ]);

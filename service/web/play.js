@@ -8,6 +8,7 @@
 // Nothing here needs hand-written JSON; what the server would refuse is not offered, and
 // why is shown instead.
 
+import { airLayers, airOnHex, airOnUnit } from "./air.js";
 import { choiceLayers, choiceOnHex, combatsThisStep, odds, oddsView, resultView, tableDecides } from "./combat.js";
 import { fill, h, words } from "./dom.js";
 import { afterResults, enter, Ground, nextHexes, unitsOf } from "./retreat.js";
@@ -92,7 +93,8 @@ export class PlayPanel {
 
   /** A click on a counter: my unit is selected for play; true when handled. */
   onUnit(uid) {
-    if (!this.step() || !this.mine(uid)) return false;
+    if (!this.step()) return airOnUnit(this.ctx, uid);
+    if (!this.mine(uid)) return false;
     this.select(uid);
     return true;
   }
@@ -100,7 +102,9 @@ export class PlayPanel {
   /** A click on a hex: a move or an attack when the selected unit may, or the retreat
    *  path a combat's question asks for; true if so. */
   onHex(hexId) {
-    if (!this.step()) return choiceOnHex(this.ctx, hexId, () => this.app.redrawMap());
+    if (!this.step()) {
+      return airOnHex(this.ctx, hexId) || choiceOnHex(this.ctx, hexId, () => this.app.redrawMap());
+    }
     if (!this.selected || !this.options) return false;
     const reach = this.reach().get(hexId);
     if (reach) {
@@ -199,7 +203,7 @@ export class PlayPanel {
 
   /** What the map shows for the panel: reach, transport, targets, planned moves. */
   layers() {
-    if (!this.step()) return choiceLayers(this.ctx);
+    if (!this.step()) return airLayers(this.ctx) || choiceLayers(this.ctx);
     return {
       selectedUnit: this.selected,
       reach: this.reach(),

@@ -2,9 +2,11 @@
 // part: my face-down units; for the one chosen, every legal method from
 // GET /reorg/options (cost, source or provider, path, capacity) and every illegal one
 // with its reason; a basket (one method per unit) paid by one power, its cost checked
-// by a dry run, then sent as one all-or-nothing `reorg` order.
+// by a dry run, then sent as one all-or-nothing `reorg` order. The side's damaged ports
+// and the ways to repair them (repairs.js) join the same basket.
 
 import { h, words } from "./dom.js";
+import { Repairs, eventKey } from "./repairs.js";
 import { STANDING_DEFAULTS } from "./standing.js";
 
 export const REORG_STEPS = ["reorganization", "final_reorganization"];
@@ -28,6 +30,7 @@ function placeName(ctx, id) {
 
 /** Where an item's RPs come from, in words (the method is named next to it). */
 function fromText(ctx, item) {
+  if (item.method === "port_repair") return placeName(ctx, item.source);
   const parts = [item.hq, item.atr, item.trs, item.supply_unit].filter(Boolean);
   if (item.source) parts.push(placeName(ctx, item.source));
   if (item.port) parts.push(`${parts.length ? "via" : "port"} ${placeName(ctx, item.port)}`);
@@ -66,6 +69,15 @@ function capacityLines(ctx, capacity) {
   });
 }
 
+/** "Reorganize 2 units", "Repair 1 port", "Reorganize 1 unit, repair 1 port". */
+function submitLabel(entries) {
+  const ports = entries.filter(([, b]) => b.method === "port_repair").length;
+  const units = entries.length - ports;
+  const parts = [units ? `reorganize ${plural(units, "unit")}` : null,
+    ports ? `repair ${plural(ports, "port")}` : null].filter(Boolean).join(", ") || "reorganize";
+  return parts[0].toUpperCase() + parts.slice(1);
+}
+
 /** The panel of the current position (rebuilt when the position changes). */
 let panel = null;
 
@@ -96,6 +108,7 @@ class ReorgPanel {
     this.preview = null; // the last dry run: {valid, events} for the basket it checked
     this.payer = null;
     this.open = { illegal: null, capacity: false }; // <details> the player opened or closed
+    this.repairs = new Repairs();
     this.update(ctx);
   }
 
@@ -116,10 +129,15 @@ class ReorgPanel {
     if (!payers.includes(this.payer)) {
       this.payer = payers.find((p) => ctx.state.powers[p].rps > 0) || payers[0] || null;
     }
-    // Units that turned face up (this order or another tab's) leave the basket.
-    for (const uid of [...this.basket.keys()]) {
-      if (ctx.state.units[uid]?.face_up !== false) this.basket.delete(uid);
+    // Units that turned face up and ports repaired (this order or another tab's) leave
+    // the basket.
+    for (const key of [...this.basket.keys()]) {
+      const repair = this.basket.get(key).method === "port_repair";
+      if (repair ? !this.repairs.stillDamaged(ctx, key) : ctx.state.units[key]?.face_up !== false) {
+        this.basket.delete(key);
+      }
     }
+    this.repairs.refresh(ctx, () => this.draw());
     if (this.selected && ctx.state.units[this.selected]?.face_up !== false) {
       this.selected = null;
       this.plan = null;
@@ -151,10 +169,11 @@ class ReorgPanel {
     }
   }
 
-  add(option) {
-    const uid = option.item.unit;
-    this.basket.set(uid, { item: option.item, cost: option.cost, method: option.method,
-      from: fromText(this.ctx, option.item), power: option.power });
+  /** An option into the basket; a port's repair (no unit) under its `label`. */
+  add(option, label = null) {
+    const key = option.item.unit ?? `port:${option.item.port}`;
+    this.basket.set(key, { item: option.item, cost: option.cost, method: option.method,
+      from: fromText(this.ctx, option.item), power: option.power, label });
     this.preview = null;
     this.draw();
   }
@@ -175,7 +194,7 @@ class ReorgPanel {
     this.preview = { ...preview, basket: JSON.stringify(this.body()) };
     // The dry run's costs are exact: items of one order share limits and paths.
     for (const event of preview.events || []) {
-      const entry = event.data?.unit && this.basket.get(event.data.unit);
+      const entry = this.basket.get(eventKey(event.data));
       if (entry) entry.cost = event.data.cost;
     }
     this.draw();
@@ -215,7 +234,7 @@ class ReorgPanel {
           const preview = await this.ctx.dryRun("reorg", this.body());
           this.preview = { ...preview, basket: JSON.stringify(this.body()) };
           for (const event of preview.events || []) {
-            const entry = event.data?.unit && this.basket.get(event.data.unit);
+            const entry = this.basket.get(eventKey(event.data));
             if (entry) entry.cost = event.data.cost;
           }
           break;
@@ -286,6 +305,8 @@ class ReorgPanel {
       h("div.reorg-grid", {},
         this.drawUnits(units),
         this.drawOptions()),
+      this.repairs.view(this.ctx, this.payer, this.basket, (o, label) => this.add(o, label),
+        (id) => placeName(this.ctx, id)),
       this.drawBasket(total, over),
       this.drawCapacity());
     const unitList = this.node.querySelector(".unit-picks");
@@ -364,7 +385,11 @@ class ReorgPanel {
         h("ul.options", {}, plan.illegal.map((o) => h("li.option.illegal",
           { dataset: { method: o.method }, "aria-disabled": "true" },
           h("strong", {}, methodName(o.method)), " ", o.reason,
-          o.rule ? h("small", {}, ` (${o.rule})`) : null)))));
+          o.rule ? h("small", {}, ` (${o.rule})`) : null,
+          // Enemy fighters or AA could meet the ATR: it flies its mission (air.js).
+          o.code === "reorg/atr_opposed" && this.ctx.mine.some((a) => a.orders?.includes("air.begin"))
+            ? h("button", { type: "button", name: "reorg-air-begin",
+              onclick: () => this.ctx.send("air.begin", {}) }, "Fly air reorganization") : null)))));
     }
     return box;
   }
@@ -387,7 +412,7 @@ class ReorgPanel {
           h("th", { scope: "col" }, "From"), h("th.num", { scope: "col" }, "RPs"),
           h("th", { scope: "col" }, h("span.visually-hidden", {}, "Remove")))),
         h("tbody", {}, entries.map(([uid, b]) => h(`tr${this.refused?.has(uid) ? ".refused" : ""}`, { dataset: { unit: uid } },
-          h("th", { scope: "row" }, uid), h("td", {}, methodName(b.method)), h("td", {}, b.from),
+          h("th", { scope: "row" }, b.label || uid), h("td", {}, methodName(b.method)), h("td", {}, b.from),
           h("td.num", {}, b.cost),
           h("td", {}, h("button.link", { type: "button", name: `reorg-remove-${uid}`,
             onclick: () => this.remove(uid) }, "remove"),
@@ -406,7 +431,7 @@ class ReorgPanel {
           onclick: () => this.check() }, "Check the cost (dry run)"),
         h("button.primary", { type: "button", name: "reorg-submit", disabled: !entries.length,
           onclick: () => this.submit() },
-        entries.length ? `Reorganize ${plural(entries.length, "unit")}` : "Reorganize"),
+        submitLabel(entries)),
         // The basket as the side's own plan for the turn's final reorganization: its
         // standing order plays it first, then the cheapest way for the rest (issue 30).
         entries.length && this.ctx.mine.some((a) => a.step === "reorganization")

@@ -4,7 +4,9 @@
 // where the side is not phasing (never its own attacks); the final reorganization spends
 // the RPs (the cheapest way for every unit, or the side's plan) before it is done, and by
 // default asks rather than let RPs lapse. The panel says what an armed order would let
-// lapse, with the figure.
+// lapse, with the figure. A combat's questions (docs/api.md "Combat choices") are
+// answered ahead only when the player arms their orders here, one answer each: "Arm the
+// defaults" leaves them to the player.
 
 import { h, stopWords, words } from "./dom.js";
 
@@ -26,6 +28,17 @@ export const STANDING_DEFAULTS = {
   final_reorganization: { step: "final_reorganization", spend: "cheapest",
     stops: [{ kind: "hq_out_of_supply" }, { kind: "rps_lapse" }] },
 };
+
+// The kinds of combat question a standing order answers: each answer in words, and the
+// care that asks the side instead (RULES-NOTES 32).
+export const CHOICE_STEPS = [
+  ["combat.losses", { default: "the weakest units take the step losses (the default)" },
+    "a unit would be eliminated"],
+  ["combat.retreat", { retreat: "retreat as far as the result allows, entering no enemy ZOC",
+    losses: "take the retreat options as step losses" }, "no retreat path avoids every enemy ZOC"],
+  ["combat.advance", { advance: "every attacker that may advances", stay: "nobody advances" },
+    "the advance would overstack the hex"],
+];
 
 const rpList = (pairs) => pairs.map(([power, n]) => `${power} ${n}`).join(", ");
 const sum = (pairs) => pairs.reduce((n, [, x]) => n + x, 0);
@@ -75,6 +88,8 @@ export const standingForm = {
           : h("button", { type: "button", name: `standing-arm-${step}`,
             onclick: () => ctx.send("standing", STANDING_DEFAULTS[step]) }, "Arm"));
     });
+    const tables = Object.values(ctx.state.game.combat_results || {}).includes("table");
+    const choices = tables ? CHOICE_STEPS.map((c) => choiceRow(ctx, c, armed.get(c[0]))) : [];
     const armAll = async () => {
       for (const [step] of STANDING_STEPS) {
         if (!armed.has(step) && !(await ctx.send("standing", STANDING_DEFAULTS[step]))) return;
@@ -86,6 +101,33 @@ export const standingForm = {
         + "none lets RPs lapse without asking you."),
       h("ul.standing-list", {}, rows),
       h("div.buttons", {}, h("button", { type: "button", name: "standing-arm-all", onclick: armAll },
-        "Arm the defaults")));
+        "Arm the defaults")),
+      choices.length ? [h("p.hint", {}, "A combat's questions: answered for you only if you "
+        + "arm an answer here (the defaults leave them to you); asked instead when the answer "
+        + "would cost more than it says."),
+      h("ul.standing-list.standing-choices", {}, choices)] : null);
   },
 };
+
+/** A kind of combat question: armed, its answer in words and its care; else a choice of
+ *  answer to arm. */
+function choiceRow(ctx, [step, answers, care], order) {
+  const name = words(step).replace("combat ", "");
+  const label = `Combat question: ${name}`;
+  if (order) {
+    return h("li", { dataset: { standing: step, armed: "yes" } }, h("strong", {}, label), ": ",
+      `${answers[order.answer] ?? words(order.answer)}, unless ${care} (then you are asked) `,
+      h("button", { type: "button", name: `standing-disarm-${step}`,
+        onclick: () => ctx.send("standing", { step, armed: false }) }, "Disarm"));
+  }
+  const choices = Object.entries(answers);
+  const pick = choices.length > 1
+    ? h("select", { name: `standing-answer-${step}`, "aria-label": `${label}: the answer` },
+      choices.map(([value, said]) => h("option", { value }, said)))
+    : null;
+  const answer = () => (pick ? pick.value : choices[0][0]);
+  return h("li", { dataset: { standing: step, armed: "no" } }, h("strong", {}, label), ": ",
+    h("span.muted", {}, pick ? "asked" : `asked (armed: ${choices[0][1]})`), " ", pick, " ",
+    h("button", { type: "button", name: `standing-arm-${step}`,
+      onclick: () => ctx.send("standing", { step, answer: answer() }) }, "Arm"));
+}

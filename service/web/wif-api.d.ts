@@ -623,6 +623,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/reorg/repairs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Plan port repairs: the side's damaged ports and the ways to repair each */
+        get: operations["repairs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/units/{unit}/options": {
         parameters: {
             query?: never;
@@ -779,9 +796,85 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "game.your_move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `game.your_move`: the game newly awaits the player (docs/api.md, "What is sent"). */
+        post: operations["game_your_move"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "game.events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `game.events`: to a player with `every_event`, and always to the GM. */
+        post: operations["game_events"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "game.deadline_reminder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `game.deadline_reminder`: half and nine tenths of the step's deadline have passed, */
+        post: operations["game_deadline_reminder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "game.deadline_notice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `game.deadline_notice`: the same, to the GM, with every entry still awaited. */
+        post: operations["game_deadline_notice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        /** AaShown */
+        AaShown: {
+            /** Unit */
+            unit: string;
+            /** Factor */
+            factor: number;
+        };
         /**
          * Accepted
          * @description `POST /orders` 201 (200 with `Idempotent-Replayed: true` for a resent order).
@@ -826,7 +919,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "initiative.reroll" | "initiative.choose" | "declare" | "done" | "production" | "roll" | "mode" | "release" | "report" | "reorg" | "consent" | "standing" | "steps" | "combat.choose";
+            kind: "initiative.reroll" | "initiative.choose" | "declare" | "done" | "production" | "roll" | "mode" | "release" | "report" | "reorg" | "consent" | "standing" | "steps" | "combat.choose" | "air.begin" | "air.patrol" | "air.fly" | "air.intercept" | "air.choose";
             /** Body */
             body?: {
                 [key: string]: unknown;
@@ -883,9 +976,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -937,9 +1031,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -989,9 +1084,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1001,7 +1097,8 @@ export interface components {
         };
         /**
          * AdminEditOrder
-         * @description A signed order of kind `admin.edit`: `admin.edit`: units, hexes and powers changed, with the reason.
+         * @description A signed order of kind `admin.edit`: `admin.edit`: units, hexes and powers changed, with the reason; `combat`, for a
+         *     game without combat tables, the scenario's combat section (docs/scenario.md).
          * @example {
          *       "body": {
          *         "reason": "the Allies' corps was misplaced in the tabletop game",
@@ -1046,9 +1143,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1098,9 +1196,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1150,9 +1249,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1203,9 +1303,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1255,9 +1356,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1309,9 +1411,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1361,9 +1464,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1416,9 +1520,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1468,9 +1573,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1583,15 +1689,481 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             kind: "admin.weather";
             body: components["schemas"]["WeatherBody"];
+        };
+        /**
+         * AirBeginBody
+         * @description `air.begin`: the reorganizing side flies air reorganization this step; the
+         *     enemies' combat air patrol comes first (11.18.1 step 1).
+         */
+        AirBeginBody: Record<string, never>;
+        /**
+         * AirBeginOrder
+         * @description A signed order of kind `air.begin`: `air.begin`: the reorganizing side flies air reorganization this step; the
+         *     enemies' combat air patrol comes first (11.18.1 step 1).
+         * @example {
+         *       "body": {},
+         *       "game": "<game id>",
+         *       "impulse": 1,
+         *       "kind": "air.begin",
+         *       "player": "<player id>",
+         *       "prev": "<hash of the newest event seen>",
+         *       "seq": 1,
+         *       "step": "reorganization",
+         *       "turn": 1
+         *     }
+         */
+        AirBeginOrder: {
+            /** Game */
+            game: string;
+            /**
+             * Player
+             * @description the signer: a player's id, or "gm"
+             */
+            player: string;
+            /**
+             * Seq
+             * @description unique per signer (a nonce): a resent order with the same seq and bytes gets its first answer again
+             */
+            seq: number;
+            /**
+             * Prev
+             * @description the hash of the newest event the signer saw (the game's `head`): an order over a history the server did not show is refused, and `verify` checks every one
+             */
+            prev: string;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /**
+             * Step
+             * @description the step the signer saw: one this kind answers
+             * @enum {string}
+             */
+            step: "reorganization" | "final_reorganization";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.begin";
+            body: components["schemas"]["AirBeginBody"];
+        };
+        /**
+         * AirChoices
+         * @description An air unit's part in ATR missions now (11.18.1): its range and air-to-air factor;
+         *     for an ATR, the missions it could fly; for a fighter, whether it may fly in the
+         *     window its side is awaited in, and where (or why not).
+         */
+        AirChoices: {
+            /** Range */
+            range: number | null;
+            /** Air To Air */
+            air_to_air: number;
+            /** Interception */
+            interception: boolean;
+            /** Missions */
+            missions: components["schemas"]["MissionShown"][];
+            /** Window */
+            window: string | null;
+            /** Hexes */
+            hexes: string[];
+            /** Why */
+            why: string | null;
+        };
+        /**
+         * AirChooseBody
+         * @description `air.choose`: which of the side's aircraft in the air-to-air combat over `hex` are
+         *     lost and which aborted, as the result asks (11.18.1 step 5).
+         */
+        AirChooseBody: {
+            /** Hex */
+            hex: string;
+            /** Lost */
+            lost: string[];
+            /** Aborted */
+            aborted: string[];
+        };
+        /**
+         * AirChooseOrder
+         * @description A signed order of kind `air.choose`: `air.choose`: which of the side's aircraft in the air-to-air combat over `hex` are
+         *     lost and which aborted, as the result asks (11.18.1 step 5).
+         * @example {
+         *       "body": {
+         *         "aborted": [],
+         *         "hex": "0605",
+         *         "lost": [
+         *           "ger-ftr-1"
+         *         ]
+         *       },
+         *       "game": "<game id>",
+         *       "impulse": 1,
+         *       "kind": "air.choose",
+         *       "player": "<player id>",
+         *       "prev": "<hash of the newest event seen>",
+         *       "seq": 1,
+         *       "step": "air.choice",
+         *       "turn": 1
+         *     }
+         */
+        AirChooseOrder: {
+            /** Game */
+            game: string;
+            /**
+             * Player
+             * @description the signer: a player's id, or "gm"
+             */
+            player: string;
+            /**
+             * Seq
+             * @description unique per signer (a nonce): a resent order with the same seq and bytes gets its first answer again
+             */
+            seq: number;
+            /**
+             * Prev
+             * @description the hash of the newest event the signer saw (the game's `head`): an order over a history the server did not show is refused, and `verify` checks every one
+             */
+            prev: string;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /**
+             * Step
+             * @description the step the signer saw: one this kind answers
+             * @enum {string}
+             */
+            step: "air.choice";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.choose";
+            body: components["schemas"]["AirChooseBody"];
+        };
+        /**
+         * AirDefault
+         * @description The body the default answers a window with: no patrol, no flight, no
+         *     interception, the default losses.
+         */
+        AirDefault: {
+            /** Patrols */
+            patrols?: components["schemas"]["PlacementShown"][];
+            /** Flights */
+            flights?: components["schemas"]["FlightShown"][];
+            /** Escorts */
+            escorts?: components["schemas"]["PlacementShown"][];
+            /** Interceptors */
+            interceptors?: components["schemas"]["PlacementShown"][];
+            /** Hex */
+            hex?: string;
+            /** Lost */
+            lost?: string[];
+            /** Aborted */
+            aborted?: string[];
+        };
+        /**
+         * AirFlyBody
+         * @description `air.fly`: every ATR selected, with its target, and the escorting fighters, each to
+         *     a target hex (11.18.1 step 2); `power` pays for the reorganization. No flights: the
+         *     side flies nothing.
+         */
+        AirFlyBody: {
+            /** Power */
+            power: string;
+            /** Flights */
+            flights: components["schemas"]["Flight"][];
+            /** Escorts */
+            escorts?: components["schemas"]["Placement"][];
+        };
+        /**
+         * AirFlyOrder
+         * @description A signed order of kind `air.fly`: `air.fly`: every ATR selected, with its target, and the escorting fighters, each to
+         *     a target hex (11.18.1 step 2); `power` pays for the reorganization. No flights: the
+         *     side flies nothing.
+         * @example {
+         *       "body": {
+         *         "escorts": [
+         *           {
+         *             "hex": "0605",
+         *             "unit": "ger-ftr-1"
+         *           }
+         *         ],
+         *         "flights": [
+         *           {
+         *             "atr": "ger-atr-1",
+         *             "hex": "0605",
+         *             "units": [
+         *               "ger-mot-1"
+         *             ]
+         *           }
+         *         ],
+         *         "power": "germany"
+         *       },
+         *       "game": "<game id>",
+         *       "impulse": 1,
+         *       "kind": "air.fly",
+         *       "player": "<player id>",
+         *       "prev": "<hash of the newest event seen>",
+         *       "seq": 1,
+         *       "step": "air.flight",
+         *       "turn": 1
+         *     }
+         */
+        AirFlyOrder: {
+            /** Game */
+            game: string;
+            /**
+             * Player
+             * @description the signer: a player's id, or "gm"
+             */
+            player: string;
+            /**
+             * Seq
+             * @description unique per signer (a nonce): a resent order with the same seq and bytes gets its first answer again
+             */
+            seq: number;
+            /**
+             * Prev
+             * @description the hash of the newest event the signer saw (the game's `head`): an order over a history the server did not show is refused, and `verify` checks every one
+             */
+            prev: string;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /**
+             * Step
+             * @description the step the signer saw: one this kind answers
+             * @enum {string}
+             */
+            step: "air.flight";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.fly";
+            body: components["schemas"]["AirFlyBody"];
+        };
+        /**
+         * AirInterceptBody
+         * @description `air.intercept`: the fighters flown to intercept, each to a target hex (11.18.1
+         *     step 3 for the enemies, step 4 for the flying side); empty: none.
+         */
+        AirInterceptBody: {
+            /** Interceptors */
+            interceptors: components["schemas"]["Placement"][];
+        };
+        /**
+         * AirInterceptOrder
+         * @description A signed order of kind `air.intercept`: `air.intercept`: the fighters flown to intercept, each to a target hex (11.18.1
+         *     step 3 for the enemies, step 4 for the flying side); empty: none.
+         * @example {
+         *       "body": {
+         *         "interceptors": [
+         *           {
+         *             "hex": "0605",
+         *             "unit": "usa-ftr-1"
+         *           }
+         *         ]
+         *       },
+         *       "game": "<game id>",
+         *       "impulse": 1,
+         *       "kind": "air.intercept",
+         *       "player": "<player id>",
+         *       "prev": "<hash of the newest event seen>",
+         *       "seq": 1,
+         *       "step": "air.intercept",
+         *       "turn": 1
+         *     }
+         */
+        AirInterceptOrder: {
+            /** Game */
+            game: string;
+            /**
+             * Player
+             * @description the signer: a player's id, or "gm"
+             */
+            player: string;
+            /**
+             * Seq
+             * @description unique per signer (a nonce): a resent order with the same seq and bytes gets its first answer again
+             */
+            seq: number;
+            /**
+             * Prev
+             * @description the hash of the newest event the signer saw (the game's `head`): an order over a history the server did not show is refused, and `verify` checks every one
+             */
+            prev: string;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /**
+             * Step
+             * @description the step the signer saw: one this kind answers
+             * @enum {string}
+             */
+            step: "air.intercept" | "air.counter";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.intercept";
+            body: components["schemas"]["AirInterceptBody"];
+        };
+        /**
+         * AirPatrolBody
+         * @description `air.patrol`: the fighters flown on combat air patrol, each to a potential target
+         *     hex (11.18.1 step 1); empty: no patrol.
+         */
+        AirPatrolBody: {
+            /** Patrols */
+            patrols: components["schemas"]["Placement"][];
+        };
+        /**
+         * AirPatrolOrder
+         * @description A signed order of kind `air.patrol`: `air.patrol`: the fighters flown on combat air patrol, each to a potential target
+         *     hex (11.18.1 step 1); empty: no patrol.
+         * @example {
+         *       "body": {
+         *         "patrols": [
+         *           {
+         *             "hex": "0605",
+         *             "unit": "cw-ftr-1"
+         *           }
+         *         ]
+         *       },
+         *       "game": "<game id>",
+         *       "impulse": 1,
+         *       "kind": "air.patrol",
+         *       "player": "<player id>",
+         *       "prev": "<hash of the newest event seen>",
+         *       "seq": 1,
+         *       "step": "air.patrol",
+         *       "turn": 1
+         *     }
+         */
+        AirPatrolOrder: {
+            /** Game */
+            game: string;
+            /**
+             * Player
+             * @description the signer: a player's id, or "gm"
+             */
+            player: string;
+            /**
+             * Seq
+             * @description unique per signer (a nonce): a resent order with the same seq and bytes gets its first answer again
+             */
+            seq: number;
+            /**
+             * Prev
+             * @description the hash of the newest event the signer saw (the game's `head`): an order over a history the server did not show is refused, and `verify` checks every one
+             */
+            prev: string;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /**
+             * Step
+             * @description the step the signer saw: one this kind answers
+             * @enum {string}
+             */
+            step: "air.patrol";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.patrol";
+            body: components["schemas"]["AirPatrolBody"];
+        };
+        /**
+         * AirQuestionShown
+         * @description What an air-to-air result asks a side: how many of `units` are lost and how many
+         *     aborted, and the default answer (the lost first).
+         */
+        AirQuestionShown: {
+            /** Hex */
+            hex: string;
+            /** Against */
+            against: string;
+            /** Lost */
+            lost: number;
+            /** Aborted */
+            aborted: number;
+            /** Units */
+            units: string[];
+            /** Default */
+            default: string[];
+            /** Text */
+            text: string;
+        };
+        /**
+         * AirView
+         * @description An air reorganization mission in progress (11.18.1; docs/api.md "ATR missions"):
+         *     whose, the window open ("" while the referee resolves) and the sides it awaits, the
+         *     potential target hexes, the flight's reorganization (unit, ATR) paid by `power`,
+         *     every aircraft in the air and the air-to-air combats fought. Every side sees it.
+         */
+        AirView: {
+            /** Side */
+            side: string;
+            /** Window */
+            window: string;
+            /** Sides */
+            sides: string[];
+            /** Answered */
+            answered: string[];
+            /** Targets */
+            targets: string[];
+            /** Power */
+            power: string | null;
+            /** Items */
+            items: string[][];
+            /** Sorties */
+            sorties: components["schemas"]["SortieShown"][];
+            /** Fought */
+            fought: string[];
+        };
+        /**
+         * AirWindowShown
+         * @description A window of an air reorganization mission (docs/api.md "ATR missions"): which
+         *     (`window`, its `rule`), whose mission (`side`), where its fighters may fly
+         *     (`hexes`), the awaited side's fighters that may fly and the hexes each reaches, the
+         *     ATRs the flight may take (`air.flight`), the aircraft in the air so far, the answer
+         *     given by default, and the question of an air-to-air result (`air.choice`).
+         */
+        AirWindowShown: {
+            /** Window */
+            window: string;
+            /** Rule */
+            rule: string;
+            /** Side */
+            side: string;
+            /** Hexes */
+            hexes: string[];
+            /** Fighters */
+            fighters: {
+                [key: string]: string[];
+            };
+            /** Atrs */
+            atrs: {
+                [key: string]: components["schemas"]["AtrChoice"];
+            };
+            /** Sorties */
+            sorties: components["schemas"]["SortieShown"][];
+            default: components["schemas"]["AirDefault"];
+            question?: components["schemas"]["AirQuestionShown"];
         };
         /**
          * Allowance
@@ -1609,6 +2181,24 @@ export interface components {
             rule: string;
             /** Move Class */
             move_class: string;
+        };
+        /**
+         * AtrChoice
+         * @description An ATR the flight may take (11.18.1): its base and range, the hexes it reaches
+         *     with the face-down units there, and whether it is large (Option 36: 2 units within
+         *     half its range).
+         */
+        AtrChoice: {
+            /** Base */
+            base: string | null;
+            /** Range */
+            range: number;
+            /** Large */
+            large: boolean;
+            /** Hexes */
+            hexes: {
+                [key: string]: string[];
+            };
         };
         /**
          * AttackBy
@@ -1658,18 +2248,16 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /** Deadline */
             deadline: string | null;
             /** Orders */
-            orders: string[];
-            /** Choices */
-            choices?: {
-                [key: string]: unknown[];
-            };
+            orders: ("initiative.reroll" | "initiative.choose" | "declare" | "done" | "production" | "roll" | "mode" | "release" | "report" | "reorg" | "consent" | "standing" | "steps" | "combat.choose" | "air.begin" | "air.patrol" | "air.fly" | "air.intercept" | "air.choose")[];
+            choices?: components["schemas"]["Choices"];
             /** Options */
             options?: string;
             combat?: components["schemas"]["ChoiceShown"];
+            air?: components["schemas"]["AirWindowShown"];
         };
         /** CapacityShown */
         CapacityShown: {
@@ -1695,6 +2283,25 @@ export interface components {
             code: string;
             /** Results */
             results: string[];
+        };
+        /**
+         * Chain
+         * @description A seed chain's commitment (docs/dice.md): the `dice.committed` (or, with its
+         *     `reason`, `dice.recommitted`) event at `seq`.
+         */
+        Chain: {
+            /** Seq */
+            seq: number;
+            /** Chain */
+            chain: number;
+            /** From Turn */
+            from_turn: number;
+            /** Anchor */
+            anchor: string;
+            /** Length */
+            length: number;
+            /** Reason */
+            reason?: string;
         };
         /** ChainView */
         ChainView: {
@@ -1748,7 +2355,7 @@ export interface components {
          *         "timezone": "Europe/Paris",
          *         "to": "07:30"
          *       },
-         *       "target": "https://203.0.113.10/api/webhooks/1/abc"
+         *       "target": "https://discord.com/api/webhooks/1234567890/wif-example"
          *     }
          */
         ChannelSettings: {
@@ -1759,7 +2366,7 @@ export interface components {
              * Digest Minutes
              * @default 0
              */
-            digest_minutes: number;
+            digest_minutes?: number;
         };
         /**
          * Channels
@@ -1815,6 +2422,27 @@ export interface components {
             text: string;
             /** Zoc */
             zoc: string[];
+        };
+        /** Choices */
+        Choices: {
+            /** Demand */
+            demand?: boolean[];
+            /** Position */
+            position?: ("first" | "last" | "before" | "after")[];
+            /** Actions.* */
+            "actions.*"?: ("pass" | "land" | "air" | "naval" | "combined")[];
+            /** Agree */
+            agree?: boolean[];
+            /** Losses.* */
+            "losses.*"?: string[];
+            /** Advance.* */
+            "advance.*"?: string[];
+            /** Retreat */
+            retreat?: string[][];
+            /** Lost.* */
+            "lost.*"?: string[];
+            /** Aborted.* */
+            "aborted.*"?: string[];
         };
         /**
          * ChooseBody
@@ -1924,9 +2552,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "combat.choice";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2043,9 +2672,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "consent";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2079,7 +2709,8 @@ export interface components {
          *         "script": {
          *           "combat": [
          *             4,
-         *             4
+         *             4,
+         *             5
          *           ],
          *           "initiative": [
          *             10,
@@ -2160,6 +2791,35 @@ export interface components {
             join_codes: {
                 [key: string]: string;
             };
+        };
+        /**
+         * DeadlineNotice
+         * @description `game.deadline_notice`: the same, to the GM, with every entry still awaited.
+         */
+        DeadlineNotice: {
+            /**
+             * Type
+             * @constant
+             */
+            type: "game.deadline_notice";
+            /** Timestamp */
+            timestamp: string;
+            data: components["schemas"]["NoticeData"];
+        };
+        /**
+         * DeadlineReminder
+         * @description `game.deadline_reminder`: half and nine tenths of the step's deadline have passed,
+         *     to the player awaited.
+         */
+        DeadlineReminder: {
+            /**
+             * Type
+             * @constant
+             */
+            type: "game.deadline_reminder";
+            /** Timestamp */
+            timestamp: string;
+            data: components["schemas"]["ReminderData"];
         };
         /**
          * DeadlinesBody
@@ -2247,9 +2907,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "declare";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2266,16 +2927,17 @@ export interface components {
         DiceRecord: {
             /** Game */
             game: string;
-            /** Mode */
-            mode: string;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "fair" | "seeded" | "scripted";
             /** Scripted */
             scripted: boolean;
             /** Algorithm */
             algorithm: string;
             /** Chains */
-            chains: {
-                [key: string]: unknown;
-            }[];
+            chains: components["schemas"]["Chain"][];
             /** Turns */
             turns: components["schemas"]["TurnDice"][];
         };
@@ -2296,6 +2958,35 @@ export interface components {
             rolls_this_turn: number;
             /** Chains */
             chains: components["schemas"]["ChainView"][];
+        };
+        /**
+         * Divergence
+         * @description A replay of the log that differs from the stored state (`python -m service
+         *     replay-check`, docs/game-master.md): at event `seq`, after `after_seq` replayed the
+         *     same; `what` and `path` say where; `stored` and `replayed` are the two values there,
+         *     any JSON.
+         */
+        Divergence: {
+            /** Seq */
+            seq: number;
+            /** After Seq */
+            after_seq: number;
+            /** What */
+            what: string;
+            /** Path */
+            path: string;
+            /** Stored */
+            stored: unknown;
+            /** Replayed */
+            replayed: unknown;
+            /** Event Kinds */
+            event_kinds: string[];
+            /** Logged Rules Versions */
+            logged_rules_versions: string[];
+            /** Rules Version */
+            rules_version: string;
+            /** Checked At */
+            checked_at: string;
         };
         /**
          * DoneBody
@@ -2357,9 +3048,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2394,7 +3086,8 @@ export interface components {
         };
         /**
          * EditBody
-         * @description `admin.edit`: units, hexes and powers changed, with the reason.
+         * @description `admin.edit`: units, hexes and powers changed, with the reason; `combat`, for a
+         *     game without combat tables, the scenario's combat section (docs/scenario.md).
          */
         EditBody: {
             /** Reason */
@@ -2410,6 +3103,10 @@ export interface components {
             /** Powers */
             powers?: {
                 [key: string]: components["schemas"]["PowerEdit"];
+            };
+            /** Combat */
+            combat?: {
+                [key: string]: unknown;
             };
         };
         /**
@@ -2450,45 +3147,35 @@ export interface components {
          * @example {}
          */
         Empty: Record<string, never>;
+        /** @description An event as it is stored, hashed and shown (docs/api.md, "The log"): its `data` is its `kind`'s; `hash` chains it to the one before; `rolled_back` marks one a later rollback abandoned and `sealed` one whose content is withheld until its window closes (neither is hashed). */
+        EventRecord: components["schemas"]["GameCreatedEvent"] | components["schemas"]["SeatTakenEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["GamePausedEvent"] | components["schemas"]["GameResumedEvent"] | components["schemas"]["GameEndedEvent"] | components["schemas"]["DeadlinesSetEvent"] | components["schemas"]["DeadlinePassedEvent"] | components["schemas"]["DefaultForcedEvent"] | components["schemas"]["SideDroppedOutEvent"] | components["schemas"]["SideReturnedEvent"] | components["schemas"]["SideRestoredEvent"] | components["schemas"]["StateEditedEvent"] | components["schemas"]["PlayerKeyReplacedEvent"] | components["schemas"]["SeatReopenedEvent"] | components["schemas"]["SeatSubstitutedEvent"] | components["schemas"]["GmPlayedEvent"] | components["schemas"]["RollbackProposedEvent"] | components["schemas"]["RollbackConsentedEvent"] | components["schemas"]["RollbackRefusedEvent"] | components["schemas"]["RollbackWithdrawnEvent"] | components["schemas"]["GameRolledBackEvent"] | components["schemas"]["GameImportedEvent"] | components["schemas"]["DiceCommittedEvent"] | components["schemas"]["DiceRolledEvent"] | components["schemas"]["DiceRevealedEvent"] | components["schemas"]["DiceRecommittedEvent"] | components["schemas"]["TurnBeganEvent"] | components["schemas"]["InitiativeRolledEvent"] | components["schemas"]["InitiativeRerollAnsweredEvent"] | components["schemas"]["InitiativeRerollClosedEvent"] | components["schemas"]["InitiativeRankedEvent"] | components["schemas"]["InitiativeChosenEvent"] | components["schemas"]["TurnOrderSetEvent"] | components["schemas"]["RoundBeganEvent"] | components["schemas"]["WeatherSetEvent"] | components["schemas"]["WeatherTableSetEvent"] | components["schemas"]["ImpulseBeganEvent"] | components["schemas"]["StepBeganEvent"] | components["schemas"]["StepSkippedEvent"] | components["schemas"]["SideSkippedEvent"] | components["schemas"]["PowerDeclaredEvent"] | components["schemas"]["SideDoneEvent"] | components["schemas"]["ImpulseCleanedUpEvent"] | components["schemas"]["RpsGrantedEvent"] | components["schemas"]["TurnEndRolledEvent"] | components["schemas"]["ImpulseEndedEvent"] | components["schemas"]["TurnEndedEvent"] | components["schemas"]["InitiativeShiftedEvent"] | components["schemas"]["ProductionSubmittedEvent"] | components["schemas"]["ProductionAppliedEvent"] | components["schemas"]["UnitReorganizedEvent"] | components["schemas"]["PortRepairedEvent"] | components["schemas"]["RpsLapsedEvent"] | components["schemas"]["UnitModeChangedEvent"] | components["schemas"]["ReservesReleasedEvent"] | components["schemas"]["ReportFiledEvent"] | components["schemas"]["UnitMovedEvent"] | components["schemas"]["UnitWorkedEvent"] | components["schemas"]["CombatReportedEvent"] | components["schemas"]["CombatResultIgnoredEvent"] | components["schemas"]["HexDisorganizedEvent"] | components["schemas"]["ReserveRemovedEvent"] | components["schemas"]["UnitsRetreatedEvent"] | components["schemas"]["UnitsAdvancedEvent"] | components["schemas"]["UnitStepLostEvent"] | components["schemas"]["UnitEliminatedEvent"] | components["schemas"]["UnitsExploitAwardedEvent"] | components["schemas"]["UnitsTurnedFaceDownEvent"] | components["schemas"]["UnitsShatteredEvent"] | components["schemas"]["UnitFlewMissionEvent"] | components["schemas"]["CombatRolledEvent"] | components["schemas"]["CombatClosedEvent"] | components["schemas"]["CombatResolvedEvent"] | components["schemas"]["CombatAskedEvent"] | components["schemas"]["CombatAnsweredEvent"] | components["schemas"]["CombatNoRetreatEvent"] | components["schemas"]["StandingArmedEvent"] | components["schemas"]["StandingAnsweredEvent"] | components["schemas"]["StandingDisarmedEvent"] | components["schemas"]["AirMissionBeganEvent"] | components["schemas"]["AirWindowOpenedEvent"] | components["schemas"]["AirWindowSkippedEvent"] | components["schemas"]["AirPatrolledEvent"] | components["schemas"]["AirFlownEvent"] | components["schemas"]["AirInterceptedEvent"] | components["schemas"]["AirCombatResolvedEvent"] | components["schemas"]["AirAskedEvent"] | components["schemas"]["AirAnsweredEvent"] | components["schemas"]["AirLossesTakenEvent"] | components["schemas"]["AirAaFiredEvent"] | components["schemas"]["AirMissionEndedEvent"];
         /**
-         * EventRecord
-         * @description An event as it is stored, hashed and shown (docs/api.md "The log"): `hash` chains
-         *     it to the one before; `rolled_back` marks one a later rollback abandoned and
-         *     `sealed` one whose content is withheld from the reader until its window closes
-         *     (neither is hashed).
+         * EventsData
+         * @description The events an order or act appended: read them from the log (`after` first_seq - 1).
          */
-        EventRecord: {
-            /** Seq */
-            seq: number;
-            /** Turn */
-            turn: number;
-            /** Impulse */
-            impulse: number;
-            /** Step */
-            step: string;
+        EventsData: {
+            /** Game */
+            game: string;
+            /** First Seq */
+            first_seq: number;
+            /** Last Seq */
+            last_seq: number;
+            /** Kinds */
+            kinds: ("game.created" | "seat.taken" | "game.started" | "game.paused" | "game.resumed" | "game.ended" | "deadlines.set" | "deadline.passed" | "default.forced" | "side.dropped_out" | "side.returned" | "side.restored" | "state.edited" | "player.key_replaced" | "seat.reopened" | "seat.substituted" | "gm.played" | "rollback.proposed" | "rollback.consented" | "rollback.refused" | "rollback.withdrawn" | "game.rolled_back" | "game.imported" | "dice.committed" | "dice.rolled" | "dice.revealed" | "dice.recommitted" | "turn.began" | "initiative.rolled" | "initiative.reroll_answered" | "initiative.reroll_closed" | "initiative.ranked" | "initiative.chosen" | "turn.order_set" | "round.began" | "weather.set" | "weather.table_set" | "impulse.began" | "step.began" | "step.skipped" | "side.skipped" | "power.declared" | "side.done" | "impulse.cleaned_up" | "rps.granted" | "turn_end.rolled" | "impulse.ended" | "turn.ended" | "initiative.shifted" | "production.submitted" | "production.applied" | "unit.reorganized" | "port.repaired" | "rps.lapsed" | "unit.mode_changed" | "reserves.released" | "report.filed" | "unit.moved" | "unit.worked" | "combat.reported" | "combat.result_ignored" | "hex.disorganized" | "reserve.removed" | "units.retreated" | "units.advanced" | "unit.step_lost" | "unit.eliminated" | "units.exploit_awarded" | "units.turned_face_down" | "units.shattered" | "unit.flew_mission" | "combat.rolled" | "combat.closed" | "combat.resolved" | "combat.asked" | "combat.answered" | "combat.no_retreat" | "standing.armed" | "standing.answered" | "standing.disarmed" | "air.mission_began" | "air.window_opened" | "air.window_skipped" | "air.patrolled" | "air.flown" | "air.intercepted" | "air.combat_resolved" | "air.asked" | "air.answered" | "air.losses_taken" | "air.aa_fired" | "air.mission_ended")[];
+        };
+        /**
+         * EventsNotice
+         * @description `game.events`: to a player with `every_event`, and always to the GM.
+         */
+        EventsNotice: {
             /**
-             * Kind
-             * @enum {string}
+             * Type
+             * @constant
              */
-            kind: "game.created" | "seat.taken" | "game.started" | "game.paused" | "game.resumed" | "game.ended" | "deadlines.set" | "deadline.passed" | "default.forced" | "side.dropped_out" | "side.returned" | "side.restored" | "state.edited" | "player.key_replaced" | "seat.reopened" | "seat.substituted" | "gm.played" | "rollback.proposed" | "rollback.consented" | "rollback.refused" | "rollback.withdrawn" | "game.rolled_back" | "game.imported" | "dice.committed" | "dice.rolled" | "dice.revealed" | "dice.recommitted" | "turn.began" | "initiative.rolled" | "initiative.reroll_answered" | "initiative.reroll_closed" | "initiative.ranked" | "initiative.chosen" | "turn.order_set" | "round.began" | "weather.set" | "weather.table_set" | "impulse.began" | "step.began" | "step.skipped" | "side.skipped" | "power.declared" | "side.done" | "impulse.cleaned_up" | "rps.granted" | "turn_end.rolled" | "impulse.ended" | "turn.ended" | "initiative.shifted" | "production.submitted" | "production.applied" | "unit.reorganized" | "port.repaired" | "rps.lapsed" | "unit.mode_changed" | "reserves.released" | "report.filed" | "unit.moved" | "unit.worked" | "combat.reported" | "combat.result_ignored" | "hex.disorganized" | "reserve.removed" | "units.retreated" | "units.advanced" | "unit.step_lost" | "unit.eliminated" | "units.exploit_awarded" | "units.turned_face_down" | "units.shattered" | "unit.flew_mission" | "combat.rolled" | "combat.closed" | "combat.resolved" | "combat.asked" | "combat.answered" | "combat.no_retreat" | "standing.armed" | "standing.answered" | "standing.disarmed";
-            /** Actor */
-            actor: string;
-            /** Text */
-            text: string;
-            /** Data */
-            data: {
-                [key: string]: unknown;
-            };
-            /** At */
-            at: string;
-            /** Rules Version */
-            rules_version: string;
-            /** Hash */
-            hash?: string;
-            /** Rolled Back */
-            rolled_back?: boolean;
-            /** Sealed */
-            sealed?: boolean;
+            type: "game.events";
+            /** Timestamp */
+            timestamp: string;
+            data: components["schemas"]["EventsData"];
         };
         /** ExploitChoice */
         ExploitChoice: {
@@ -2518,10 +3205,7 @@ export interface components {
             options: {
                 [key: string]: unknown;
             };
-            /** Dice */
-            dice: {
-                [key: string]: unknown;
-            };
+            dice: components["schemas"]["ExportedDice"];
             /** Players */
             players: components["schemas"]["ExportedPlayer"][];
             /** Orders */
@@ -2547,6 +3231,28 @@ export interface components {
             };
             /** Complete */
             complete: boolean;
+        };
+        /**
+         * ExportedDice
+         * @description How the game's dice are made (docs/dice.md): the master seed of a seeded game and
+         *     the script of a scripted one once the game is over.
+         */
+        ExportedDice: {
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "fair" | "seeded" | "scripted";
+            /** Algorithm */
+            algorithm: string;
+            /** Scripted */
+            scripted?: boolean;
+            /** Script */
+            script?: {
+                [key: string]: number[];
+            };
+            /** Master Seed */
+            master_seed?: string;
         };
         /** ExportedGame */
         ExportedGame: {
@@ -2581,9 +3287,7 @@ export interface components {
             /** Active */
             active: boolean;
             /** Keys */
-            keys: {
-                [key: string]: unknown;
-            }[];
+            keys: components["schemas"]["PlayerKey"][];
         };
         /**
          * FairDice
@@ -2595,6 +3299,28 @@ export interface components {
              * @enum {string}
              */
             mode: "fair";
+        };
+        /**
+         * Flight
+         * @description An ATR flown to `hex` to reorganize `units` there (1, or 2 for a large ATR within
+         *     half its range: Option 36).
+         */
+        Flight: {
+            /** Atr */
+            atr: string;
+            /** Hex */
+            hex: string;
+            /** Units */
+            units: string[];
+        };
+        /** FlightShown */
+        FlightShown: {
+            /** Atr */
+            atr: string;
+            /** Hex */
+            hex: string;
+            /** Units */
+            units: string[];
         };
         /** GameList */
         GameList: {
@@ -2648,10 +3374,7 @@ export interface components {
             version?: number;
             /** Gm Signs */
             gm_signs?: boolean;
-            /** Divergence */
-            divergence?: {
-                [key: string]: unknown;
-            } | null;
+            divergence?: components["schemas"]["Divergence"] | null;
         };
         /**
          * Head
@@ -2708,9 +3431,7 @@ export interface components {
             /** Through */
             through: string;
             /** Stops */
-            stops: {
-                [key: string]: unknown;
-            }[];
+            stops: components["schemas"]["StopBody"][];
         };
         /**
          * HexChange
@@ -2895,9 +3616,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "initiative.choose";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2947,9 +3669,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "initiative.reroll";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3182,12 +3905,13 @@ export interface components {
         Message: {
             /** Id */
             id: string;
-            /** Kind */
-            kind: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "your_move" | "events" | "reminder";
             /** Payload */
-            payload: {
-                [key: string]: unknown;
-            };
+            payload: components["schemas"]["YourMove"] | components["schemas"]["EventsNotice"] | components["schemas"]["DeadlineReminder"] | components["schemas"]["DeadlineNotice"];
             /**
              * State
              * @enum {string}
@@ -3213,6 +3937,18 @@ export interface components {
             base?: string;
             /** Result */
             result?: ("shattered" | "eliminated") | null;
+        };
+        /**
+         * MissionShown
+         * @description A mission an ATR could fly now: the hex, the face-down units there, and who
+         *     could meet it.
+         */
+        MissionShown: {
+            /** Hex */
+            hex: string;
+            /** Units */
+            units: string[];
+            opposition: components["schemas"]["OppositionShown"];
         };
         /**
          * ModeBody
@@ -3246,10 +3982,13 @@ export interface components {
          *     side has none left, what the unit must then do (OCS 5.4a).
          */
         ModeChoice: {
-            /** Mode */
-            mode: string;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "combat" | "move" | "reserve" | "strat" | "exploit" | "dg";
             /** Orientation */
-            orientation: string | null;
+            orientation: ("combat" | "move") | null;
             /** Needs Marker */
             needs_marker?: boolean;
             /** Marker Note */
@@ -3328,9 +4067,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "action";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3340,10 +4080,13 @@ export interface components {
         };
         /** ModeRefused */
         ModeRefused: {
-            /** Mode */
-            mode: string;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "combat" | "move" | "reserve" | "strat" | "exploit" | "dg";
             /** Orientation */
-            orientation: string | null;
+            orientation: ("combat" | "move") | null;
             /** Code */
             code: string;
             /** Rule */
@@ -3386,6 +4129,20 @@ export interface components {
             /** Refused */
             refused?: components["schemas"]["HexRefused"][];
         };
+        /** NoticeData */
+        NoticeData: {
+            /** Game */
+            game: string;
+            /** Awaiting */
+            awaiting: components["schemas"]["AwaitingEntry"][];
+            /** Deadline */
+            deadline: string;
+            /**
+             * Elapsed
+             * @enum {string}
+             */
+            elapsed: "50%" | "90%";
+        };
         /**
          * OddsShown
          * @description The odds as the views and the log give them: each side's units and total, the
@@ -3418,9 +4175,9 @@ export interface components {
             /** Base Column */
             base_column: string;
             /** Shifts */
-            shifts: unknown[][];
+            shifts: (string | number)[][];
             /** Roll Modifiers */
-            roll_modifiers: unknown[][];
+            roll_modifiers: (string | number)[][];
             /** Dice */
             dice: string;
             /** Inputs */
@@ -3429,6 +4186,22 @@ export interface components {
             };
             /** Text */
             text: string;
+        };
+        /**
+         * OppositionShown
+         * @description Who could meet an ATR over `hex` (11.18.1 steps 1-6): the enemy fighters that
+         *     reach it and the AA that fires there; `opposed`: the ATR must fly its mission
+         *     (`air.begin`) rather than arrive at once.
+         */
+        OppositionShown: {
+            /** Hex */
+            hex: string;
+            /** Opposed */
+            opposed: boolean;
+            /** Fighters */
+            fighters: components["schemas"]["ReachShown"][];
+            /** Aa */
+            aa: components["schemas"]["AaShown"][];
         };
         /**
          * OptionShown
@@ -3440,7 +4213,7 @@ export interface components {
             method: string;
             /** Legal */
             legal: boolean;
-            item: components["schemas"]["ReorgItem-Output"];
+            item: components["schemas"]["ReorgItem"];
             /** Power */
             power?: string | null;
             /** Cost */
@@ -3468,6 +4241,7 @@ export interface components {
             field?: string | null;
             /** Code */
             code?: string | null;
+            interception?: components["schemas"]["OppositionShown"];
         };
         /**
          * Outcome
@@ -3522,6 +4296,39 @@ export interface components {
             why: components["schemas"]["Why"] | null;
         };
         /**
+         * Placement
+         * @description A fighter and the hex it flies to.
+         */
+        Placement: {
+            /** Unit */
+            unit: string;
+            /** Hex */
+            hex: string;
+        };
+        /** PlacementShown */
+        PlacementShown: {
+            /** Unit */
+            unit: string;
+            /** Hex */
+            hex: string;
+        };
+        /**
+         * PlayerKey
+         * @description One of a player's keys: it signs the orders from event `from_seq` on (and, for a
+         *     replaced key without the old one's consent, from `effective_at`), with the old key's
+         *     signed `consent` if it gave one (docs/game-master.md).
+         */
+        PlayerKey: {
+            /** Public Key */
+            public_key: string;
+            /** From Seq */
+            from_seq: number;
+            /** Effective At */
+            effective_at?: string | null;
+            /** Consent */
+            consent?: string | null;
+        };
+        /**
          * PlayerSettings
          * @description `GET|PUT /players/me/settings`.
          */
@@ -3572,11 +4379,12 @@ export interface components {
              * Step
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
         };
         /**
          * PowerEdit
-         * @description What the GM may set of a power's figures.
+         * @description What the GM may set of a power's figures: production, RPs, chits and, where the
+         *     scenario has fuel (RULES-NOTES 30), the fuel stock.
          */
         PowerEdit: {
             /** Bp Spent Last Turn */
@@ -3587,6 +4395,8 @@ export interface components {
             rps?: number;
             /** Chits */
             chits?: number;
+            /** Fuel */
+            fuel?: number;
         };
         /**
          * PowerFigures
@@ -3624,10 +4434,7 @@ export interface components {
             holder: string | null;
             /** Declared */
             declared: string | null;
-            /** Chit */
-            chit: {
-                [key: string]: unknown;
-            } | null;
+            chit: components["schemas"]["Chit"] | null;
             /** Production */
             production: {
                 [key: string]: number;
@@ -3704,9 +4511,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "production";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3775,7 +4583,7 @@ export interface components {
              * Timezone
              * @default UTC
              */
-            timezone: string;
+            timezone?: string;
         };
         /** QuietHoursShown */
         QuietHoursShown: {
@@ -3785,6 +4593,22 @@ export interface components {
             to: string;
             /** Timezone */
             timezone: string;
+        };
+        /**
+         * ReachShown
+         * @description A fighter that could fly to the hex: whose, from where, how far of its range.
+         */
+        ReachShown: {
+            /** Unit */
+            unit: string;
+            /** Side */
+            side: string;
+            /** At */
+            at: string;
+            /** Distance */
+            distance: number;
+            /** Range */
+            range: number;
         };
         /**
          * ReasonBody
@@ -3913,15 +4737,29 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "reaction" | "exploitation";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             kind: "release";
             body: components["schemas"]["ReleaseBody"];
+        };
+        /** ReminderData */
+        ReminderData: {
+            /** Game */
+            game: string;
+            awaiting: components["schemas"]["AwaitingEntry"];
+            /** Deadline */
+            deadline: string;
+            /**
+             * Elapsed
+             * @enum {string}
+             */
+            elapsed: "50%" | "90%";
         };
         /**
          * ReopenAct
@@ -3941,13 +4779,13 @@ export interface components {
             /** Power */
             power: string;
             /** Items */
-            items: components["schemas"]["service__rules__reorg__bodies__ReorgItem"][];
+            items: components["schemas"]["ReorgItem"][];
         };
         /**
          * ReorgItem
          * @description One unit reorganized (or, `port_repair`, one port repaired) by `method`.
          */
-        "ReorgItem-Output": {
+        ReorgItem: {
             /**
              * Method
              * @enum {string}
@@ -4016,9 +4854,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "reorganization" | "final_reorganization";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4050,6 +4889,30 @@ export interface components {
             position: components["schemas"]["Position"];
             /** Version */
             version: number;
+        };
+        /**
+         * ReorgRepairs
+         * @description `GET /reorg/repairs`: the damaged ports of the reader's side (the GM: every
+         *     side's) and the ways to repair each now (11.18.4), at this position and version.
+         */
+        ReorgRepairs: {
+            position: components["schemas"]["Position"];
+            /** Version */
+            version: number;
+            /** Ports */
+            ports: components["schemas"]["RepairShown"][];
+        };
+        /**
+         * ReorgStep
+         * @description A `reorg` in a `steps` order (named apart from the reorganization's own items).
+         */
+        ReorgStep: {
+            /**
+             * Kind
+             * @constant
+             */
+            kind: "reorg";
+            body: components["schemas"]["ReorgBody"];
         };
         /**
          * ReorgView
@@ -4084,6 +4947,30 @@ export interface components {
             reorganized: string[];
             /** Repaired Ports */
             repaired_ports: string[];
+        };
+        /**
+         * RepairShown
+         * @description The ways to repair the damaged port in `port` now (11.18.4, RULES-NOTES 23): paid
+         *     by `power` (its `rps` left); the options that work, nearest primary source first,
+         *     and, when none does, why.
+         */
+        RepairShown: {
+            /** Port */
+            port: string;
+            /** Name */
+            name: string | null;
+            /** Kind */
+            kind: string;
+            /** Power */
+            power: string;
+            /** Rps */
+            rps: number;
+            /** Step Open */
+            step_open: boolean;
+            /** Options */
+            options: components["schemas"]["OptionShown"][];
+            /** Illegal */
+            illegal: components["schemas"]["OptionShown"][];
         };
         /**
          * ReportBody
@@ -4162,9 +5049,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "action" | "reaction" | "combat" | "exploitation";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4255,15 +5143,48 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "action" | "reaction" | "combat" | "exploitation";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             kind: "roll";
             body: components["schemas"]["RollBody"];
+        };
+        /**
+         * RollShown
+         * @description A roll of the dice record: its `dice.rolled` event's data and seq, and whether a
+         *     rollback abandoned it.
+         */
+        RollShown: {
+            /** Turn */
+            turn: number;
+            /** Index */
+            index: number;
+            /** Purpose */
+            purpose: string;
+            /** Faces */
+            faces: number;
+            /** Values */
+            values: number[];
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "fair" | "seeded" | "scripted";
+            /** Trigger */
+            trigger: string;
+            /** Scripted */
+            scripted: number;
+            /** Label */
+            label?: string;
+            /** Seq */
+            seq: number;
+            /** Rolled Back */
+            rolled_back?: boolean;
         };
         /**
          * RollbackBody
@@ -4293,28 +5214,28 @@ export interface components {
              * Initiative
              * @default []
              */
-            initiative: number[];
+            initiative?: number[];
             /**
              * Weather
              * @default []
              */
-            weather: number[];
+            weather?: number[];
             /**
              * Turn End
              * @default []
              */
-            turn_end: number[];
+            turn_end?: number[];
             /**
              * Roll
              * @default []
              */
-            roll: number[];
+            roll?: number[];
             /**
              * Combat
              * @description the referee's combat dice in order: a surprise roll, its shift and the combat roll itself, each die of each
              * @default []
              */
-            combat: number[];
+            combat?: number[];
         };
         /**
          * ScriptedDice
@@ -4479,7 +5400,7 @@ export interface components {
          */
         SignedOrder: {
             /** Order */
-            order: components["schemas"]["InitiativeRerollOrder"] | components["schemas"]["InitiativeChooseOrder"] | components["schemas"]["DeclareOrder"] | components["schemas"]["DoneOrder"] | components["schemas"]["ProductionOrder"] | components["schemas"]["RollOrder"] | components["schemas"]["ModeOrder"] | components["schemas"]["ReleaseOrder"] | components["schemas"]["ReportOrder"] | components["schemas"]["ReorgOrder"] | components["schemas"]["ConsentOrder"] | components["schemas"]["StandingOrder"] | components["schemas"]["StepsOrder"] | components["schemas"]["CombatChooseOrder"] | components["schemas"]["AdminPauseOrder"] | components["schemas"]["AdminResumeOrder"] | components["schemas"]["AdminEndOrder"] | components["schemas"]["AdminDeadlinesOrder"] | components["schemas"]["AdminForceOrder"] | components["schemas"]["AdminWeatherOrder"] | components["schemas"]["AdminEditOrder"] | components["schemas"]["AdminDropoutOrder"] | components["schemas"]["AdminActOrder"] | components["schemas"]["AdminRollbackOrder"] | components["schemas"]["AdminRollbackWithdrawOrder"] | components["schemas"]["AdminReplaceKeyOrder"] | components["schemas"]["AdminReopenSeatOrder"];
+            order: components["schemas"]["InitiativeRerollOrder"] | components["schemas"]["InitiativeChooseOrder"] | components["schemas"]["DeclareOrder"] | components["schemas"]["DoneOrder"] | components["schemas"]["ProductionOrder"] | components["schemas"]["RollOrder"] | components["schemas"]["ModeOrder"] | components["schemas"]["ReleaseOrder"] | components["schemas"]["ReportOrder"] | components["schemas"]["ReorgOrder"] | components["schemas"]["ConsentOrder"] | components["schemas"]["StandingOrder"] | components["schemas"]["StepsOrder"] | components["schemas"]["CombatChooseOrder"] | components["schemas"]["AirBeginOrder"] | components["schemas"]["AirPatrolOrder"] | components["schemas"]["AirFlyOrder"] | components["schemas"]["AirInterceptOrder"] | components["schemas"]["AirChooseOrder"] | components["schemas"]["AdminPauseOrder"] | components["schemas"]["AdminResumeOrder"] | components["schemas"]["AdminEndOrder"] | components["schemas"]["AdminDeadlinesOrder"] | components["schemas"]["AdminForceOrder"] | components["schemas"]["AdminWeatherOrder"] | components["schemas"]["AdminEditOrder"] | components["schemas"]["AdminDropoutOrder"] | components["schemas"]["AdminActOrder"] | components["schemas"]["AdminRollbackOrder"] | components["schemas"]["AdminRollbackWithdrawOrder"] | components["schemas"]["AdminReplaceKeyOrder"] | components["schemas"]["AdminReopenSeatOrder"];
             /**
              * Signature
              * @description base64url Ed25519 by the signer's key over the RFC 8785 bytes of `order`
@@ -4491,6 +5412,23 @@ export interface components {
             receipt: components["schemas"]["Receipt"];
             /** Signature */
             signature: string;
+        };
+        /**
+         * SortieShown
+         * @description An aircraft in the air: where it flew, why (`patrol`, `atr`, `escort`,
+         *     `intercept`, `counter`), whose, and what became of it ("", `lost`, `aborted`).
+         */
+        SortieShown: {
+            /** Unit */
+            unit: string;
+            /** Hex */
+            hex: string;
+            /** Role */
+            role: string;
+            /** Side */
+            side: string;
+            /** Fate */
+            fate: string;
         };
         /**
          * SourceView
@@ -4520,7 +5458,7 @@ export interface components {
             /** Factories */
             factories: number;
             /** Out Of Communication Used */
-            out_of_communication_used: unknown;
+            out_of_communication_used: string | null;
         };
         /**
          * Spectator
@@ -4546,7 +5484,7 @@ export interface components {
              * @description who watches, as the GM lists them
              * @default spectator
              */
-            name: string;
+            name?: string;
         };
         /**
          * SpectatorIssued
@@ -4585,14 +5523,16 @@ export interface components {
          *     `spend` "cheapest" (the default), the cheapest legal way for every unit still face
          *     down; "none" spends nothing. `answer` is a combat choice's: `combat.losses`
          *     "default", `combat.retreat` "retreat" or "losses", `combat.advance` "advance" or
-         *     "stay" (the first is the default).
+         *     "stay" (the first is the default). `patrols` is a standing combat air patrol's
+         *     (`air.patrol`, 11.18.1 step 1): the fighters it places, each over its hex whenever
+         *     that hex is a potential target of an enemy air reorganization (empty: no patrol).
          */
         StandingBody: {
             /**
              * Step
              * @enum {string}
              */
-            step: "initiative.reroll" | "reaction" | "combat" | "exploitation" | "final_reorganization" | "combat.losses" | "combat.retreat" | "combat.advance";
+            step: "initiative.reroll" | "reaction" | "combat" | "exploitation" | "final_reorganization" | "combat.losses" | "combat.retreat" | "combat.advance" | "air.patrol";
             /** Armed */
             armed?: boolean;
             /** Demand */
@@ -4611,6 +5551,8 @@ export interface components {
              * @enum {string}
              */
             answer?: "default" | "retreat" | "losses" | "advance" | "stay";
+            /** Patrols */
+            patrols?: components["schemas"]["Placement"][];
         };
         /**
          * StandingOrder
@@ -4622,7 +5564,9 @@ export interface components {
          *     `spend` "cheapest" (the default), the cheapest legal way for every unit still face
          *     down; "none" spends nothing. `answer` is a combat choice's: `combat.losses`
          *     "default", `combat.retreat` "retreat" or "losses", `combat.advance` "advance" or
-         *     "stay" (the first is the default).
+         *     "stay" (the first is the default). `patrols` is a standing combat air patrol's
+         *     (`air.patrol`, 11.18.1 step 1): the fighters it places, each over its hex whenever
+         *     that hex is a potential target of an enemy air reorganization (empty: no patrol).
          * @example {
          *       "body": {
          *         "step": "reaction",
@@ -4666,9 +5610,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "combat.choice" | "air.patrol";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4680,7 +5625,8 @@ export interface components {
          * StandingShown
          * @description An armed standing order: the side and step it answers, who armed it (player and
          *     seq of its order), its stop conditions and, for the reroll, its answer; for the final
-         *     reorganization, how it spends (`spend`, `plan`).
+         *     reorganization, how it spends (`spend`, `plan`); for the combat air patrol, where it
+         *     places the fighters (`patrols`).
          */
         StandingShown: {
             /** Side */
@@ -4692,19 +5638,20 @@ export interface components {
             /** Seq */
             seq: number | null;
             /** Stops */
-            stops: {
-                [key: string]: unknown;
-            }[];
+            stops: components["schemas"]["StopBody"][];
             /** Demand */
             demand?: boolean;
-            /** Spend */
-            spend?: string;
+            /**
+             * Spend
+             * @enum {string}
+             */
+            spend?: "cheapest" | "none";
             /** Plan */
-            plan?: {
-                [key: string]: unknown;
-            }[];
+            plan?: components["schemas"]["ReorgBody"][];
             /** Answer */
             answer?: string;
+            /** Patrols */
+            patrols?: components["schemas"]["Placement"][];
         };
         /** StandingView */
         StandingView: {
@@ -4751,6 +5698,7 @@ export interface components {
             };
             rollback: components["schemas"]["RollbackView"];
             standing: components["schemas"]["StandingView"];
+            air: components["schemas"]["AirView"] | null;
             /** Deadlines */
             deadlines: {
                 [key: string]: number;
@@ -4802,6 +5750,7 @@ export interface components {
             };
             rollback: components["schemas"]["RollbackView"];
             standing: components["schemas"]["StandingView"];
+            air: components["schemas"]["AirView"] | null;
             /** Deadlines */
             deadlines: {
                 [key: string]: number;
@@ -4818,7 +5767,7 @@ export interface components {
          */
         StepsBody: {
             /** Orders */
-            orders: (components["schemas"]["DeclareItem"] | components["schemas"]["ModeItem"] | components["schemas"]["ReleaseItem"] | components["schemas"]["ReportItem"] | components["schemas"]["RollItem"] | components["schemas"]["DoneItem"] | components["schemas"]["service__rules__standing__bodies__ReorgItem"])[];
+            orders: (components["schemas"]["DeclareItem"] | components["schemas"]["ModeItem"] | components["schemas"]["ReleaseItem"] | components["schemas"]["ReportItem"] | components["schemas"]["RollItem"] | components["schemas"]["DoneItem"] | components["schemas"]["ReorgStep"])[];
             /**
              * Through
              * @enum {string}
@@ -4881,9 +5830,10 @@ export interface components {
             impulse: number;
             /**
              * Step
+             * @description the step the signer saw: one this kind answers
              * @enum {string}
              */
-            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice";
+            step: "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4940,26 +5890,29 @@ export interface components {
             version: number;
             /** Scenario */
             scenario: string;
-            /** Dice Mode */
-            dice_mode: string;
+            /**
+             * Dice Mode
+             * @enum {string}
+             */
+            dice_mode: "fair" | "seeded" | "scripted";
             /** Turn */
             turn: number;
             /** Round */
             round: number;
             /** Impulse */
             impulse: number;
-            /** Step */
-            step: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished" | "consent" | "combat.choice" | "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
             /** Phasing Side */
             phasing_side: string | null;
             /** Awaiting */
             awaiting: components["schemas"]["AwaitingEntry"][];
             position: components["schemas"]["Position"];
             head: components["schemas"]["Head"];
-            /** Divergence */
-            divergence?: {
-                [key: string]: unknown;
-            } | null;
+            divergence?: components["schemas"]["Divergence"] | null;
         };
         /**
          * SupplyShown
@@ -5059,9 +6012,7 @@ export interface components {
             /** Seed */
             seed: string | null;
             /** Rolls */
-            rolls: {
-                [key: string]: unknown;
-            }[];
+            rolls: components["schemas"]["RollShown"][];
             /** Earlier Seeds */
             earlier_seeds?: string[];
         };
@@ -5102,7 +6053,8 @@ export interface components {
         };
         /**
          * UnitChoices
-         * @description A unit's choices now (issue 16): `GET .../units/{unit}/options`.
+         * @description A unit's choices now (issue 16): `GET .../units/{unit}/options`; an air unit's
+         *     part in ATR missions (11.18.1) under `air`.
          */
         UnitChoices: {
             /** Class */
@@ -5132,6 +6084,7 @@ export interface components {
             attack: components["schemas"]["AttackChoices"];
             release: components["schemas"]["Permission"];
             exploit: components["schemas"]["ExploitChoice"];
+            air?: components["schemas"]["AirChoices"];
         };
         /**
          * UnitEdit
@@ -5188,6 +6141,7 @@ export interface components {
             attack: components["schemas"]["AttackChoices"];
             release: components["schemas"]["Permission"];
             exploit: components["schemas"]["ExploitChoice"];
+            air?: components["schemas"]["AirChoices"];
             position: components["schemas"]["Position"];
             /** Version */
             version: number;
@@ -5278,7 +6232,7 @@ export interface components {
          * WebhookSettings
          * @example {
          *       "every_event": false,
-         *       "url": "https://203.0.113.10/wif-hook"
+         *       "url": "https://example.org/wif-hook"
          *     }
          */
         WebhookSettings: {
@@ -5288,7 +6242,7 @@ export interface components {
              * Every Event
              * @default false
              */
-            every_event: boolean;
+            every_event?: boolean;
         };
         /**
          * WebhookStatus
@@ -5337,51 +6291,42 @@ export interface components {
             hex?: string;
         };
         /**
-         * ReorgItem
-         * @description One unit reorganized (or, `port_repair`, one port repaired) by `method`.
+         * YourMove
+         * @description `game.your_move`: the game newly awaits the player (docs/api.md, "What is sent").
          */
-        service__rules__reorg__bodies__ReorgItem: {
+        YourMove: {
             /**
-             * Method
-             * @enum {string}
-             */
-            method: "atr" | "hq" | "limited" | "overseas" | "primary" | "rail" | "secondary" | "supply_unit" | "trs" | "at_sea" | "chit" | "port_repair";
-            /** Unit */
-            unit?: string;
-            /** Atr */
-            atr?: string;
-            /** Hq */
-            hq?: string;
-            /** Source */
-            source?: string;
-            /** Port */
-            port?: string;
-            /** Supply Unit */
-            supply_unit?: string;
-            /** Trs */
-            trs?: string;
-        };
-        /** ReorgItem */
-        service__rules__standing__bodies__ReorgItem: {
-            /**
-             * Kind
+             * Type
              * @constant
              */
-            kind: "reorg";
-            body: components["schemas"]["ReorgBody"];
+            type: "game.your_move";
+            /** Timestamp */
+            timestamp: string;
+            data: components["schemas"]["YourMoveData"];
+        };
+        /**
+         * YourMoveData
+         * @description The player's entry of `awaiting`, where the game stands, the step's deadline.
+         */
+        YourMoveData: {
+            /** Game */
+            game: string;
+            awaiting: components["schemas"]["AwaitingEntry"];
+            position: components["schemas"]["Position"];
+            /** Deadline */
+            deadline: string | null;
         };
         /**
          * ProblemError
-         * @description One offending item: a JSON pointer into the request, what is wrong there, and
-         *     the unit it is about, if any.
+         * @description One offending item: a JSON pointer into the request, what is wrong there, and the
+         *     unit it is about, if any.
          */
         ProblemError: {
             /** Path */
             path: string;
             /** Message */
             message: string;
-            /** @default null */
-            unit: components["schemas"]["ProblemUnit"] | null;
+            unit?: components["schemas"]["ProblemUnit"];
         };
         /**
          * ProblemUnit
@@ -5395,23 +6340,26 @@ export interface components {
         };
         /**
          * Problem
-         * @description An RFC 9457 problem: `type` is `/problems/<code>`; `rule` names the rule broken
-         *     (a rule number such as 11.18.4 or OCS 5.7c, or a document of docs/); refusals of
-         *     orders carry more (`current`, `awaiting`, `choices`, `receipt`, ...).
+         * @description An RFC 9457 problem (docs/api.md, "Status codes and problems"): `type` is
+         *     `/problems/<code>`; `rule` names the rule broken (a rule number such as 11.18.4 or
+         *     OCS 5.7c, or a document of docs/). A refused order carries its signed `receipt`, and
+         *     where it helps where the game stands (`current`, `awaiting`), the `choices` this
+         *     state offers, the `head` for an unknown `prev`, the unit, item or hex at fault, the
+         *     RPs that would lapse, when a new key may order, or the caller's webhook.
          * @example {
-         *       "code": "reorg/no_supply_path",
+         *       "type": "/problems/reorg/no_supply_path",
+         *       "title": "Conflict with the current state",
+         *       "status": 409,
          *       "detail": "item 0 (primary, 11.18.5): no basic path from 1227",
+         *       "code": "reorg/no_supply_path",
+         *       "instance": "/v1/games/7f3a/orders",
          *       "errors": [
          *         {
-         *           "message": "no basic path",
-         *           "path": "/order/body/items/0/source"
+         *           "path": "/order/body/items/0/source",
+         *           "message": "no basic path"
          *         }
          *       ],
-         *       "instance": "/v1/games/7f3a/orders",
-         *       "rule": "11.18.5",
-         *       "status": 409,
-         *       "title": "Conflict with the current state",
-         *       "type": "/problems/reorg/no_supply_path"
+         *       "rule": "11.18.5"
          *     }
          */
         Problem: {
@@ -5425,23 +6373,35 @@ export interface components {
             detail: string;
             /** Code */
             code: string;
-            /**
-             * Instance
-             * @default null
-             */
-            instance: string | null;
-            /**
-             * Errors
-             * @default null
-             */
-            errors: components["schemas"]["ProblemError"][] | null;
-            /**
-             * Rule
-             * @default null
-             */
-            rule: string | null;
-        } & {
-            [key: string]: unknown;
+            /** Instance */
+            instance?: string;
+            /** Errors */
+            errors?: components["schemas"]["ProblemError"][];
+            /** Rule */
+            rule?: string;
+            receipt?: components["schemas"]["SignedReceipt"];
+            current?: components["schemas"]["Position"];
+            /** Awaiting */
+            awaiting?: components["schemas"]["AwaitingEntry"][];
+            choices?: components["schemas"]["Choices"];
+            head?: components["schemas"]["Head"];
+            /** Unit */
+            unit?: string;
+            /** Unit Name */
+            unit_name?: string;
+            /** Item */
+            item?: number;
+            /** Method */
+            method?: string;
+            /** Hex */
+            hex?: string;
+            /** Lapse */
+            lapse?: {
+                [key: string]: number;
+            };
+            /** Effective At */
+            effective_at?: string;
+            webhook?: components["schemas"]["WebhookStatus"];
         };
         /**
          * Preview
@@ -5471,11 +6431,4304 @@ export interface components {
             /** Awaiting */
             awaiting?: components["schemas"]["AwaitingEntry"][];
         };
+        /**
+         * AirAaFiredData
+         * @description AA fire on an ATR (11.18.1 step 6): the units firing, their factors' sum, and what
+         *     became of it ("", `aborted`, `eliminated`).
+         */
+        AirAaFiredData: {
+            /** Column */
+            column: string;
+            /** Text */
+            text: string;
+            /** Dice */
+            dice: string;
+            /** Values */
+            values: number[];
+            /** Total */
+            total: number;
+            /** Row */
+            row: string;
+            /** Code */
+            code: string;
+            /** Effects */
+            effects: components["schemas"]["AirEffect"][];
+            /** Atr */
+            atr: string;
+            /** Hex */
+            hex: string;
+            /** Units */
+            units: string[];
+            /** Strength */
+            strength: number;
+            /**
+             * Result
+             * @enum {string}
+             */
+            result: "" | "aborted" | "eliminated";
+        };
+        /** AirAaFiredEvent */
+        AirAaFiredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.aa_fired";
+            data: components["schemas"]["AirAaFiredData"];
+        };
+        /** AirAnsweredEvent */
+        AirAnsweredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.answered";
+            data: components["schemas"]["AirLossesData"];
+        };
+        /** AirAskedData */
+        AirAskedData: {
+            /**
+             * Window
+             * @enum {string}
+             */
+            window: "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            question: components["schemas"]["AirQuestionData"];
+        };
+        /** AirAskedEvent */
+        AirAskedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.asked";
+            data: components["schemas"]["AirAskedData"];
+        };
+        /**
+         * AirCombatData
+         * @description An air-to-air combat over `hex` (11.18.1 step 5): the enemy side's fighters
+         *     (`interceptors`, their factors: `attack`) against the mission's aircraft (`defence`),
+         *     and the losses due.
+         */
+        AirCombatData: {
+            /** Column */
+            column: string;
+            /** Text */
+            text: string;
+            /** Dice */
+            dice: string;
+            /** Values */
+            values: number[];
+            /** Total */
+            total: number;
+            /** Row */
+            row: string;
+            /** Code */
+            code: string;
+            /** Effects */
+            effects: components["schemas"]["AirEffect"][];
+            /** Side */
+            side: string;
+            /** Hex */
+            hex: string;
+            /** Against */
+            against: string;
+            /** Key */
+            key: string;
+            /** Interceptors */
+            interceptors: string[];
+            /** Mission */
+            mission: string[];
+            /** Attack */
+            attack: number;
+            /** Defence */
+            defence: number;
+            /** Due */
+            due: components["schemas"]["AirDue"][];
+        };
+        /** AirCombatResolvedEvent */
+        AirCombatResolvedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.combat_resolved";
+            data: components["schemas"]["AirCombatData"];
+        };
+        /**
+         * AirDue
+         * @description Aircraft a side still loses and aborts by the result.
+         */
+        AirDue: {
+            /** Side */
+            side: string;
+            /** Lost */
+            lost: number;
+            /** Aborted */
+            aborted: number;
+        };
+        /** AirEffect */
+        AirEffect: {
+            /** Kind */
+            kind: string;
+            /** Value */
+            value: number | null;
+        };
+        /** AirFlownData */
+        AirFlownData: {
+            /** Side */
+            side: string;
+            /**
+             * Window
+             * @enum {string}
+             */
+            window: "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            /** How */
+            how: string;
+            /** Power */
+            power: string | null;
+            /** Flights */
+            flights: components["schemas"]["Flight"][];
+            /** Escorts */
+            escorts: components["schemas"]["Placement"][];
+        };
+        /** AirFlownEvent */
+        AirFlownEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.flown";
+            data: components["schemas"]["AirFlownData"];
+        };
+        /** AirInterceptedData */
+        AirInterceptedData: {
+            /** Side */
+            side: string;
+            /**
+             * Window
+             * @enum {string}
+             */
+            window: "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            /** How */
+            how: string;
+            /** Interceptors */
+            interceptors: components["schemas"]["Placement"][];
+        };
+        /** AirInterceptedEvent */
+        AirInterceptedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.intercepted";
+            data: components["schemas"]["AirInterceptedData"];
+        };
+        /**
+         * AirLossesData
+         * @description A side's aircraft lost and aborted over `hex`, and how they were named.
+         */
+        AirLossesData: {
+            /** Side */
+            side: string;
+            /** Hex */
+            hex: string;
+            /** Lost */
+            lost: string[];
+            /** Aborted */
+            aborted: string[];
+            /** How */
+            how: string;
+        };
+        /** AirLossesTakenEvent */
+        AirLossesTakenEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.losses_taken";
+            data: components["schemas"]["AirLossesData"];
+        };
+        /**
+         * AirMissionBeganData
+         * @description A side flies air reorganization (11.18.1): the potential target hexes.
+         */
+        AirMissionBeganData: {
+            /** Side */
+            side: string;
+            /** Targets */
+            targets: string[];
+        };
+        /** AirMissionBeganEvent */
+        AirMissionBeganEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.mission_began";
+            data: components["schemas"]["AirMissionBeganData"];
+        };
+        /**
+         * AirMissionEndedData
+         * @description Step 8: the aircraft that return to base face down; what was not reorganized.
+         */
+        AirMissionEndedData: {
+            /** Side */
+            side: string;
+            /** Returned */
+            returned: string[];
+            /** Note */
+            note: string;
+        };
+        /** AirMissionEndedEvent */
+        AirMissionEndedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.mission_ended";
+            data: components["schemas"]["AirMissionEndedData"];
+        };
+        /** AirPatrolledData */
+        AirPatrolledData: {
+            /** Side */
+            side: string;
+            /**
+             * Window
+             * @enum {string}
+             */
+            window: "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            /** How */
+            how: string;
+            /** Patrols */
+            patrols: components["schemas"]["Placement"][];
+        };
+        /** AirPatrolledEvent */
+        AirPatrolledEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.patrolled";
+            data: components["schemas"]["AirPatrolledData"];
+        };
+        /** AirQuestionData */
+        AirQuestionData: {
+            /** Side */
+            side: string;
+            /** Hex */
+            hex: string;
+            /** Against */
+            against: string;
+            /** Lost */
+            lost: number;
+            /** Aborted */
+            aborted: number;
+            /** Units */
+            units: string[];
+            /** Default */
+            default: string[];
+            /** Asked At */
+            asked_at: string;
+            /** Text */
+            text: string;
+        };
+        /** AirWindowOpenedData */
+        AirWindowOpenedData: {
+            /**
+             * Window
+             * @enum {string}
+             */
+            window: "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            /** Side */
+            side: string;
+            /** Rule */
+            rule: string;
+            /** Sides */
+            sides: string[];
+            /** Hexes */
+            hexes: string[];
+        };
+        /** AirWindowOpenedEvent */
+        AirWindowOpenedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.window_opened";
+            data: components["schemas"]["AirWindowOpenedData"];
+        };
+        /** AirWindowSkippedData */
+        AirWindowSkippedData: {
+            /**
+             * Window
+             * @enum {string}
+             */
+            window: "air.patrol" | "air.flight" | "air.intercept" | "air.counter" | "air.choice";
+            /** Side */
+            side: string;
+            /** Rule */
+            rule: string;
+            /** Reason */
+            reason: string;
+        };
+        /** AirWindowSkippedEvent */
+        AirWindowSkippedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "air.window_skipped";
+            data: components["schemas"]["AirWindowSkippedData"];
+        };
+        /**
+         * CombatAnsweredData
+         * @description A side's answer (`how`: by its order, its standing order, the default): the units
+         *     or the retreat's path, and the enemy-ZOC losses named with a retreat.
+         */
+        CombatAnsweredData: {
+            /** Hex */
+            hex: string;
+            /** Kind */
+            kind: string;
+            /** Side */
+            side: string;
+            /** Answer */
+            answer: string[];
+            /** Losses */
+            losses: string[];
+            /** How */
+            how: string;
+            /** Tasks */
+            tasks: components["schemas"]["TaskShown"][];
+        };
+        /** CombatAnsweredEvent */
+        CombatAnsweredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.answered";
+            data: components["schemas"]["CombatAnsweredData"];
+        };
+        /** CombatAskedData */
+        CombatAskedData: {
+            /** Hex */
+            hex: string;
+            question: components["schemas"]["QuestionShown"];
+            /** Tasks */
+            tasks: components["schemas"]["TaskShown"][];
+        };
+        /** CombatAskedEvent */
+        CombatAskedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.asked";
+            data: components["schemas"]["CombatAskedData"];
+        };
+        /**
+         * CombatClosedData
+         * @description A combat ended: a table's result code, and for an overrun whether it emptied the
+         *     hex (`succeeded`); a reported one says neither.
+         */
+        CombatClosedData: {
+            /** Hex */
+            hex: string;
+            /** By */
+            by: string;
+            /** Code */
+            code?: string;
+            /** Succeeded */
+            succeeded?: boolean;
+        };
+        /** CombatClosedEvent */
+        CombatClosedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.closed";
+            data: components["schemas"]["CombatClosedData"];
+        };
+        /** CombatNoRetreatEvent */
+        CombatNoRetreatEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.no_retreat";
+            data: components["schemas"]["NoRetreatData"];
+        };
+        /** CombatReportedData */
+        CombatReportedData: {
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /**
+             * By
+             * @enum {string}
+             */
+            by: "overrun" | "combat" | "barrage" | "naval";
+            /** Hex */
+            hex: string;
+            /** Attackers */
+            attackers: string[];
+            /** Defenders */
+            defenders: string[];
+            /** Dice */
+            dice?: string;
+        };
+        /** CombatReportedEvent */
+        CombatReportedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.reported";
+            data: components["schemas"]["CombatReportedData"];
+        };
+        /**
+         * CombatResolvedData
+         * @description A combat the scenario's table decided: the odds, the roll (none for an automatic
+         *     overrun), the cell read (`code`, `row`, `effects`) and what it still does (`tasks`).
+         */
+        CombatResolvedData: {
+            /** Side */
+            side: string;
+            /** Defender */
+            defender: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /**
+             * By
+             * @enum {string}
+             */
+            by: "overrun" | "combat" | "barrage" | "naval";
+            /** Hex */
+            hex: string;
+            /** Attackers */
+            attackers: string[];
+            /** Defenders */
+            defenders: string[];
+            odds: components["schemas"]["OddsShown"];
+            /** Surprise */
+            surprise: string | null;
+            /** Values */
+            values: number[];
+            /** Total */
+            total: number | null;
+            /** Code */
+            code: string;
+            /** Effects */
+            effects: components["schemas"]["Effect"][];
+            /** Tasks */
+            tasks: components["schemas"]["TaskShown"][];
+            /** Dice */
+            dice?: string;
+            /** Row */
+            row?: string;
+        };
+        /** CombatResolvedEvent */
+        CombatResolvedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.resolved";
+            data: components["schemas"]["CombatResolvedData"];
+        };
+        /** CombatResultIgnoredEvent */
+        CombatResultIgnoredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.result_ignored";
+            data: components["schemas"]["ResultIgnoredData"];
+        };
+        /** CombatRolledData */
+        CombatRolledData: {
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /**
+             * By
+             * @enum {string}
+             */
+            by: "overrun" | "combat" | "barrage" | "naval";
+            /** Hex */
+            hex: string;
+            /** Attackers */
+            attackers: string[];
+            /** Defenders */
+            defenders: string[];
+            /** Dice */
+            dice: string;
+            /** Values */
+            values: number[];
+        };
+        /** CombatRolledEvent */
+        CombatRolledEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "combat.rolled";
+            data: components["schemas"]["CombatRolledData"];
+        };
+        /** DeadlinePassedData */
+        DeadlinePassedData: {
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /** Deadline */
+            deadline: string;
+            /** Sides */
+            sides: string[];
+        };
+        /** DeadlinePassedEvent */
+        DeadlinePassedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "deadline.passed";
+            data: components["schemas"]["DeadlinePassedData"];
+        };
+        /** DeadlinesSetData */
+        DeadlinesSetData: {
+            /** Reason */
+            reason: string;
+            /** Deadlines */
+            deadlines: {
+                [key: string]: number | null;
+            };
+        };
+        /** DeadlinesSetEvent */
+        DeadlinesSetEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "deadlines.set";
+            data: components["schemas"]["DeadlinesSetData"];
+        };
+        /** DefaultForcedData */
+        DefaultForcedData: {
+            /** Reason */
+            reason: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+        };
+        /** DefaultForcedEvent */
+        DefaultForcedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "default.forced";
+            data: components["schemas"]["DefaultForcedData"];
+        };
+        /** DiceCommittedData */
+        DiceCommittedData: {
+            /** Chain */
+            chain: number;
+            /** From Turn */
+            from_turn: number;
+            /** Anchor */
+            anchor: string;
+            /** Length */
+            length: number;
+        };
+        /** DiceCommittedEvent */
+        DiceCommittedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "dice.committed";
+            data: components["schemas"]["DiceCommittedData"];
+        };
+        /** DiceRecommittedData */
+        DiceRecommittedData: {
+            /** Chain */
+            chain: number;
+            /** From Turn */
+            from_turn: number;
+            /** Anchor */
+            anchor: string;
+            /** Length */
+            length: number;
+            /** Reason */
+            reason: string;
+        };
+        /** DiceRecommittedEvent */
+        DiceRecommittedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "dice.recommitted";
+            data: components["schemas"]["DiceRecommittedData"];
+        };
+        /** DiceRevealedData */
+        DiceRevealedData: {
+            /** Turn */
+            turn: number;
+            /** Seed */
+            seed: string;
+        };
+        /** DiceRevealedEvent */
+        DiceRevealedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "dice.revealed";
+            data: components["schemas"]["DiceRevealedData"];
+        };
+        /**
+         * DiceRolledData
+         * @description A roll and its inputs: die `j` of roll `index` of `turn` (docs/dice.md).
+         */
+        DiceRolledData: {
+            /** Turn */
+            turn: number;
+            /** Index */
+            index: number;
+            /** Purpose */
+            purpose: string;
+            /** Faces */
+            faces: number;
+            /** Values */
+            values: number[];
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "fair" | "seeded" | "scripted";
+            /** Trigger */
+            trigger: string;
+            /** Scripted */
+            scripted: number;
+            /** Label */
+            label?: string;
+        };
+        /** DiceRolledEvent */
+        DiceRolledEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "dice.rolled";
+            data: components["schemas"]["DiceRolledData"];
+        };
+        /** Effect */
+        Effect: {
+            /** Kind */
+            kind: string;
+            /** Value */
+            value: number;
+        };
+        /** EliminatedData */
+        EliminatedData: {
+            /** Cause */
+            cause: string;
+            /** Rule */
+            rule: string;
+            /** Unit */
+            unit: string;
+            /** Hex */
+            hex: string;
+        };
+        /** ExploitAwardedData */
+        ExploitAwardedData: {
+            /** Units */
+            units: string[];
+            /** Rating */
+            rating: number;
+            /** Hex */
+            hex: string;
+        };
+        /** FlewMissionData */
+        FlewMissionData: {
+            /** Unit */
+            unit: string;
+            /** To */
+            to: string;
+            /** Base */
+            base: string | null;
+            /** Mission */
+            mission: string;
+            /** Result */
+            result: ("shattered" | "eliminated") | null;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+        };
+        /**
+         * GameCreatedData
+         * @description The game as created: the scenario (its hash), the options, the dice, the sides.
+         */
+        GameCreatedData: {
+            /** Name */
+            name: string;
+            /** Scenario */
+            scenario: string;
+            /** Title */
+            title: string;
+            /** Scenario Hash */
+            scenario_hash: string;
+            /** Options */
+            options: {
+                [key: string]: unknown;
+            };
+            /**
+             * Dice Mode
+             * @enum {string}
+             */
+            dice_mode: "fair" | "seeded" | "scripted";
+            /** Dice Algorithm */
+            dice_algorithm: string;
+            /** Sides */
+            sides: string[];
+            /** Gm Public Key */
+            gm_public_key: string | null;
+        };
+        /** GameCreatedEvent */
+        GameCreatedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.created";
+            data: components["schemas"]["GameCreatedData"];
+        };
+        /** GameEndedEvent */
+        GameEndedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.ended";
+            data: components["schemas"]["Reasoned"];
+        };
+        /** GameImportedData */
+        GameImportedData: {
+            source: components["schemas"]["ImportSource"];
+            /** Seeds Elsewhere */
+            seeds_elsewhere: number[];
+        };
+        /** GameImportedEvent */
+        GameImportedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.imported";
+            data: components["schemas"]["GameImportedData"];
+        };
+        /** GamePausedData */
+        GamePausedData: {
+            /** Reason */
+            reason: string;
+            /** Hours */
+            hours: number;
+            /** Until */
+            until: string;
+        };
+        /** GamePausedEvent */
+        GamePausedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.paused";
+            data: components["schemas"]["GamePausedData"];
+        };
+        /** GameResumedData */
+        GameResumedData: {
+            /** Reason */
+            reason: string;
+            /** Until */
+            until?: string;
+        };
+        /** GameResumedEvent */
+        GameResumedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.resumed";
+            data: components["schemas"]["GameResumedData"];
+        };
+        /** GameRolledBackData */
+        GameRolledBackData: {
+            /** Reason */
+            reason: string;
+            /** Proposal */
+            proposal: number | null;
+            /** To Seq */
+            to_seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Abandons */
+            abandons: number[];
+            /** Kept */
+            kept: number[];
+            /** Rolls */
+            rolls: number;
+            /** Consents */
+            consents: string[];
+            /** State */
+            state: {
+                [key: string]: unknown;
+            };
+        };
+        /** GameRolledBackEvent */
+        GameRolledBackEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.rolled_back";
+            data: components["schemas"]["GameRolledBackData"];
+        };
+        /** GameStartedEvent */
+        GameStartedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "game.started";
+            data: components["schemas"]["NoData"];
+        };
+        /** GmPlayedData */
+        GmPlayedData: {
+            /** Reason */
+            reason: string;
+            /** Side */
+            side: string;
+            /** Kind */
+            kind: string;
+            /** Body */
+            body: {
+                [key: string]: unknown;
+            };
+            /** Salt */
+            salt?: string;
+        };
+        /** GmPlayedEvent */
+        GmPlayedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "gm.played";
+            data: components["schemas"]["GmPlayedData"];
+        };
+        /** HexDisorganizedData */
+        HexDisorganizedData: {
+            /** Cause */
+            cause: string;
+            /** Rule */
+            rule: string;
+            /** Hex */
+            hex: string;
+            /** Units */
+            units: string[];
+            /** Markers Removed */
+            markers_removed: {
+                [key: string]: string;
+            };
+            /** Trucks */
+            trucks: string[];
+        };
+        /** HexDisorganizedEvent */
+        HexDisorganizedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "hex.disorganized";
+            data: components["schemas"]["HexDisorganizedData"];
+        };
+        /** ImportSource */
+        ImportSource: {
+            /** Rules Version */
+            rules_version: string | null;
+            /** Version */
+            version: number | null;
+            /** Events */
+            events: number;
+            /** Dice Mode */
+            dice_mode: string | null;
+        };
+        /** ImpulseBeganData */
+        ImpulseBeganData: {
+            /** Impulse */
+            impulse: number;
+            /** Side */
+            side: string;
+        };
+        /** ImpulseBeganEvent */
+        ImpulseBeganEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "impulse.began";
+            data: components["schemas"]["ImpulseBeganData"];
+        };
+        /** ImpulseCleanedUpData */
+        ImpulseCleanedUpData: {
+            /** Side */
+            side: string;
+            /** Units */
+            units: string[];
+        };
+        /** ImpulseCleanedUpEvent */
+        ImpulseCleanedUpEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "impulse.cleaned_up";
+            data: components["schemas"]["ImpulseCleanedUpData"];
+        };
+        /** ImpulseEndedData */
+        ImpulseEndedData: {
+            /** Side */
+            side: string;
+            /** Impulses Taken */
+            impulses_taken: number;
+        };
+        /** ImpulseEndedEvent */
+        ImpulseEndedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "impulse.ended";
+            data: components["schemas"]["ImpulseEndedData"];
+        };
+        /** InitiativeChosenData */
+        InitiativeChosenData: {
+            /** Side */
+            side: string;
+            /**
+             * Position
+             * @enum {string}
+             */
+            position: "first" | "last" | "before" | "after" | "remaining";
+            /** Slot */
+            slot: number;
+        };
+        /** InitiativeChosenEvent */
+        InitiativeChosenEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "initiative.chosen";
+            data: components["schemas"]["InitiativeChosenData"];
+        };
+        /** InitiativeRankedData */
+        InitiativeRankedData: {
+            /** Ranking */
+            ranking: string[];
+        };
+        /** InitiativeRankedEvent */
+        InitiativeRankedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "initiative.ranked";
+            data: components["schemas"]["InitiativeRankedData"];
+        };
+        /** InitiativeRerollAnsweredEvent */
+        InitiativeRerollAnsweredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "initiative.reroll_answered";
+            /** Data */
+            data: components["schemas"]["RerollAnsweredData"] | components["schemas"]["Sealed"];
+        };
+        /** InitiativeRerollClosedEvent */
+        InitiativeRerollClosedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "initiative.reroll_closed";
+            data: components["schemas"]["RerollClosedData"];
+        };
+        /** InitiativeRolledData */
+        InitiativeRolledData: {
+            /** Dice */
+            dice: {
+                [key: string]: number;
+            };
+            /** Boxes */
+            boxes: {
+                [key: string]: number;
+            };
+            /** Totals */
+            totals: {
+                [key: string]: number;
+            };
+            /** Reroll */
+            reroll: boolean;
+        };
+        /** InitiativeRolledEvent */
+        InitiativeRolledEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "initiative.rolled";
+            data: components["schemas"]["InitiativeRolledData"];
+        };
+        /** InitiativeShiftedData */
+        InitiativeShiftedData: {
+            /** Before */
+            before: {
+                [key: string]: number;
+            };
+            /** Boxes */
+            boxes: {
+                [key: string]: number;
+            };
+            /** Rank */
+            rank: string[];
+        };
+        /** InitiativeShiftedEvent */
+        InitiativeShiftedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "initiative.shifted";
+            data: components["schemas"]["InitiativeShiftedData"];
+        };
+        /**
+         * KeyReplacedData
+         * @description A player's new signing key: by the GM, or (`by` "player") by the player itself
+         *     with its current key's consent.
+         */
+        KeyReplacedData: {
+            /** Reason */
+            reason: string;
+            /** Player Id */
+            player_id: string;
+            /** Side */
+            side: string;
+            /** Public Key */
+            public_key: string;
+            /** Consented */
+            consented: boolean;
+            /** Effective At */
+            effective_at: string | null;
+            /**
+             * By
+             * @constant
+             */
+            by?: "player";
+        };
+        /** ModeChangedData */
+        ModeChangedData: {
+            from: components["schemas"]["ModeSet"];
+            /** Unit */
+            unit: string;
+            /** Side */
+            side: string;
+            /** Hex */
+            hex: string;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "combat" | "move" | "reserve" | "strat" | "exploit" | "dg";
+            /**
+             * Orientation
+             * @enum {string}
+             */
+            orientation: "combat" | "move";
+        };
+        /** ModeSet */
+        ModeSet: {
+            /** Mode */
+            mode: ("combat" | "move" | "reserve" | "strat" | "exploit" | "dg") | null;
+            /** Orientation */
+            orientation: ("combat" | "move") | null;
+        };
+        /**
+         * NoData
+         * @description Nothing more to say than the event's kind.
+         */
+        NoData: Record<string, never>;
+        /** NoRetreatData */
+        NoRetreatData: {
+            /** Hex */
+            hex: string;
+            /** Units */
+            units: string[];
+            /** Rule */
+            rule: string;
+        };
+        /** PlayerKeyReplacedEvent */
+        PlayerKeyReplacedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "player.key_replaced";
+            data: components["schemas"]["KeyReplacedData"];
+        };
+        /** PortRepairedEvent */
+        PortRepairedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "port.repaired";
+            data: components["schemas"]["ReorganizedData"];
+        };
+        /** PowerDeclaredData */
+        PowerDeclaredData: {
+            /** Power */
+            power: string;
+            /**
+             * Action
+             * @enum {string}
+             */
+            action: "pass" | "land" | "air" | "naval" | "combined";
+            chit: components["schemas"]["Chit"] | null;
+        };
+        /** PowerDeclaredEvent */
+        PowerDeclaredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "power.declared";
+            data: components["schemas"]["PowerDeclaredData"];
+        };
+        /** Production */
+        Production: {
+            /** Bp Spent */
+            bp_spent: number;
+            /** Bp On Rps */
+            bp_on_rps: number;
+        };
+        /** ProductionAppliedData */
+        ProductionAppliedData: {
+            /** Powers */
+            powers: {
+                [key: string]: components["schemas"]["Production"];
+            };
+        };
+        /** ProductionAppliedEvent */
+        ProductionAppliedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "production.applied";
+            data: components["schemas"]["ProductionAppliedData"];
+        };
+        /**
+         * ProductionSubmittedData
+         * @description A power's production: the BPs spent and those on RPs, checked against the
+         *     scenario's `build_points` when it gives them (`reported`: taken as the player said).
+         */
+        ProductionSubmittedData: {
+            /** Power */
+            power: string;
+            /** Bp Spent */
+            bp_spent: number;
+            /** Bp On Rps */
+            bp_on_rps: number;
+            /** Next Turn Rps */
+            next_turn_rps: number;
+            /** Build Points */
+            build_points?: number | null;
+            /** Reported */
+            reported?: boolean;
+        };
+        /** ProductionSubmittedEvent */
+        ProductionSubmittedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "production.submitted";
+            data: components["schemas"]["ProductionSubmittedData"];
+        };
+        /** ProposalSideData */
+        ProposalSideData: {
+            /** Proposal */
+            proposal: number;
+            /** Side */
+            side: string;
+        };
+        /**
+         * QuestionShown
+         * @description What a combat's result leaves to a side (docs/api.md "Combat choices").
+         */
+        QuestionShown: {
+            /** Kind */
+            kind: string;
+            /** Side */
+            side: string;
+            /** Of */
+            of: string;
+            /** Count */
+            count: number;
+            /** Units */
+            units: string[];
+            /** Paths */
+            paths: string[][];
+            /** Default */
+            default: string[];
+            /** Asked At */
+            asked_at: string;
+            /** Text */
+            text: string;
+            /** Zoc */
+            zoc: string[];
+        };
+        /** Reasoned */
+        Reasoned: {
+            /** Reason */
+            reason: string;
+        };
+        /**
+         * ReorganizedData
+         * @description One item of a `reorg` order: what it cost and used, and the path for people.
+         */
+        ReorganizedData: {
+            /** Period */
+            period: string;
+            /** Power */
+            power: string;
+            /** Unit */
+            unit: string | null;
+            /** Method */
+            method: string;
+            item: components["schemas"]["ReorgItem"];
+            /** Cost */
+            cost: number;
+            /** Full Cost */
+            full_cost: number;
+            /** Rps Left */
+            rps_left: number;
+            /** Provider */
+            provider: string | null;
+            path: components["schemas"]["PathShown"] | null;
+            /** Uses */
+            uses: {
+                [key: string]: number;
+            };
+            /** Dispensed */
+            dispensed: string[][];
+            /** Flips */
+            flips: string[];
+            /** Expends */
+            expends: string | null;
+            /** Repairs */
+            repairs: string | null;
+            /** Isolated */
+            isolated: string | null;
+            /** Shattered */
+            shattered: boolean;
+            /** Notes */
+            notes: string[];
+        };
+        /** ReportFiledData */
+        ReportFiledData: {
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /** Moves */
+            moves: number;
+            /** Works */
+            works: number;
+            /** Missions */
+            missions: number;
+            /** Combats */
+            combats: number;
+            /** Face Down */
+            face_down: number;
+        };
+        /** ReportFiledEvent */
+        ReportFiledEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "report.filed";
+            data: components["schemas"]["ReportFiledData"];
+        };
+        /** RerollAnsweredData */
+        RerollAnsweredData: {
+            /** Side */
+            side: string;
+            /** Demand */
+            demand: boolean;
+            /** Salt */
+            salt: string;
+        };
+        /** RerollClosedData */
+        RerollClosedData: {
+            /** Answers */
+            answers: {
+                [key: string]: boolean;
+            };
+            /** Demanded */
+            demanded: string[];
+            /** Boxes */
+            boxes: {
+                [key: string]: number;
+            };
+        };
+        /** ReserveRemovedData */
+        ReserveRemovedData: {
+            /** Hex */
+            hex: string;
+            /** Units */
+            units: string[];
+            /** Rule */
+            rule: string;
+        };
+        /** ReserveRemovedEvent */
+        ReserveRemovedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "reserve.removed";
+            data: components["schemas"]["ReserveRemovedData"];
+        };
+        /** ReservesReleasedData */
+        ReservesReleasedData: {
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /** Units */
+            units: string[];
+            /** Orientations */
+            orientations: {
+                [key: string]: "combat" | "move";
+            };
+        };
+        /** ReservesReleasedEvent */
+        ReservesReleasedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "reserves.released";
+            data: components["schemas"]["ReservesReleasedData"];
+        };
+        /** ResultIgnoredData */
+        ResultIgnoredData: {
+            /** Hex */
+            hex: string;
+            /** Text */
+            text: string;
+        };
+        /** RollbackConsentedEvent */
+        RollbackConsentedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rollback.consented";
+            data: components["schemas"]["ProposalSideData"];
+        };
+        /**
+         * RollbackProposedData
+         * @description A rollback to `to_seq` (the start of `turn`.`impulse`) waiting for the sides in
+         *     `needs`: it would abandon the events `abandons` (but `kept`) and `rolls` rolls.
+         */
+        RollbackProposedData: {
+            /** Reason */
+            reason: string;
+            /** Proposal */
+            proposal: number;
+            /** To Seq */
+            to_seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Abandons */
+            abandons: number[];
+            /** Kept */
+            kept: number[];
+            /** Rolls */
+            rolls: number;
+            /** Needs */
+            needs: string[];
+            /** Requested By */
+            requested_by: string | null;
+            /** State */
+            state: {
+                [key: string]: unknown;
+            };
+        };
+        /** RollbackProposedEvent */
+        RollbackProposedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rollback.proposed";
+            data: components["schemas"]["RollbackProposedData"];
+        };
+        /** RollbackRefusedEvent */
+        RollbackRefusedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rollback.refused";
+            data: components["schemas"]["ProposalSideData"];
+        };
+        /** RollbackWithdrawnData */
+        RollbackWithdrawnData: {
+            /** Reason */
+            reason: string;
+            /** Proposal */
+            proposal: number;
+        };
+        /** RollbackWithdrawnEvent */
+        RollbackWithdrawnEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rollback.withdrawn";
+            data: components["schemas"]["RollbackWithdrawnData"];
+        };
+        /** RoundBeganData */
+        RoundBeganData: {
+            /** Round */
+            round: number;
+        };
+        /** RoundBeganEvent */
+        RoundBeganEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "round.began";
+            data: components["schemas"]["RoundBeganData"];
+        };
+        /** RpsGrantedData */
+        RpsGrantedData: {
+            /** Rps */
+            rps: {
+                [key: string]: number;
+            };
+        };
+        /** RpsGrantedEvent */
+        RpsGrantedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rps.granted";
+            data: components["schemas"]["RpsGrantedData"];
+        };
+        /** RpsLapsedData */
+        RpsLapsedData: {
+            /** Power */
+            power: string;
+            /** Amount */
+            amount: number;
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+        };
+        /** RpsLapsedEvent */
+        RpsLapsedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rps.lapsed";
+            data: components["schemas"]["RpsLapsedData"];
+        };
+        /**
+         * Sealed
+         * @description Another side's answer while its window is open: who answered, nothing more.
+         */
+        Sealed: {
+            /** Side */
+            side: string;
+            /**
+             * Sealed
+             * @constant
+             */
+            sealed: true;
+        };
+        /** SeatReopenedData */
+        SeatReopenedData: {
+            /** Reason */
+            reason: string;
+            /** Player Id */
+            player_id: string;
+            /** Side */
+            side: string;
+            /** Powers */
+            powers: string[];
+        };
+        /** SeatReopenedEvent */
+        SeatReopenedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "seat.reopened";
+            data: components["schemas"]["SeatReopenedData"];
+        };
+        /** SeatSubstitutedData */
+        SeatSubstitutedData: {
+            /** Player Id */
+            player_id: string;
+            /** Old Player Id */
+            old_player_id: string;
+            /** Side */
+            side: string;
+            /** Name */
+            name: string;
+            /** Powers */
+            powers: string[];
+        };
+        /** SeatSubstitutedEvent */
+        SeatSubstitutedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "seat.substituted";
+            data: components["schemas"]["SeatSubstitutedData"];
+        };
+        /** SeatTakenData */
+        SeatTakenData: {
+            /** Player Id */
+            player_id: string;
+            /** Side */
+            side: string;
+            /** Name */
+            name: string;
+            /** Powers */
+            powers: string[];
+        };
+        /** SeatTakenEvent */
+        SeatTakenEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "seat.taken";
+            data: components["schemas"]["SeatTakenData"];
+        };
+        /** ShatteredData */
+        ShatteredData: {
+            /** Cause */
+            cause: string;
+            /** Rule */
+            rule: string;
+            /** Units */
+            units: string[];
+            /** Hex */
+            hex: string;
+        };
+        /** SideData */
+        SideData: {
+            /** Side */
+            side: string;
+        };
+        /** SideDoneData */
+        SideDoneData: {
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+        };
+        /** SideDoneEvent */
+        SideDoneEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "side.done";
+            data: components["schemas"]["SideDoneData"];
+        };
+        /** SideDroppedOutData */
+        SideDroppedOutData: {
+            /** Reason */
+            reason: string;
+            /** Side */
+            side: string;
+            /** Policy */
+            policy: string;
+        };
+        /** SideDroppedOutEvent */
+        SideDroppedOutEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "side.dropped_out";
+            data: components["schemas"]["SideDroppedOutData"];
+        };
+        /** SideRestoredData */
+        SideRestoredData: {
+            /** Reason */
+            reason: string;
+            /** Side */
+            side: string;
+        };
+        /** SideRestoredEvent */
+        SideRestoredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "side.restored";
+            data: components["schemas"]["SideRestoredData"];
+        };
+        /** SideReturnedEvent */
+        SideReturnedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "side.returned";
+            data: components["schemas"]["SideData"];
+        };
+        /** SideSkippedData */
+        SideSkippedData: {
+            /** Reason */
+            reason: string;
+            /** Side */
+            side: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+        };
+        /** SideSkippedEvent */
+        SideSkippedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "side.skipped";
+            data: components["schemas"]["SideSkippedData"];
+        };
+        /** StandingAnsweredEvent */
+        StandingAnsweredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "standing.answered";
+            /** Data */
+            data: components["schemas"]["StandingNamed"] | components["schemas"]["Sealed"];
+        };
+        /**
+         * StandingArmedData
+         * @description Armed: its stops and, by step, the reroll's answer (`demand`, sealed until its
+         *     `first_window` closes) or how the final reorganization spends (`spend`, `plan`); a
+         *     `steps` order's holding (`turn`, `impulse`, `after`).
+         */
+        StandingArmedData: {
+            /** Side */
+            side: string;
+            /** Step */
+            step: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "standing" | "steps";
+            /** Player */
+            player: string;
+            /** Seq */
+            seq: number | null;
+            /** Stops */
+            stops: components["schemas"]["StopBody"][];
+            /** Hits Seen */
+            hits_seen: number;
+            /** Demand */
+            demand?: boolean;
+            /** Salt */
+            salt?: string;
+            /**
+             * Spend
+             * @enum {string}
+             */
+            spend?: "cheapest" | "none";
+            /** Plan */
+            plan?: components["schemas"]["ReorgBody"][];
+            /** First Window */
+            first_window?: number;
+            /** Turn */
+            turn?: number;
+            /** Impulse */
+            impulse?: number;
+            /** After */
+            after?: string;
+            /** Patrols */
+            patrols?: components["schemas"]["Placement"][];
+        };
+        /** StandingArmedEvent */
+        StandingArmedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "standing.armed";
+            /** Data */
+            data: components["schemas"]["StandingArmedData"] | components["schemas"]["Sealed"];
+        };
+        /** StandingDisarmedData */
+        StandingDisarmedData: {
+            /** Side */
+            side: string;
+            /** Step */
+            step: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "standing" | "steps";
+            /** Player */
+            player: string;
+            /** Seq */
+            seq: number | null;
+            /** Reason */
+            reason: string;
+            /** Stop */
+            stop: string | null;
+        };
+        /** StandingDisarmedEvent */
+        StandingDisarmedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "standing.disarmed";
+            data: components["schemas"]["StandingDisarmedData"];
+        };
+        /**
+         * StandingNamed
+         * @description The standing order (or held steps) by the side, step, kind, and the order that
+         *     armed it (`player`, `seq`).
+         */
+        StandingNamed: {
+            /** Side */
+            side: string;
+            /** Step */
+            step: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "standing" | "steps";
+            /** Player */
+            player: string;
+            /** Seq */
+            seq: number | null;
+        };
+        /**
+         * StateEditedData
+         * @description The GM's edits; `combat`: the combat section set (every field given).
+         */
+        StateEditedData: {
+            /** Reason */
+            reason: string;
+            /** Units */
+            units: {
+                [key: string]: components["schemas"]["UnitEdit"];
+            };
+            /** Hexes */
+            hexes: {
+                [key: string]: components["schemas"]["HexChange"];
+            };
+            /** Powers */
+            powers: {
+                [key: string]: components["schemas"]["PowerEdit"];
+            };
+            /** Combat */
+            combat?: {
+                [key: string]: unknown;
+            };
+        };
+        /** StateEditedEvent */
+        StateEditedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "state.edited";
+            data: components["schemas"]["StateEditedData"];
+        };
+        /** StepBeganData */
+        StepBeganData: {
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /** Sides */
+            sides: string[];
+            /** Chooser */
+            chooser?: string;
+            /** Positions */
+            positions?: string[];
+        };
+        /** StepBeganEvent */
+        StepBeganEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "step.began";
+            data: components["schemas"]["StepBeganData"];
+        };
+        /** StepLostData */
+        StepLostData: {
+            /** Cause */
+            cause: string;
+            /** Rule */
+            rule: string;
+            /** Unit */
+            unit: string;
+            /** Steps */
+            steps: number;
+        };
+        /** StepSkippedData */
+        StepSkippedData: {
+            /** Reason */
+            reason: string;
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /** Skipped */
+            skipped?: ("join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished")[];
+        };
+        /** StepSkippedEvent */
+        StepSkippedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "step.skipped";
+            data: components["schemas"]["StepSkippedData"];
+        };
+        /**
+         * TaskShown
+         * @description One thing a table's result still does to a combat: its kind, whose units, how
+         *     many steps or hexes (`value`; a retreat's option hexes `extra`, the losses due with
+         *     it `due`), and once chosen the units, path and enemy-ZOC losses named.
+         */
+        TaskShown: {
+            /** Kind */
+            kind: string;
+            /** Who */
+            who: string;
+            /** Value */
+            value: number;
+            /** Extra */
+            extra: number;
+            /** Path */
+            path: string[];
+            /** Losses */
+            losses: string[];
+            /** Units */
+            units: string[];
+            /** Chosen */
+            chosen: boolean;
+            /** Due */
+            due: number;
+        };
+        /** TurnBeganEvent */
+        TurnBeganEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "turn.began";
+            data: components["schemas"]["TurnData"];
+        };
+        /** TurnData */
+        TurnData: {
+            /** Turn */
+            turn: number;
+        };
+        /** TurnEndRolledData */
+        TurnEndRolledData: {
+            /** Side */
+            side: string;
+            /** Values */
+            values: number[];
+            /** Bonus Per Die */
+            bonus_per_die: number;
+            /** Added */
+            added: number;
+            /** Total */
+            total: number;
+            /** Threshold */
+            threshold: number;
+            /** Last Die */
+            last_die: number;
+            /** Certain */
+            certain: boolean;
+            /** Ends */
+            ends: boolean;
+        };
+        /** TurnEndRolledEvent */
+        TurnEndRolledEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "turn_end.rolled";
+            data: components["schemas"]["TurnEndRolledData"];
+        };
+        /** TurnEndedData */
+        TurnEndedData: {
+            /** Turn */
+            turn: number;
+            /** Impulses Taken */
+            impulses_taken: {
+                [key: string]: number;
+            };
+        };
+        /** TurnEndedEvent */
+        TurnEndedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "turn.ended";
+            data: components["schemas"]["TurnEndedData"];
+        };
+        /** TurnOrderSetData */
+        TurnOrderSetData: {
+            /** Order */
+            order: string[];
+        };
+        /** TurnOrderSetEvent */
+        TurnOrderSetEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "turn.order_set";
+            data: components["schemas"]["TurnOrderSetData"];
+        };
+        /** TurnedFaceDownData */
+        TurnedFaceDownData: {
+            /** Units */
+            units: string[];
+            /** Cause */
+            cause?: string;
+            /** Rule */
+            rule?: string;
+        };
+        /** UnitEliminatedEvent */
+        UnitEliminatedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.eliminated";
+            data: components["schemas"]["EliminatedData"];
+        };
+        /** UnitFlewMissionEvent */
+        UnitFlewMissionEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.flew_mission";
+            data: components["schemas"]["FlewMissionData"];
+        };
+        /** UnitModeChangedEvent */
+        UnitModeChangedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.mode_changed";
+            data: components["schemas"]["ModeChangedData"];
+        };
+        /**
+         * UnitMovedData
+         * @description A move: `mp` charged against the allowance, `cost` the terrain's, the path and
+         *     how it went; a carrier's own move names the unit it is `carrying`.
+         */
+        UnitMovedData: {
+            /** From */
+            from: string;
+            /** Unit */
+            unit: string;
+            /** To */
+            to: string;
+            /** Mp */
+            mp: number;
+            /** Transport */
+            transport: string | null;
+            /** Path */
+            path: string[];
+            /**
+             * Step
+             * @enum {string}
+             */
+            step: "join" | "initiative.reroll" | "initiative.choose" | "declare" | "action" | "reaction" | "combat" | "exploitation" | "reorganization" | "final_reorganization" | "production" | "finished";
+            /** Cost */
+            cost?: number;
+            /** Filled */
+            filled?: boolean;
+            /** Notes */
+            notes?: string[];
+            /** Seas */
+            seas?: string[];
+            /** Carrier */
+            carrier?: string;
+            /** Rail Power */
+            rail_power?: string;
+            /** Carrying */
+            carrying?: string;
+        };
+        /** UnitMovedEvent */
+        UnitMovedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.moved";
+            data: components["schemas"]["UnitMovedData"];
+        };
+        /** UnitReorganizedEvent */
+        UnitReorganizedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.reorganized";
+            data: components["schemas"]["ReorganizedData"];
+        };
+        /** UnitStepLostEvent */
+        UnitStepLostEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.step_lost";
+            data: components["schemas"]["StepLostData"];
+        };
+        /** UnitWorkedData */
+        UnitWorkedData: {
+            /** Unit */
+            unit: string;
+            /** Work */
+            work: string;
+            /** Hex */
+            hex: string;
+        };
+        /** UnitWorkedEvent */
+        UnitWorkedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "unit.worked";
+            data: components["schemas"]["UnitWorkedData"];
+        };
+        /** UnitsAdvancedData */
+        UnitsAdvancedData: {
+            /** Units */
+            units: string[];
+            /** To */
+            to: string;
+        };
+        /** UnitsAdvancedEvent */
+        UnitsAdvancedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "units.advanced";
+            data: components["schemas"]["UnitsAdvancedData"];
+        };
+        /** UnitsExploitAwardedEvent */
+        UnitsExploitAwardedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "units.exploit_awarded";
+            data: components["schemas"]["ExploitAwardedData"];
+        };
+        /** UnitsRetreatedData */
+        UnitsRetreatedData: {
+            /** From */
+            from: string;
+            /** Units */
+            units: string[];
+            /** To */
+            to: string;
+            /** Hexes */
+            hexes: number;
+            /** Enemy Zoc */
+            enemy_zoc: boolean;
+        };
+        /** UnitsRetreatedEvent */
+        UnitsRetreatedEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "units.retreated";
+            data: components["schemas"]["UnitsRetreatedData"];
+        };
+        /** UnitsShatteredEvent */
+        UnitsShatteredEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "units.shattered";
+            data: components["schemas"]["ShatteredData"];
+        };
+        /** UnitsTurnedFaceDownEvent */
+        UnitsTurnedFaceDownEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "units.turned_face_down";
+            data: components["schemas"]["TurnedFaceDownData"];
+        };
+        /** WeatherSetEvent */
+        WeatherSetEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "weather.set";
+            data: components["schemas"]["WeatherRow"];
+        };
+        /** WeatherTableSetData */
+        WeatherTableSetData: {
+            /** Reason */
+            reason: string;
+            /** Table */
+            table: components["schemas"]["WeatherRow"][] | null;
+            /** From Turn */
+            from_turn: number | null;
+        };
+        /** WeatherTableSetEvent */
+        WeatherTableSetEvent: {
+            /** Seq */
+            seq: number;
+            /** Turn */
+            turn: number;
+            /** Impulse */
+            impulse: number;
+            /** Step */
+            step: string;
+            /** Actor */
+            actor: string;
+            /** Text */
+            text: string;
+            /** At */
+            at: string;
+            /** Rules Version */
+            rules_version: string;
+            /** Hash */
+            hash?: string;
+            /** Rolled Back */
+            rolled_back?: boolean;
+            /** Sealed */
+            sealed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "weather.table_set";
+            data: components["schemas"]["WeatherTableSetData"];
+        };
     };
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description the rate limit policy (IETF draft-ietf-httpapi-ratelimit-headers): `"default";q=50;w=1;wif-burst=200` is 50 requests per 1-second window, sustained, in bursts of up to 200; sent when the server limits rates */
+        "RateLimit-Policy": string;
+        /** @description where the caller stands: `"default";r=37;t=4` is 37 requests it may send now, and 4 seconds until its bucket is full again (on a 429: until it may send again) */
+        RateLimit: string;
+        /** @description seconds to wait before trying again */
+        "Retry-After": string;
+        /** @description the view's version: send it back as If-None-Match */
+        ETag: string;
+        /** @description the same order (seq and bytes) was taken before: this is its first answer */
+        "Idempotent-Replayed": "true";
+        /** @description `Bearer`: a token is wanted */
+        "WWW-Authenticate": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -5521,6 +10774,7 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5575,6 +10829,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5584,6 +10840,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5593,6 +10852,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5602,6 +10863,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5611,6 +10875,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5635,6 +10902,8 @@ export interface operations {
             /** @description the answer */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5644,6 +10913,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5653,6 +10925,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5662,6 +10936,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5671,6 +10947,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5680,6 +10959,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5700,6 +10982,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5709,6 +10993,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5718,6 +11005,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5741,6 +11031,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5750,6 +11042,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5759,6 +11065,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5768,6 +11076,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5777,6 +11087,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5786,6 +11099,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5814,6 +11130,8 @@ export interface operations {
             /** @description the answer */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5823,6 +11141,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5832,6 +11153,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5841,6 +11164,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5850,6 +11175,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5859,6 +11186,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5868,6 +11197,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5877,6 +11209,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5906,6 +11241,9 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5915,6 +11253,9 @@ export interface operations {
             /** @description the caller's copy (`If-None-Match`: the ETag) is current */
             304: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5922,6 +11263,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5931,6 +11286,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5940,6 +11297,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5949,6 +11308,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5958,6 +11320,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5989,6 +11354,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5998,6 +11365,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6007,6 +11388,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6016,6 +11399,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6025,6 +11410,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6034,6 +11422,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6064,6 +11455,9 @@ export interface operations {
             /** @description the order was accepted before (same seq, same bytes: its first answer, with `Idempotent-Replayed: true`), or a dry run's preview */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6073,6 +11467,8 @@ export interface operations {
             /** @description the answer */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6082,6 +11478,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6091,6 +11490,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6100,6 +11501,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6109,6 +11512,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6118,6 +11523,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6127,6 +11534,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6136,6 +11545,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6145,6 +11557,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6174,6 +11589,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6183,6 +11600,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6192,6 +11623,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6201,6 +11634,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6210,6 +11645,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6219,6 +11657,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6248,6 +11689,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6257,6 +11700,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6266,6 +11723,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6275,6 +11734,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6284,6 +11745,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6293,6 +11757,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6320,6 +11787,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6329,6 +11798,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6338,6 +11810,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6347,6 +11821,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6356,6 +11832,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6365,6 +11843,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6374,6 +11854,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6383,6 +11865,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6392,6 +11877,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6419,6 +11907,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6428,6 +11918,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6437,6 +11930,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6446,6 +11941,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6455,6 +11952,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6464,6 +11963,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6473,6 +11974,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6482,6 +11985,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6491,6 +11997,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6518,6 +12027,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6527,6 +12038,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6536,6 +12050,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6545,6 +12061,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6554,6 +12072,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6563,6 +12083,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6572,6 +12094,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6581,6 +12105,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6590,6 +12117,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6617,6 +12147,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6626,6 +12158,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6635,6 +12170,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6644,6 +12181,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6653,6 +12192,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6662,6 +12203,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6671,6 +12214,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6680,6 +12225,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6689,6 +12237,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6716,6 +12267,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6725,6 +12278,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6734,6 +12290,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6743,6 +12301,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6752,6 +12312,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6761,6 +12323,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6770,6 +12334,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6779,6 +12345,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6788,6 +12357,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6815,6 +12387,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6824,6 +12398,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6833,6 +12410,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6842,6 +12421,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6851,6 +12432,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6860,6 +12443,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6869,6 +12454,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6878,6 +12465,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6887,6 +12477,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6914,6 +12507,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6923,6 +12518,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6932,6 +12530,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6941,6 +12541,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6950,6 +12552,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6959,6 +12563,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6968,6 +12574,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6977,6 +12585,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6986,6 +12597,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7013,6 +12627,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7022,6 +12638,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7031,6 +12650,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7040,6 +12661,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7049,6 +12672,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7058,6 +12683,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7067,6 +12694,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7076,6 +12705,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7085,6 +12717,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7112,6 +12747,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7121,6 +12758,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7130,6 +12770,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7139,6 +12781,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7148,6 +12792,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7157,6 +12803,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7166,6 +12814,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7175,6 +12825,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7184,6 +12837,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7213,6 +12869,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7222,6 +12880,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7231,6 +12892,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7240,6 +12903,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7249,6 +12914,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7258,6 +12925,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7267,6 +12936,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7276,6 +12947,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7285,6 +12959,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7314,6 +12991,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7323,6 +13002,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7332,6 +13014,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7341,6 +13025,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7350,6 +13036,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7359,6 +13047,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7368,6 +13058,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7377,6 +13069,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7386,6 +13081,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7413,6 +13111,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7422,6 +13122,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7431,6 +13134,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7440,6 +13145,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7449,6 +13156,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7458,6 +13167,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7467,6 +13178,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7476,6 +13189,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7485,6 +13201,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7512,6 +13231,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7521,6 +13242,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7530,6 +13254,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7539,6 +13265,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7548,6 +13276,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7557,6 +13287,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7566,6 +13298,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7575,6 +13309,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7584,6 +13321,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7608,6 +13348,8 @@ export interface operations {
             /** @description the answer */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7617,6 +13359,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7626,6 +13371,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7635,6 +13382,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7644,6 +13393,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7653,6 +13404,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7662,6 +13416,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7689,6 +13446,8 @@ export interface operations {
             /** @description the answer */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7698,6 +13457,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7707,6 +13480,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7716,6 +13491,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7725,6 +13502,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7734,6 +13513,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7743,6 +13525,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7777,6 +13562,8 @@ export interface operations {
             /** @description the caller's view of each event as it is committed (docs/api.md, Streams): event names are the event kinds, ids the seqs */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7792,6 +13579,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7801,6 +13602,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7810,6 +13613,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7819,6 +13624,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7828,6 +13636,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7851,6 +13662,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7860,6 +13673,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7869,6 +13696,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7878,6 +13707,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7887,6 +13718,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7896,6 +13730,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7923,6 +13760,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7932,6 +13771,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7941,6 +13794,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7950,6 +13805,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7959,6 +13816,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7968,6 +13827,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7977,6 +13839,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8000,6 +13865,8 @@ export interface operations {
             /** @description removed (or there was none) */
             204: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8007,6 +13874,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8016,6 +13897,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8025,6 +13908,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8034,6 +13919,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8043,6 +13931,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8070,6 +13961,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8079,6 +13972,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8088,6 +13995,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8097,6 +14006,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8106,6 +14017,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8115,6 +14028,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8124,6 +14039,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8133,6 +14051,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8158,6 +14079,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8167,6 +14090,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8176,6 +14113,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8185,6 +14124,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8194,6 +14135,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8203,6 +14147,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8232,6 +14179,8 @@ export interface operations {
             /** @description the answer */
             202: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8241,6 +14190,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8250,6 +14213,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8259,6 +14224,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8268,6 +14235,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8277,6 +14246,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8286,6 +14257,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8295,6 +14269,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8324,6 +14301,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8333,6 +14312,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8342,6 +14324,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8351,6 +14335,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8360,6 +14346,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8369,6 +14357,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8378,6 +14368,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8387,6 +14379,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8396,6 +14391,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8421,6 +14419,8 @@ export interface operations {
             /** @description removed */
             204: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8428,6 +14428,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8437,6 +14451,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8446,6 +14462,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8455,6 +14473,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8464,6 +14485,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8493,6 +14517,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8502,6 +14528,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8511,6 +14540,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8520,6 +14551,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8529,6 +14562,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8538,6 +14573,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8547,6 +14584,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8556,6 +14595,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8565,6 +14607,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8588,6 +14633,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8597,6 +14644,20 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8606,6 +14667,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8615,6 +14678,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8624,6 +14689,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8633,6 +14701,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8659,6 +14730,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8668,6 +14741,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8677,6 +14753,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8686,6 +14764,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8695,6 +14775,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8704,6 +14786,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8713,6 +14798,103 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    repairs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the game's id */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the answer */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReorgRepairs"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid payload */
+            422: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8738,6 +14920,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8747,6 +14931,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8756,6 +14943,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8765,6 +14954,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8774,6 +14965,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8783,6 +14976,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8792,6 +14988,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8828,6 +15027,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8837,6 +15038,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8846,6 +15050,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8855,6 +15061,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8864,6 +15072,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8873,6 +15083,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8882,6 +15095,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8912,6 +15128,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8921,6 +15139,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8930,6 +15151,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8939,6 +15162,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8948,6 +15173,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8957,6 +15184,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8966,6 +15195,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8975,6 +15207,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8998,6 +15233,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9007,6 +15244,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9016,6 +15256,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9025,6 +15267,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9034,6 +15278,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9043,6 +15289,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9052,6 +15301,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9079,6 +15331,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9088,6 +15342,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9097,6 +15354,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9106,6 +15365,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9115,6 +15376,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9124,6 +15387,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9133,6 +15398,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9142,6 +15410,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9165,6 +15436,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9174,6 +15447,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9183,6 +15459,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9192,6 +15470,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9201,6 +15481,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9210,6 +15492,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9219,6 +15504,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9246,6 +15534,8 @@ export interface operations {
             /** @description the answer */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9255,6 +15545,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9264,6 +15557,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9273,6 +15568,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9282,6 +15579,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9291,6 +15590,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9300,6 +15601,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9309,6 +15612,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9318,6 +15624,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9345,6 +15654,8 @@ export interface operations {
             /** @description the answer */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9354,6 +15665,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9363,6 +15677,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9372,6 +15688,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9381,6 +15699,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9390,6 +15710,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9399,6 +15721,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9408,6 +15732,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9417,6 +15744,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9440,6 +15770,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9449,6 +15781,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9458,6 +15793,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9467,6 +15804,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9476,6 +15815,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9485,6 +15826,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9494,6 +15838,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9521,6 +15868,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9530,6 +15879,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9539,6 +15891,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9548,6 +15902,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9557,6 +15913,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9566,6 +15924,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9575,6 +15935,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9584,6 +15946,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9593,6 +15958,9 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9616,6 +15984,8 @@ export interface operations {
             /** @description the answer */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9625,6 +15995,9 @@ export interface operations {
             /** @description Not authenticated */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9634,6 +16007,8 @@ export interface operations {
             /** @description Forbidden */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9643,6 +16018,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9652,6 +16029,8 @@ export interface operations {
             /** @description Invalid payload */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9661,6 +16040,9 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9670,11 +16052,130 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    game_your_move: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same for every attempt and resend */
+                "webhook-id": string;
+                /** @description the attempt's time, Unix seconds */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>, keyed by the secret */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["YourMove"];
+            };
+        };
+        responses: {
+            /** @description any 2xx delivers the message; anything else is an attempt failed, tried again (docs/api.md, "Delivery") */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    game_events: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same for every attempt and resend */
+                "webhook-id": string;
+                /** @description the attempt's time, Unix seconds */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>, keyed by the secret */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventsNotice"];
+            };
+        };
+        responses: {
+            /** @description any 2xx delivers the message; anything else is an attempt failed, tried again (docs/api.md, "Delivery") */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    game_deadline_reminder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same for every attempt and resend */
+                "webhook-id": string;
+                /** @description the attempt's time, Unix seconds */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>, keyed by the secret */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeadlineReminder"];
+            };
+        };
+        responses: {
+            /** @description any 2xx delivers the message; anything else is an attempt failed, tried again (docs/api.md, "Delivery") */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    game_deadline_notice: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same for every attempt and resend */
+                "webhook-id": string;
+                /** @description the attempt's time, Unix seconds */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>, keyed by the secret */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeadlineNotice"];
+            };
+        };
+        responses: {
+            /** @description any 2xx delivers the message; anything else is an attempt failed, tried again (docs/api.md, "Delivery") */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

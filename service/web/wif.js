@@ -23,10 +23,22 @@
 /** @typedef {Schemas["Joined"]} Joined the answer of POST /v1/games/{id}/seats/{side} */
 /** @typedef {Schemas["Position"]} Position the turn, impulse and step an order pins */
 /** @typedef {Schemas["Problem"]} Problem an RFC 9457 problem, as the server sends it */
+/** @typedef {Schemas["Accepted"]} Accepted the answer of an order taken (201) */
+/** @typedef {Schemas["Preview"]} Preview the answer of a dry run */
+/** @typedef {Schemas["SignedOrder"]["order"]} AnyOrder an order of any kind, by `kind` */
+/** @typedef {AnyOrder["kind"]} OrderKind every order kind: "declare", "mode", "reorg"... */
 
 /**
- * What `signOrder` signs: the order object (the schemas `SignedOrder` and
- * `<Kind>Order` of /openapi.json give each kind's `body`).
+ * The body of an order of kind `K` (the schema `<Kind>Order` of /openapi.json).
+ * @template {OrderKind} K
+ * @typedef {Extract<AnyOrder, {kind: K}>["body"]} OrderBody
+ */
+
+/**
+ * What `signOrder` signs: the order object. Its `step` is the position's (the schema
+ * `<Kind>Order` names the steps the kind answers; the server refuses another with 409
+ * `order/wrong_step`).
+ * @template {OrderKind} [K=OrderKind]
  * @typedef {object} Order
  * @property {string} game the game's id
  * @property {string} player the signer: a player's id, or "gm"
@@ -35,14 +47,15 @@
  * @property {string} prev the hash of the newest event the signer saw (the game's `head`)
  * @property {number} turn
  * @property {number} impulse
- * @property {string} step
- * @property {string} kind the order's kind, e.g. "declare", "mode", "reorg"
- * @property {object} body the kind's body
+ * @property {Position["step"]} step
+ * @property {K} kind the order's kind, e.g. "declare", "mode", "reorg"
+ * @property {OrderBody<K>} body the kind's body
  */
 
 /**
+ * @template {OrderKind} [K=OrderKind]
  * @typedef {object} Envelope what POST /v1/games/{id}/orders takes
- * @property {Order} order
+ * @property {Order<K>} order
  * @property {string} signature base64url Ed25519 signature of `order`'s RFC 8785 bytes
  */
 
@@ -339,9 +352,10 @@ export async function verifyObject(publicKey, value, signature) {
 /**
  * The order object an order signs, pinned to the position and the chain head
  * (`prev`) the player saw: from a summary, `summary.position` and `summary.head.hash`.
+ * @template {OrderKind} K
  * @param {{game: string, player: string, seq: number, position: Position, prev: string,
- *   kind: string, body: object}} fields
- * @returns {Order}
+ *   kind: K, body: OrderBody<K>}} fields
+ * @returns {Order<K>}
  */
 export function makeOrder({ game, player, seq, position, prev, kind, body }) {
   return { game, player, seq, prev, turn: position.turn, impulse: position.impulse,
@@ -350,9 +364,10 @@ export function makeOrder({ game, player, seq, position, prev, kind, body }) {
 
 /**
  * The signed envelope `{order, signature}` that POST /v1/games/{id}/orders takes.
+ * @template {OrderKind} K
  * @param {SigningKey} key
- * @param {Order} order
- * @returns {Promise<Envelope>}
+ * @param {Order<K>} order
+ * @returns {Promise<Envelope<K>>}
  */
 export async function signOrder(key, order) {
   return { order, signature: await signObject(key, order) };
@@ -578,15 +593,33 @@ export class WifClient {
   }
 
   /**
-   * Sign and send one order of `kind` with `body`, pinned to the game's current position
-   * and chain head (read with GET /v1/games/{id}, or taken from `options.summary`).
-   * Returns the server's answer (201 `{events, receipt, ...}`; for a dry run, the
-   * preview). A dry run signs with the next seq without using it up.
-   * @param {string} kind
-   * @param {object} body
-   * @param {{dryRun?: boolean, seq?: number, summary?: Summary}} [options] `seq`: sign
+   * Sign and send one order of `kind` with `body` (typed by the kind: `OrderBody<K>`),
+   * pinned to the game's current position and chain head (read with GET /v1/games/{id},
+   * or taken from `options.summary`). Returns the server's answer: 201 `Accepted`
+   * (`{events, receipt, ...}`), or for a dry run the `Preview`. A dry run signs with the
+   * next seq without using it up.
+   * @template {OrderKind} K
+   * @overload
+   * @param {K} kind
+   * @param {OrderBody<K>} body
+   * @param {{dryRun?: false, seq?: number, summary?: Summary}} [options] `seq`: sign
    *   with this seq instead of the next one
-   * @returns {Promise<Schemas["Accepted"] | Schemas["Preview"]>}
+   * @returns {Promise<Accepted>}
+   */
+  /**
+   * @template {OrderKind} K
+   * @overload
+   * @param {K} kind
+   * @param {OrderBody<K>} body
+   * @param {{dryRun: true, seq?: number, summary?: Summary}} options
+   * @returns {Promise<Preview>}
+   */
+  /**
+   * @template {OrderKind} K
+   * @param {K} kind
+   * @param {OrderBody<K>} body
+   * @param {{dryRun?: boolean, seq?: number, summary?: Summary}} [options]
+   * @returns {Promise<Accepted | Preview>}
    */
   async order(kind, body, { dryRun = false, seq, summary } = {}) {
     const signed = await this.sign(kind, body, { seq, summary, use: !dryRun });
@@ -599,8 +632,9 @@ export class WifClient {
   /**
    * The signed envelope of an order of `kind` with `body`, as the text to send (see
    * `send`), pinned to the game's current position and chain head.
-   * @param {string} kind
-   * @param {object} body
+   * @template {OrderKind} K
+   * @param {K} kind
+   * @param {OrderBody<K>} body
    * @param {{seq?: number, summary?: Summary, use?: boolean}} [options] `use`: count the
    *   seq as used (false for a dry run)
    * @returns {Promise<string>}

@@ -6,11 +6,17 @@ scenario lets players report results, flagged so in every view and export."""
 
 from __future__ import annotations
 
+import json
+import time
+from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
+import pytest
+from doc_examples import agrees, example, runs
 from support import Game, full_game, start_impulses
 
+from service import clock
 from service.verify import verify_export
 
 # The Axis moves first; the combat dice: 3 + 4 = 7.
@@ -41,6 +47,7 @@ async def _odds(game: Game, who: dict[str, str], attack: dict[str, Any]) -> http
                                  headers=who)
 
 
+@runs("docs/api.md", "combat-resolved", "combat-choice")
 async def test_an_attack_is_previewed_decided_answered_and_verified(
     client: httpx.AsyncClient,
 ) -> None:
@@ -73,6 +80,7 @@ async def test_an_attack_is_previewed_decided_answered_and_verified(
     assert resolved["text"] == (f"axis: combat on 1106: {WORDS}; column 1:1, 2d6 = 7: DL1o1 "
                                 "(defender loss 1, defender option 1).")
     assert resolved["data"]["values"] == [3, 4] and resolved["data"]["code"] == "DL1o1"
+    assert agrees(example("docs/api.md", "combat-resolved"), resolved["text"]) == []
     rolled = [e for e in log if e["kind"] == "dice.rolled"][-1]
     assert (rolled["data"]["purpose"], rolled["data"]["label"]) == ("combat", "combat on 1106")
 
@@ -83,6 +91,7 @@ async def test_an_attack_is_previewed_decided_answered_and_verified(
         "communists", "combat.choice", ["combat.choose", "standing"])
     assert entry["choices"]["retreat"] == [[], ["1105"], ["1206"], ["1207"]]
     assert entry["combat"]["default"] == ["1206"] and entry["combat"]["zoc"] == ["1105", "1207"]
+    assert agrees(json.loads(example("docs/api.md", "combat-choice")), entry) == []
     waiting = await axis.order("done", {})
     assert waiting.status_code == 409
     assert waiting.json()["code"] in ("order/stale", "combat/choice_pending")
@@ -125,3 +134,67 @@ async def test_a_game_whose_scenario_lets_players_report_is_flagged_everywhere(
     assert export["combat_results"]["combat"] == "reported"
     text = verify_export(export).text()
     assert "COMBAT RESULTS REPORTED BY PLAYERS" in text
+
+
+def _clock_on(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    """The game's clock moved on by `seconds` (the database's clock as this process
+    counts on from its sample)."""
+    monkeypatch.setattr(clock, "_sample", clock.Sample(
+        clock.utc_now() + timedelta(seconds=seconds), time.monotonic(), 0.0))
+
+
+# long: the clock moved through the question's life, each reading checked on the way.
+async def test_a_question_s_deadline_and_reminders_count_from_its_asking(
+    client: httpx.AsyncClient, app: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A combat's question has the step's time from when it is asked (docs/api.md
+    "Combat choices"): asked 50 minutes into a combat step of one hour, its deadline is
+    an hour after the asking, a pause moves it on by the pause's length, and the
+    reminders at 50% and 90% count from the asking, not from the step's start."""
+    from service.referee.games import sweep_deadlines
+    from service.referee.notifications import enqueue_reminders
+
+    game = await _axis_combat_step(client)
+    axis, communists = game.players["axis"], game.players["communists"]
+    r = await game.admin("deadlines", {"deadlines": {"combat": 3600}, "reason": "tempo"})
+    assert r.status_code == 200, r.text
+    r = await client.put(f"/v1/games/{game.id}/webhook", headers=communists.headers,
+                         json={"url": "http://127.0.0.1:9/unused"})
+    assert r.status_code == 200, r.text
+    started = datetime.fromisoformat((await game.state())["turn"]["step_started_at"])
+    _clock_on(monkeypatch, 3000)
+    await axis.ok("report", {"combats": [ATTACK]})
+    entry = (await game.state())["awaiting"][0]
+    asked = datetime.fromisoformat(entry["combat"]["asked_at"])
+    assert entry["step"] == "combat.choice" and asked - started >= timedelta(seconds=3000)
+    assert datetime.fromisoformat(entry["deadline"]) == asked + timedelta(seconds=3600)
+    # Paused for ten minutes: the question's clock stops with the game's.
+    assert (await game.admin("pause", {"reason": "dinner"})).status_code == 200
+    _clock_on(monkeypatch, 600)
+    assert (await game.admin("resume", {"reason": "back"})).status_code == 200
+    entry = (await game.state())["awaiting"][0]
+    asked = datetime.fromisoformat(entry["combat"]["asked_at"])
+    assert datetime.fromisoformat(entry["deadline"]) == asked + timedelta(seconds=3600)
+    assert asked - started >= timedelta(seconds=3600)
+
+    async def remind(after_asking: float) -> list[str]:
+        async with app.state.transactions() as uow:
+            await enqueue_reminders(uow, asked + timedelta(seconds=after_asking))
+        log = (await client.get(f"/v1/games/{game.id}/webhook/deliveries",
+                                headers=communists.headers)).json()["messages"]
+        return sorted(m["payload"]["data"]["elapsed"] for m in log if m["kind"] == "reminder")
+
+    async def sweep(after_asking: float) -> list[dict[str, Any]]:
+        async with app.state.transactions() as uow:
+            await sweep_deadlines(uow, asked + timedelta(seconds=after_asking))
+        return [e for e in await game.log() if e["kind"] == "combat.answered"]
+
+    # 50% of the step's hour since its start has long passed: no reminder yet.
+    assert await remind(1700) == []
+    assert await remind(1900) == ["50%"]
+    assert await remind(3300) == ["50%", "90%"]
+    # The step's hour from its start has passed too: the question still has its own.
+    assert await sweep(0) == []
+    answered = await sweep(3601)
+    assert [(e["data"]["side"], e["data"]["how"]) for e in answered] == [
+        ("communists", "default, by clock")]

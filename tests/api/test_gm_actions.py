@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import httpx
 from gm_support import start_impulses, summary, sweep
-from support import SIDES, Player, full_game, join_body, to_action
+from support import SIDES, Player, full_game, join_body, scenario, to_action
 
 from service.crypto import identity, signing
 from service.crypto.chain import verify_chain
@@ -219,3 +219,31 @@ async def test_a_reassigned_seat_goes_to_a_substitute_with_a_new_join_code(
     kinds = [e["kind"] for e in await game.log(game.players["allies"])]
     assert "seat.reopened" in kinds and "seat.substituted" in kinds
     assert all(s in state["sides"] for s in SIDES)
+
+
+async def test_the_gm_edits_a_power_s_fuel_stock_where_the_scenario_has_fuel(
+    client: httpx.AsyncClient,
+) -> None:
+    """RULES-NOTES 30: a scenario's fuel is a stock in the state, which the GM corrects
+    like any figure (0 to the format's 100,000); a scenario without fuel has no stock to
+    edit, and says so."""
+    fuelled = {**scenario("mini"), "fuel": {"reorganize": {"ARM": 2},
+                                            "powers": {"cw": {"stock": 5, "per_turn": 3}}}}
+    game = await full_game(client, fuelled)
+    r = await game.admin("edit", {"powers": {"cw": {"fuel": 40_000}, "germany": {"fuel": 7}},
+                                  "reason": "the tabletop's oil track"})
+    assert r.status_code == 200, r.text
+    state = await game.state(game.players["allies"])
+    assert (state["powers"]["cw"]["fuel"], state["powers"]["germany"]["fuel"]) == (40_000, 7)
+    edited = [e for e in await game.log(game.players["axis"]) if e["kind"] == "state.edited"]
+    assert "cw fuel=40000" in edited[-1]["text"] and "germany fuel=7" in edited[-1]["text"]
+    r = await game.admin("edit", {"powers": {"cw": {"fuel": 100_001}}, "reason": "typo"})
+    assert r.status_code == 422 and [e["path"] for e in r.json()["errors"]] == [
+        "/powers/cw/fuel"]
+
+    plain = await full_game(client)
+    r = await plain.admin("edit", {"powers": {"cw": {"fuel": 3}}, "reason": "no fuel"})
+    assert r.status_code == 422 and r.json()["code"] == "edit/invalid"
+    assert r.json()["errors"] == [{"path": "/powers/cw/fuel", "message": (
+        "this scenario gives no fuel (RULES-NOTES 30): there is no stock to edit")}]
+    assert (await plain.state())["powers"]["cw"]["fuel"] is None

@@ -48,7 +48,7 @@ async def test_seed_000_1944_example_through_the_api_11_18(client: httpx.AsyncCl
     assert sum(e["data"]["cost"] for e in done) == 33
     assert done[0]["text"] == ("cw reorganizes cw-inf-50 overseas from Newcastle via Rouen "
                                "(3 RPs): face up. cw has 33 RPs left.")
-    assert "not modeled (RULES-NOTES 29)" in done[2]["text"]
+    assert "the mission meets nobody (11.18.1 steps 1-6)" in done[2]["text"]
     state = await game.state(allies)
     assert state["powers"]["cw"]["rps"] == 3
     assert all(state["units"][item["unit"]]["face_up"] for item, _ in EXAMPLE)
@@ -108,3 +108,39 @@ async def test_planning_lists_every_legal_method_and_why_not_the_others_11_18(
     assert r.status_code == 404 and r.json()["code"] == "reorg/unknown_unit"
     r = await client.get(url, params={"unit": "cw-inf-53"})
     assert r.status_code == 401
+
+
+async def test_the_damaged_ports_and_the_ways_to_repair_them_are_listed_11_18_4(
+    client: httpx.AsyncClient,
+) -> None:
+    """11.18.4 ("Damaged ports can receive RPs in order to repair the port only"): GET
+    /reorg/repairs lists the side's damaged ports with the ways to repair each; the
+    listed way is accepted as a `reorg` order; another side sees none, the GM all, a
+    spectator nothing."""
+    game = await _allies_reorganize(client)
+    allies = game.players["allies"]
+    r = await game.admin("edit", {"hexes": {ROUEN: {"port_damaged": True}},
+                                  "reason": "bombed"})
+    assert r.status_code == 200, r.text
+    url = f"/v1/games/{game.id}/reorg/repairs"
+    r = await client.get(url, headers=allies.headers)
+    assert r.status_code == 200, r.text
+    listed = r.json()
+    assert listed["position"]["step"] == "reorganization"
+    [rouen] = listed["ports"]
+    assert (rouen["port"], rouen["name"], rouen["power"], rouen["step_open"]) == (
+        ROUEN, "Rouen", "cw", True)
+    assert rouen["options"] and all(o["legal"] and o["item"]["method"] == "port_repair"
+                                    and o["item"]["port"] == ROUEN for o in rouen["options"])
+    assert rouen["options"][0]["cost"] == 2  # a minor port (RULES-NOTES 23)
+    axis = await client.get(url, headers=game.players["axis"].headers)
+    assert axis.status_code == 200 and axis.json()["ports"] == []
+    assert [p["port"] for p in (await client.get(url, headers=game.gm)).json()["ports"]] == [
+        ROUEN]
+    made = await client.post(f"/v1/games/{game.id}/admin/spectators", json={"name": "club"},
+                             headers=game.gm)
+    watcher = {"Authorization": f"Bearer {made.json()['token']}"}
+    assert (await client.get(url, headers=watcher)).status_code == 403
+    result = await allies.ok("reorg", {"power": "cw", "items": [rouen["options"][0]["item"]]})
+    assert [e["kind"] for e in result["events"]] == ["port.repaired"]
+    assert (await client.get(url, headers=allies.headers)).json()["ports"] == []

@@ -78,3 +78,33 @@ def test_the_version_is_written_once_and_the_changelog_opens_with_it() -> None:
 
 async def test_the_openapi_document_has_the_version(client: httpx.AsyncClient) -> None:
     assert (await client.get("/openapi.json")).json()["info"]["version"] == __version__
+
+
+async def test_combat_dice_may_be_scripted(client: httpx.AsyncClient) -> None:
+    """docs/api.md, "Creating a game": scripted games script the referee's combat dice
+    under `combat` (faces 1-100); the creation takes them (it was a 422) and the export
+    of the ended game shows the script."""
+    script = {"combat": [4, 9, 20]}
+    game = await create_game(client, "dno-demo", dice={"mode": "scripted", "script": script})
+    r = await game.admin("end", {"reason": "to show the script"})
+    assert r.status_code == 200, r.text
+    export = (await client.get(f"/v1/games/{game.id}/export", headers=game.gm)).json()
+    assert export["dice"]["script"]["combat"] == [4, 9, 20]
+    r = await client.post("/v1/games", json={"name": "x", "scenario": "dno-demo", "dice": {
+        "mode": "scripted", "script": {"combat": [101]}}})
+    assert r.status_code == 422 and r.json()["errors"][0]["path"] == "/dice/script/combat/0"
+
+
+async def test_a_replacement_key_is_a_key(client: httpx.AsyncClient) -> None:
+    """The GM's key replacement takes an Ed25519 key as every key field does (base64url
+    of 32 bytes), and its schema says so: anything else is refused by its shape, naming
+    the field."""
+    schemas = (await client.get("/openapi.json")).json()["components"]["schemas"]
+    patterns = {schemas[name]["properties"]["public_key"]["pattern"]
+                for name in ("KeyBody", "KeyAct", "JoinSeat")}
+    assert patterns == {"^[A-Za-z0-9_-]{43}=?$"}
+    game = await full_game(client)
+    player = game.players["axis"].id
+    r = await client.post(f"/v1/games/{game.id}/admin/players/{player}/key",
+                          json={"public_key": "not a key"}, headers=game.gm)
+    assert r.status_code == 422 and r.json()["errors"][0]["path"] == "/public_key"

@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 import pytest
 from conftest import free_port, fresh_database, local_settings
+from doc_examples import agrees, example, runs
 from support import Game, Player, create_game, full_game, join
 
 from service.app import create_app
@@ -269,6 +270,7 @@ async def _state(rig: Rig, game: Game, who: Player, etag: str | None = None
     return await rig.client.get(f"/v1/games/{game.id}/state", headers=headers)
 
 
+@runs("docs/api.md", "webhook-state")
 async def test_a_webhook_failing_for_five_days_is_disabled_and_put_enables_it(
     rig: Rig,
 ) -> None:
@@ -316,6 +318,9 @@ async def test_a_webhook_failing_for_five_days_is_disabled_and_put_enables_it(
     r = await _state(rig, game, allies, etag)
     assert r.status_code == 200, "the cached view hid the disabled webhook"
     assert r.json()["webhook"] == {k: v for k, v in hook.items() if k != "every_event"}
+    page = json.loads(example("docs/api.md", "webhook-state"))
+    page["webhook"]["url"] = receiver.url
+    assert agrees(page, r.json()) == []
     disabled_etag = r.headers["etag"]
     assert disabled_etag != etag
     assert (await _state(rig, game, game.players["axis"])).json()["webhook"] is None

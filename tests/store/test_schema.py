@@ -54,8 +54,8 @@ async def test_the_event_log_is_append_only(migrated_url: str, statement: str) -
         async with engine.begin() as connection:
             await connection.execute(text(
                 "INSERT INTO events (game_id, seq, turn, impulse, step, kind, actor, text, data,"
-                " rules_version, hash, at) VALUES ('append-only-check', 1, 0, 0, 'join', 'x',"
-                " 'gm', 't', '{}', '1', 'h', now()) ON CONFLICT DO NOTHING"))
+                " rules_version, hash, at) VALUES ('append-only-check', 1, 0, 0, 'join',"
+                " 'game.started', 'gm', 't', '{}', '1', 'h', now()) ON CONFLICT DO NOTHING"))
         with pytest.raises(DBAPIError, match="append-only"):
             async with engine.begin() as connection:
                 await connection.execute(text(statement))

@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
+from doc_examples import example, runs
 from support import AXIS_FIRST, full_game, to_action
 
 try:
@@ -101,3 +102,37 @@ async def test_the_browsers_event_source_follows_a_game_with_a_ticket(
     streams = [(url, headers) for url, headers in requested if "/stream?" in url]
     assert streams and all("authorization" not in h for _, h in streams)
     assert all(axis.token not in url for url, _ in requested)
+
+
+@runs("docs/api.md", "event-source")
+async def test_the_documented_event_source_shows_the_next_roll(
+    live_url: str, browser: Browser,
+) -> None:
+    """docs/api.md's own lines, run by Chromium with `game`, `token`, `lastSeq` and
+    `show` defined around them: the next roll is shown."""
+    documented = example("docs/api.md", "event-source")
+    run = ("async ({game, token, lastSeq}) => {\n  window.shown = [];\n"
+           "  const show = (record) => window.shown.push(record);\n"
+           f"{documented}\n"
+           "  window.opened = false;\n  source.onopen = () => { window.opened = true; };\n"
+           "  window.source = source;\n}")
+    async with httpx.AsyncClient(base_url=live_url) as http:
+        game = await full_game(http, dice=AXIS_FIRST)
+        axis = await to_action(game)
+        head = (await http.get(f"/v1/games/{game.id}", headers=axis.headers)).json()["head"]
+        context = await browser.new_context()
+        context.set_default_timeout(WAIT_MS)
+        try:
+            page = await context.new_page()
+            await page.goto(f"{live_url}/play/")
+            await page.evaluate(run, {"game": game.id, "token": axis.token,
+                                      "lastSeq": head["seq"]})
+            await _until(page, "window.opened === true")
+            await axis.ok("roll", {"dice": "2d6", "purpose": "shown by the documented lines"})
+            await _until(page, "window.shown.length >= 1")
+            [record] = await page.evaluate("window.shown")
+            assert record["seq"] == head["seq"] + 1 and record["kind"] == "dice.rolled"
+            assert record["data"]["label"] == "shown by the documented lines"
+            await page.evaluate("window.source.close()")
+        finally:
+            await context.close()

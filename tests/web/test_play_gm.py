@@ -80,6 +80,7 @@ async def edits(pages: Pages, gm: Page, spectator: Page) -> None:
     await gm.select_option("[name=edit-hex-controller]", "germany")
     await gm.click("[name=admin-edit-hex]")
     await gm.select_option("[name=edit-power]", "italy")
+    await expect(gm.locator("[name=edit-power-fuel]")).to_be_hidden()  # dno-demo has no fuel
     await gm.fill("[name=edit-power-chits]", "4")
     await gm.click("[name=admin-edit-power]")
     await expect(spectator.locator("#powers-body tr[data-power=italy] td.chits")).to_have_text("4")

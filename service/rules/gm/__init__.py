@@ -9,12 +9,15 @@ from service.rules.gm.bodies import (
     DeadlinesBody,
     DropoutBody,
     EditBody,
+    HexChange,
     KeyAct,
     KeyBody,
     PauseBody,
+    PowerEdit,
     ReasonBody,
     ReopenAct,
     RollbackBody,
+    UnitEdit,
     WeatherBody,
 )
 from service.rules.gm.common import RULE, reason_of, side_named, with_reason
@@ -50,8 +53,9 @@ EVOLVE = {**_LIFECYCLE_EVOLVE, **_DROPOUTS_EVOLVE, **_EDITS_EVOLVE, **_SEATS_EVO
           **_ROLLBACK_EVOLVE}
 
 __all__ = [
-    "ActBody", "ConsentBody", "DeadlinesBody", "DropoutBody", "EditBody", "KeyAct", "KeyBody",
-    "PauseBody", "ReasonBody", "ReopenAct", "RollbackBody", "WeatherBody",
+    "ActBody", "ConsentBody", "DeadlinesBody", "DropoutBody", "EditBody", "HexChange",
+    "KeyAct", "KeyBody", "PauseBody", "PowerEdit", "ReasonBody", "ReopenAct", "RollbackBody",
+    "UnitEdit", "WeatherBody",
     "EVOLVE", "KEPT_KINDS", "RULE", "clock_expired", "consent", "create", "declare_dropout", "edit",
     "end", "force_defaults", "import_game", "new_key", "pause", "play_civil_disorder", "reason_of",
     "refuse_if_proposal", "reopen_seat", "replace_key", "resume", "rollback",

@@ -5,14 +5,15 @@ one posts the same bodies to `/admin/...` (where the player comes from the path)
 
 from __future__ import annotations
 
-from typing import Annotated, NotRequired
+from typing import Annotated, Any, NotRequired
 
 from annotated_types import Ge, Le, MaxLen, MinLen
 from typing_extensions import TypedDict
 
 from service.rules.modes import Mode, Orientation
 from service.rules.options import WeatherRow
-from service.rules.shapes import OrderKind, closed
+from service.rules.scenario import MOST_FUEL
+from service.rules.shapes import OrderKind, Pattern, closed
 from service.rules.state import Step
 
 Reason = Annotated[str, MaxLen(2000)]
@@ -85,22 +86,26 @@ class HexChange(TypedDict, total=False):
 
 @closed
 class PowerEdit(TypedDict, total=False):
-    """What the GM may set of a power's figures."""
+    """What the GM may set of a power's figures: production, RPs, chits and, where the
+    scenario has fuel (RULES-NOTES 30), the fuel stock."""
 
     bp_spent_last_turn: Figure
     bp_on_rps: Figure
     rps: Figure
     chits: Figure
+    fuel: Annotated[int, Ge(0), Le(MOST_FUEL)]
 
 
 @closed
 class EditBody(TypedDict):
-    """`admin.edit`: units, hexes and powers changed, with the reason."""
+    """`admin.edit`: units, hexes and powers changed, with the reason; `combat`, for a
+    game without combat tables, the scenario's combat section (docs/scenario.md)."""
 
     reason: NotRequired[Reason]
     units: NotRequired[Annotated[dict[str, UnitEdit], MaxLen(1000)]]
     hexes: NotRequired[Annotated[dict[str, HexChange], MaxLen(1000)]]
     powers: NotRequired[Annotated[dict[str, PowerEdit], MaxLen(100)]]
+    combat: NotRequired[dict[str, Any]]
 
 
 @closed
@@ -114,12 +119,16 @@ class RollbackBody(TypedDict):
     requested_by: NotRequired[Id | None]
 
 
+# An Ed25519 public key: base64url of its raw 32 bytes (as every other key field).
+PUBLIC_KEY = r"^[A-Za-z0-9_-]{43}=?$"
+
+
 @closed
 class KeyBody(TypedDict):
     """A new Ed25519 key for a player (base64url of the raw 32 bytes); `consent` is its
     current key's signature over {type: "wif-key-consent/1", game, player, public_key}."""
 
-    public_key: Annotated[str, MinLen(1), MaxLen(200)]
+    public_key: Annotated[str, Pattern(PUBLIC_KEY)]
     reason: NotRequired[Reason]
     new_token: NotRequired[bool]
     consent: NotRequired[Annotated[str, MaxLen(200)] | None]

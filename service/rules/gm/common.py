@@ -44,5 +44,5 @@ def seat_named(state: State, player: object, path: str = "/player_id") -> Seat:
     return seat
 
 
-def is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 10_000
+def is_int(value: object, most: int = 10_000) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= most

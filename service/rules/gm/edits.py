@@ -1,5 +1,6 @@
-"""The GM's state edits: units, hex control and port damage, BP and RP figures,
-each logged with the GM's reason (docs/game-master.md)."""
+"""The GM's state edits: units, hex control and port damage, BP and RP figures, fuel
+stocks and, for a game without combat tables, its combat section, each logged with the
+GM's reason (docs/game-master.md)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,14 @@ from service.rules.events import Event, EventKind
 from service.rules.flow import Flow
 from service.rules.gm.common import RULE, is_int, reason_of, with_reason
 from service.rules.modes import MODES, ORIENTATIONS
-from service.rules.scenario import uses_modes
+from service.rules.scenario import (
+    HEXSIDE_FEATURES,
+    MOST_FUEL,
+    TERRAINS,
+    combat_to_json,
+    read_combat,
+    uses_modes,
+)
 from service.rules.state import (
     Evolver,
     HexEdit,
@@ -118,14 +126,55 @@ def _edit_power(state: State, pid: str, change: object, problems: list[tuple[str
         return {}
     out: dict[str, Any] = {}
     for key, value in sorted(change.items()):
-        if key not in _POWER_FIELDS:
-            problems.append((f"{where}/{key}",
-                             f"unknown field {key!r}; editable: {', '.join(_POWER_FIELDS)}"))
+        if key == "fuel":
+            if state.powers[pid].fuel is None:
+                problems.append((f"{where}/fuel", "this scenario gives no fuel (RULES-NOTES "
+                                                  "30): there is no stock to edit"))
+            elif not is_int(value, MOST_FUEL):
+                problems.append((f"{where}/fuel", f"expected an integer 0-{MOST_FUEL}"))
+            else:
+                out[key] = value
+        elif key not in _POWER_FIELDS:
+            problems.append((f"{where}/{key}", f"unknown field {key!r}; editable: "
+                                               f"{', '.join(_POWER_FIELDS)}, fuel"))
         elif not is_int(value):
             problems.append((f"{where}/{key}", "expected an integer 0-10000"))
         else:
             out[key] = value
     return out
+
+
+_LAND_KINDS: Final = ("overrun", "combat", "barrage")
+
+
+def _edit_combat(state: State, value: object, problems: list[tuple[str, str]]
+                 ) -> dict[str, Any]:
+    """The combat section the GM sets for a game whose scenario has no combat tables (a
+    game created under rules version 1, before combats were decided by tables: docs/
+    game-master.md "Rules versions"), checked as the scenario format checks it. Tables,
+    once set, decide every combat after and are not changed; nor is a section set while
+    combats rolled wait for their reported results."""
+    rules = state.setup.scenario.combat
+    if any(rules.how(by) == "table" for by in _LAND_KINDS):
+        raise Refused("edit/combat_tables_set", "this game's combat tables decide its "
+                      "combats: they are not changed in play", rule=RULE,
+                      errors=[("/combat", "the game has combat tables")])
+    if state.modes.combats:
+        hexes = ", ".join(sorted(state.modes.combats))
+        raise Refused("edit/combat_open", f"combats rolled in {hexes} wait for their "
+                      "reported results: set the combat section after",
+                      rule=RULE, errors=[("/combat", "combats wait for their results")])
+    found: list[tuple[str, str]] = []
+    parsed = read_combat(value, "combat", TERRAINS, HEXSIDE_FEATURES, found)
+    problems += [("/" + path.replace(".", "/"), message) for path, message in found]
+    return combat_to_json(parsed)
+
+
+def _combat_words(section: Mapping[str, Any]) -> str:
+    tables = [name for name in ("land", "overrun", "barrage") if section.get(name)]
+    if tables:
+        return f"combat section set: {', '.join(tables)} decided by the tables"
+    return "combat section set: results reported by players"
 
 
 def _enemy_stacks(state: State, units: Mapping[str, Mapping[str, object]]) -> None:
@@ -153,9 +202,10 @@ def edit(f: Flow, c: Command) -> None:
     s = f.state
     if s.status == "finished":
         raise Refused("admin/finished", "the game is over", rule=RULE)
-    refuse = [k for k in c.body if k not in ("units", "hexes", "powers", "reason")]
-    problems: list[tuple[str, str]] = [(f"/{k}", "unknown key; edit units, hexes, powers")
-                                       for k in refuse]
+    refuse = [k for k in c.body if k not in ("units", "hexes", "powers", "combat", "reason")]
+    problems: list[tuple[str, str]] = [(f"/{k}", "unknown key; edit units, hexes, powers, "
+                                                 "combat") for k in refuse]
+    combat = None if "combat" not in c.body else _edit_combat(s, c.body["combat"], problems)
     sections: dict[str, dict[str, Any]] = {}
     for key, check in (("units", _edit_unit), ("hexes", _edit_hex), ("powers", _edit_power)):
         given = c.body.get(key) or {}
@@ -167,8 +217,8 @@ def edit(f: Flow, c: Command) -> None:
     if problems:
         raise Malformed("edit/invalid", f"{len(problems)} problem(s): {problems[0][0]}: "
                         f"{problems[0][1]}", rule="docs/scenario.md", errors=problems)
-    if not any(sections.values()):
-        raise Malformed("edit/empty", "nothing to edit: give units, hexes or powers",
+    if not any(sections.values()) and combat is None:
+        raise Malformed("edit/empty", "nothing to edit: give units, hexes, powers or combat",
                         errors=[("/", "no change")])
     _enemy_stacks(s, sections["units"])
     said = [f"{uid} {', '.join(f'{k}={v}' for k, v in ch.items())}"
@@ -177,9 +227,12 @@ def edit(f: Flow, c: Command) -> None:
              for h, e in sections["hexes"].items()]
     said += [f"{p} {', '.join(f'{k}={v}' for k, v in ch.items())}"
              for p, ch in sections["powers"].items()]
+    if combat is not None:
+        said.append(_combat_words(combat))
     reason = reason_of(c)
     f.emit("state.edited", with_reason(f"The GM edits the state: {'; '.join(said)}.", reason),
-           {**sections, "reason": reason}, by="gm")
+           {**sections, **({} if combat is None else {"combat": combat}), "reason": reason},
+           by="gm")
 
 
 def _edited(state: State, e: Event) -> State:
@@ -203,11 +256,13 @@ def _edited(state: State, e: Event) -> State:
     state = replace(state, units=units, powers=powers,
                     modes=replace(state.modes, eliminated=eliminated))
     hexes = e.data.get("hexes", {})
-    if hexes:
+    if hexes or "combat" in e.data:
         edits = {**state.map_edits, **{h: HexEdit(controller=v["controller"],
                                                    port_damaged=bool(v["port_damaged"]))
                                        for h, v in hexes.items()}}
-        state = replace(state, map_edits=edits, setup=with_map_edits(state.setup, edits))
+        combat = e.data.get("combat", state.combat_section)
+        state = replace(state, map_edits=edits, combat_section=combat,
+                        setup=with_map_edits(state.setup, edits, combat))
     return state
 
 

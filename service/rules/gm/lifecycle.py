@@ -196,13 +196,24 @@ def _paused(state: State, e: Event) -> State:
 
 
 def _resumed(state: State, e: Event) -> State:
-    """Clocks stop while paused: the step's start moves forward by the pause's length."""
+    """Clocks stop while paused: the step's start, and the asking of a combat question
+    waiting, move forward by the pause's length."""
+    if not state.paused_at:
+        return replace(state, status="active", paused_at=None, pause_until=None)
+    paused_for = datetime.fromisoformat(e.at) - datetime.fromisoformat(state.paused_at)
+
+    def later(moment: str) -> str:
+        return (datetime.fromisoformat(moment) + paused_for).isoformat()
+
     started = state.turn.step_started_at
-    if started and state.paused_at:
-        paused_for = datetime.fromisoformat(e.at) - datetime.fromisoformat(state.paused_at)
-        started = (datetime.fromisoformat(started) + paused_for).isoformat()
-    return replace(state, status="active", paused_at=None, pause_until=None,
-                   turn=replace(state.turn, step_started_at=started))
+    modes = state.modes
+    res = modes.resolution
+    if res is not None and res.question is not None and res.question.asked_at:
+        asked = later(res.question.asked_at).replace("+00:00", "Z")
+        modes = replace(modes, resolution=replace(
+            res, question=replace(res.question, asked_at=asked)))
+    return replace(state, status="active", paused_at=None, pause_until=None, modes=modes,
+                   turn=replace(state.turn, step_started_at=started and later(started)))
 
 
 def _ended(state: State, e: Event) -> State:

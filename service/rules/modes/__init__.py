@@ -27,6 +27,7 @@ from service.rules.modes.face_down import EVOLVE as _FACE_DOWN_EVOLVE
 from service.rules.modes.face_down import face_down_at_clean_up
 from service.rules.modes.legal import UnitChoices, side_options, unit_options
 from service.rules.modes.markers import ReserveMarkers, reserve_markers
+from service.rules.modes.odds import OddsShown
 from service.rules.modes.release import EVOLVE as _RELEASE_EVOLVE
 from service.rules.modes.release import release_reserves
 from service.rules.modes.report import EVOLVE as _REPORT_EVOLVE
@@ -42,7 +43,7 @@ EVOLVE = {**_CHANGE_EVOLVE, **_RELEASE_EVOLVE, **_REPORT_EVOLVE, **_RESULTS_EVOL
 
 __all__ = [
     "CHOICE_STEPS", "EVOLVE", "MODES", "ORIENTATIONS", "STANDING_ANSWERS", "CombatChooseBody",
-    "Mode", "ModeBody", "ModeView", "Orientation", "PreviewShown", "answer_by_default",
+    "Mode", "ModeBody", "ModeView", "OddsShown", "Orientation", "PreviewShown", "answer_by_default",
     "answer_by_standing", "choose", "preview",
     "ReleaseBody", "ReportBody", "ReserveMarkers", "UnitChoices", "change_modes", "effective",
     "face_down_at_clean_up", "file_report", "impulse_marks_cleared", "mode_view",

@@ -23,9 +23,11 @@ from typing import Final, NotRequired, cast
 from typing_extensions import TypedDict
 
 from service.rules import state as st
+from service.rules.airspace import AirChoices, air_choices
 from service.rules.board import Board
 from service.rules.errors import RulesError
 from service.rules.modes import vocabulary as m
+from service.rules.modes.bodies import Mode, Orientation
 from service.rules.modes.change import check_change
 from service.rules.modes.effective import effective, power_passed
 from service.rules.modes.markers import Markers, ReserveMarkers
@@ -48,8 +50,8 @@ class Why(TypedDict):
 
 
 class _Mode(TypedDict):
-    mode: str
-    orientation: str | None
+    mode: Mode
+    orientation: Orientation | None
 
 
 class ModeChoice(_Mode):
@@ -148,7 +150,8 @@ _UnitClass = TypedDict("_UnitClass", {"class": str})
 
 
 class UnitChoices(_UnitClass):
-    """A unit's choices now (issue 16): `GET .../units/{unit}/options`."""
+    """A unit's choices now (issue 16): `GET .../units/{unit}/options`; an air unit's
+    part in ATR missions (11.18.1) under `air`."""
 
     unit: str
     name: str
@@ -165,6 +168,7 @@ class UnitChoices(_UnitClass):
     attack: AttackChoices
     release: Permission
     exploit: ExploitChoice
+    air: NotRequired[AirChoices]
 
 
 # Every mode change a unit might ask for: (mode, orientation; None: its own).
@@ -217,9 +221,11 @@ def _modes(state: State, board: Board, uid: str, side: str) -> ModeChoices:
         given = orientation if orientation is not None else unit.orientation
         problem = step or _problem(check_change, state, board, uid, mode, given)
         if problem is not None:
-            illegal.append({"mode": mode, "orientation": given, **problem})
+            illegal.append({"mode": cast(Mode, mode),
+                            "orientation": cast(Orientation | None, given), **problem})
             continue
-        choice: ModeChoice = {"mode": mode, "orientation": given}
+        choice: ModeChoice = {"mode": cast(Mode, mode),
+                              "orientation": cast(Orientation | None, given)}
         if mode == m.RESERVE:
             choice["needs_marker"] = markers.change_needs_marker(state, uid)
             if choice["needs_marker"] and markers.shown["left"] == 0:
@@ -294,7 +300,7 @@ def _attack(state: State, board: Board, uid: str, side: str) -> AttackChoices:
         if sc.combat.how(by) == "none":  # no table, and players may not report (issue 29)
             why = {"code": "report/no_table", "rule": "RULES-NOTES 32",
                    "reason": f"the scenario has no {by} table and does not let players "
-                             "report results"}
+                             "report results; the GM may set the game's combat section"}
         if why is not None:
             kinds[by] = {"may": False, "why": why}
         elif by == "barrage":
@@ -368,12 +374,15 @@ def unit_options(state: State, uid: str, board: Board | None = None) -> UnitChoi
         attack = _attack(state, board, uid, side)
         release = _release(state, uid, side)
         exploit = _exploit(state, uid, side)
-    return cast(UnitChoices, {
+    choices = cast(UnitChoices, {
         "unit": uid, "name": sc.unit_name(uid), "side": side, "power": unit.power,
         "at": unit.at, "class": spec.unit_class, "type": spec.type, "mode": unit.mode,
         "orientation": unit.orientation, "face_up": unit.face_up, "step": state.step,
         "modes": modes, "moves": moves, "attack": attack, "release": release,
         "exploit": exploit})
+    if spec.unit_class == "air":
+        choices["air"] = air_choices(state, uid)  # ATR missions (11.18.1)
+    return choices
 
 
 def side_options(state: State, side: str, board: Board | None = None

@@ -69,8 +69,8 @@ class OddsShown(TypedDict):
     columns_by: str
     column: str
     base_column: str
-    shifts: list[list[object]]
-    roll_modifiers: list[list[object]]
+    shifts: list[list[str | int]]  # [why, columns]
+    roll_modifiers: list[list[str | int]]  # [why, added to the roll]
     dice: str
     inputs: dict[str, int]
     text: str

@@ -263,7 +263,8 @@ def report_combat(f: Flow, c: Command, side: str, item: object, path: str) -> Fo
     how = sc.combat.how(by)
     if how == "none":
         raise refuse("report/no_table", f"the scenario has no {by} table and does not let "
-                     "players report results (its combat.results is tables)",
+                     "players report results (its combat.results is tables); the GM may "
+                     "set the game's combat section (admin.edit combat)",
                      rule=TABLES, path=f"{path}/by")
     if f.state.modes.resolution is not None:
         pending = f.state.modes.resolution

@@ -68,6 +68,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, NoReturn
 
 from service.rules import state as st
+from service.rules.airspace import Airspace, atr_check
 from service.rules.board import (
     FRIENDLY,
     Board,
@@ -127,9 +128,6 @@ PAYING = "11.18 Reorganization points"
 # The short form's "Fuel costs are separate but necessary when reorganizing as well", as
 # the scenario's data (RULES-NOTES 30): the paying power's fuel, whatever the method.
 FUEL = "11.18 fuel"
-INTERCEPTION = ("ATR interception (combat air patrol, escorts, air-to-air combat and AA "
-                "fire, steps 1-6 of 11.18.1) is not modeled (RULES-NOTES 29): the mission "
-                "arrives.")
 
 
 class ItemRefused(Exception):
@@ -190,9 +188,12 @@ class Context:
     period: str
     chits: Mapping[str, Mapping[str, Any]]
     want_paths: bool = True
+    flying: bool = False
+    airspace: Airspace | None = None
 
     @classmethod
-    def of(cls, state: State, board: Board | None = None, *, want_paths: bool = True) -> Context:
+    def of(cls, state: State, board: Board | None = None, *, want_paths: bool = True,
+           flying: bool = False) -> Context:
         t = state.turn
         chits: dict[str, Mapping[str, Any]] = {}
         if t.step == st.REORGANIZATION and t.phasing_side is not None:
@@ -208,6 +209,8 @@ class Context:
             period=period_key(t.number, t.impulse, t.step),
             chits=chits,
             want_paths=want_paths,
+            flying=flying,
+            airspace=Airspace.of(state),
         )
 
     def moved_on(self, state: State, *, board_changed: bool) -> Context:
@@ -508,7 +511,8 @@ class _Item:
 
 def _atr(it: _Item) -> Claim:
     """11.18.1: an ATR flies from its base to the unit's hex, within range; it
-    reorganizes 1 unit (a large one within half range: 2) and turns face down."""
+    reorganizes 1 unit (a large one within half range: 2) and turns face down. Where
+    enemy fighters or AA could meet it, it first flies its mission (`service.rules.air`)."""
     aid, a, aspec = it.provider("atr", ATR, "an air transport (ATR)")
     assert aspec.atr is not None
     sc = it.ctx.state.setup.scenario
@@ -533,7 +537,12 @@ def _atr(it: _Item) -> Claim:
     use = it.use(f"atr:{aid}", 2 if large else 1, "atr",
                  f"ATR {aid} already reorganized {used} unit{'' if used == 1 else 's'} this "
                  f"impulse ({why})")
-    it.notes.append(INTERCEPTION)
+    note, problem = atr_check(it.ctx.state, aid, target, flying=it.ctx.flying,
+                              airspace=it.ctx.airspace)
+    if problem is not None:
+        it.refuse("atr", problem, code="reorg/atr_opposed")
+    if note:
+        it.notes.append(note)
     return it.claim(aid, Path("air", (base, target), (), distance), [use],
                     dispensed=((aid, f"atr:{target}"),), flips=(aid,) if a.face_up else ())
 

@@ -145,14 +145,15 @@ def refusal(e: ItemRefused, index: int, method: str,
 
 
 def check_order(
-    state: State, power: str, items: list[dict[str, Any]]
+    state: State, power: str, items: list[dict[str, Any]], *, flying: bool = False
 ) -> tuple[Context, list[Claim]]:
     """Check the port repairs, then every other item in order, against the step's
     counters and `power`'s RPs, each in the state the items before it produce (11.18.2
     both ways within one order), on the map as it was but for the ports repaired
     (11.18.4: at once); the context after the last item and the claims (port repairs
-    first), or the first refusal."""
-    ctx = Context.of(state)
+    first), or the first refusal. `flying`: the ATR items of a flight as it takes off
+    (11.18.1 step 2)."""
+    ctx = Context.of(state, flying=flying)
     ledger = Ledger.of(ctx)
     claims: list[Claim] = []
     repairs_first = sorted(range(len(items)), key=lambda i: items[i]["method"] != "port_repair")

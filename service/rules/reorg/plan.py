@@ -6,7 +6,9 @@ method would not.
 `Planner.plan(unit)` then lists candidates per method from the indexes and checks each
 with `reorg_methods.check_item`, exactly as an order would be checked (so a listed
 option is accepted as an item on its own). `reorg_options(state, unit)` is the
-one-shot form.
+one-shot form. `Planner.repairs(side)` lists the side's damaged ports and the ways to
+repair each now (11.18.4: "Damaged ports can receive RPs in order to repair the port
+only"), from the nearest primary sources.
 
 Lists are bounded where the map could offer dozens of equivalent sources: beyond the
 sources within a basic path, out-of-supply primary sources (double cost), railway
@@ -18,12 +20,13 @@ full path of an out-of-supply option (its `path` is null).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NotRequired, cast
 
 from typing_extensions import TypedDict
 
 from service.rules import state as st
+from service.rules.airspace import OppositionShown, opposition_shown
 from service.rules.board import Board, Path, Stance, coastal_ok, reach_index, reaches_unlimited
 from service.rules.reorg.bodies import ReorgItem
 from service.rules.reorg.methods import (
@@ -81,6 +84,7 @@ class OptionShown(TypedDict):
     rule: NotRequired[str | None]
     field: NotRequired[str | None]
     code: NotRequired[str | None]
+    interception: NotRequired[OppositionShown]
 
 
 class PlanShown(TypedDict):
@@ -121,6 +125,7 @@ class Option:
     rule: str | None = None
     field: str | None = None
     code: str | None = None
+    interception: OppositionShown | None = None
 
     def as_data(self) -> OptionShown:
         out: OptionShown = {"method": self.method, "legal": self.legal,
@@ -139,6 +144,8 @@ class Option:
         else:
             out["reason"], out["rule"] = self.reason, self.rule
             out["field"], out["code"] = self.field, self.code
+        if self.interception is not None:
+            out["interception"] = self.interception
         return out
 
 
@@ -163,6 +170,40 @@ class Plan:
             "options": [o.as_data() for o in self.options],
             "illegal": [o.as_data() for o in self.illegal],
         }
+
+
+class RepairShown(TypedDict):
+    """The ways to repair the damaged port in `port` now (11.18.4, RULES-NOTES 23): paid
+    by `power` (its `rps` left); the options that work, nearest primary source first,
+    and, when none does, why."""
+
+    port: str
+    name: str | None
+    kind: str
+    power: str
+    rps: int
+    step_open: bool
+    options: list[OptionShown]
+    illegal: list[OptionShown]
+
+
+@dataclass(frozen=True, slots=True)
+class Repair:
+    """A damaged port and the ways to repair it now (`RepairShown`)."""
+
+    port: str
+    power: str
+    rps: int
+    step_open: bool
+    options: tuple[Option, ...] = ()
+    illegal: tuple[Option, ...] = ()
+
+    def as_data(self, state: State) -> RepairShown:
+        h = state.setup.scenario.map.hex(self.port)
+        return {"port": self.port, "name": h.city, "kind": h.port or "", "power": self.power,
+                "rps": self.rps, "step_open": self.step_open,
+                "options": [o.as_data() for o in self.options],
+                "illegal": [o.as_data() for o in self.illegal]}
 
 
 @dataclass(slots=True)
@@ -355,9 +396,7 @@ class Planner:
         u = s.units[uid]
         sc = s.setup.scenario
         payer = sc.controller_of(u.power)
-        side = s.powers[payer].side
-        open_ = (s.step in (st.REORGANIZATION, st.FINAL_REORGANIZATION)
-                 and side in s.turn.step_sides and side not in s.turn.sides_done)
+        open_ = self._open(s.powers[payer].side)
         rps = s.powers[payer].rps
         try:
             check_item(self.ctx, self.ledger, 0, {"method": "chit", "unit": uid}, payer)
@@ -392,6 +431,48 @@ class Planner:
                     code="reorg/no_candidate"))
         return Plan(uid, payer, rps, open_, tuple(legal), tuple(illegal))
 
+    def _open(self, side: str) -> bool:
+        s = self.state
+        return (s.step in (st.REORGANIZATION, st.FINAL_REORGANIZATION)
+                and side in s.turn.step_sides and side not in s.turn.sides_done)
+
+    def repairs(self, side: str | None) -> tuple[Repair, ...]:
+        """Every damaged port of `side` (None: of every side), each with the ways to
+        repair it now: paid by the major power controlling it, from the nearest primary
+        sources (`NEAREST` that work of the `_LOOK` nearest), as an order would check
+        them."""
+        s, b = self.state, self.ctx.board
+        sc = s.setup.scenario
+        out = []
+        for i, (_, damaged) in sorted(b.grid.ports.items()):
+            port = b.grid.ids[i]
+            controller = b.grid.controllers[b.grid.controller_code[i]]
+            if not damaged or not controller or not b.port_damaged(port):
+                continue
+            power = sc.controller_of(controller)
+            owner = s.powers[power].side
+            if side is not None and owner != side:
+                continue
+            legal: list[Option] = []
+            first: Option | None = None
+            sources = self._nearest(port, self._sources(b.stance(power), "primary"))
+            for src in sources[:_LOOK]:
+                option = self._check({"method": "port_repair", "port": port, "source": src},
+                                     power)
+                if option.legal:
+                    legal.append(option)
+                elif first is None:
+                    first = option
+                if len(legal) == NEAREST:
+                    break
+            none = Option("port_repair", False, {"method": "port_repair", "port": port},
+                          reason=f"no primary supply source of a power cooperating with "
+                                 f"{power}", rule=RULES["port_repair"],
+                          code="reorg/no_candidate")
+            out.append(Repair(port, power, s.powers[power].rps, self._open(owner),
+                              tuple(legal), () if legal else (first or none,)))
+        return tuple(out)
+
     def _check(self, item: dict[str, Any], payer: str) -> Option:
         s = self.state
         method = item["method"]
@@ -405,9 +486,15 @@ class Planner:
         try:
             claim = check_item(self.ctx, self.ledger, 0, item, power)
         except ItemRefused as e:
-            return Option(method, False, item, reason=e.reason, rule=e.rule,
-                          field=e.field or None, code=e.code)
-        return _legal(claim, item, s.powers[power].rps, s.powers[power].fuel)
+            option = Option(method, False, item, reason=e.reason, rule=e.rule,
+                            field=e.field or None, code=e.code)
+        else:
+            option = _legal(claim, item, s.powers[power].rps, s.powers[power].fuel)
+        if method == "atr":  # who could meet the ATR (11.18.1 steps 1-6)
+            unit = s.units[item["unit"]]
+            option = replace(option, interception=opposition_shown(
+                s, s.setup.scenario.side_of_power(unit.power), unit.at, self.ctx.airspace))
+        return option
 
 
 def _bound_key(item: Mapping[str, Any]) -> tuple[str, str | None] | None:

@@ -8,7 +8,7 @@ scenario's numbers.
 
 from __future__ import annotations
 
-from typing import Any, NotRequired
+from typing import NotRequired
 
 from typing_extensions import TypedDict
 
@@ -35,7 +35,9 @@ class SourceView(Counter):
     kind: str
     power: str | None
     factories: int
-    out_of_communication_used: Any
+    # The period (turn.impulse) the source last reorganized a unit out of
+    # communication in this turn, if it did (11.18.5): once per turn.
+    out_of_communication_used: str | None
 
 
 class PortView(Counter):

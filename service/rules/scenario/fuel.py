@@ -19,11 +19,11 @@ from typing import Any, Final
 from service.rules.scenario.checking import _join, _Parsed
 from service.rules.scenario.types import UNIT_TYPES, FuelSpec, MinorSpec, PowerSpec, Problem
 
-__all__ = ["fuel_to_json", "read_fuel"]
+__all__ = ["MOST_FUEL", "fuel_to_json", "read_fuel"]
 
 _FIELDS: Final = ("reorganize", "powers")
 _POWER_FIELDS: Final = ("stock", "per_turn")
-_MOST: Final = 100_000
+MOST_FUEL: Final = 100_000  # a power's stock and income, and a unit type's cost
 _TYPES: Final = tuple(t for kinds in UNIT_TYPES.values() for t in sorted(kinds))
 
 
@@ -31,8 +31,8 @@ def _count(problems: list[Problem], value: object, path: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         problems.append(Problem(path, f"expected an integer, got {type(value).__name__}"))
         return 0
-    if not 0 <= value <= _MOST:
-        problems.append(Problem(path, f"must be between 0 and {_MOST}, got {value}"))
+    if not 0 <= value <= MOST_FUEL:
+        problems.append(Problem(path, f"must be between 0 and {MOST_FUEL}, got {value}"))
         return 0
     return value
 

@@ -26,6 +26,7 @@ from service.rules.scenario.types import (
     TERRAINS,
     UNIT_CLASSES,
     UNIT_TYPES,
+    AirSpec,
     AtrSpec,
     Costs,
     HexsideSpec,
@@ -269,9 +270,10 @@ _HEX_FIELDS: Final = (
 _SEA_FIELDS: Final = ("id", "adjacent")
 _UNIT_FIELDS: Final = (
     "id", "power", "class", "type", "size", "cost", "at", "face_up", "shattered", "oil",
-    "hq_reorg", "atr", "ocs", "name",
+    "hq_reorg", "atr", "ocs", "name", "air", "aa",
 )
 _ATR_FIELDS: Final = ("range", "large", "base")
+_AIR_FIELDS: Final = ("range", "air_to_air")
 _OCS_FIELDS: Final = (
     "mode", "orientation", "kind", "engineer", "rail_repair", "combat", "move",
     "action_rating", "barrage", "steps",
@@ -452,6 +454,20 @@ def _parse_atr(f: _Fields) -> AtrSpec | None:
     return spec
 
 
+def _parse_air(f: _Fields) -> AirSpec | None:
+    raw = f.raw("air")
+    if raw is _ABSENT:
+        return None
+    g = _Fields(f.problems, raw, _join(f.path, "air"), _AIR_FIELDS)
+    if not g.is_object:
+        f.bad.add("air")
+        return None
+    spec = AirSpec(range=g.opt_integer("range", lo=1),
+                   air_to_air=g.integer("air_to_air", 0, 0, 20))
+    f.bad.update(f"air.{k}" for k in g.bad)
+    return spec
+
+
 def _parse_unit(problems: list[Problem], v: object, path: str) -> _Parsed[UnitSpec] | None:
     f = _Fields(problems, v, path, _UNIT_FIELDS)
     if not f.is_object:
@@ -471,6 +487,8 @@ def _parse_unit(problems: list[Problem], v: object, path: str) -> _Parsed[UnitSp
         atr=_parse_atr(f),
         ocs=_parse_ocs(f),
         name=f.opt_text("name"),
+        air=_parse_air(f),
+        aa=f.integer("aa", 0, 0, 20),
     )
     cls, utype = spec.unit_class, spec.type
     if f.ok_keys("class", "type") and utype not in UNIT_TYPES[cls]:
@@ -505,6 +523,13 @@ def _check_unit_extras(f: _Fields, u: UnitSpec) -> None:
             f.fail("atr", "an ATR needs its range and base (11.18.1)")
         elif not atr and f.raw("atr") is not _ABSENT:
             f.fail("atr", "only ATRs have atr data")
+    if "air" not in f.bad and f.raw("air") is not _ABSENT:
+        if u.unit_class != "air":
+            f.fail("air", "only air units have air combat data")
+        elif u.air is not None and u.air.range is None and not atr:
+            f.fail("air.range", "an air unit's air data needs its range (11.18.1)")
+    if f.ok_keys("aa") and u.aa and u.unit_class == "air":
+        f.fail("aa", "air units have no AA factor: AA units are ground or naval units")
     if "ocs" not in f.bad:
         present = f.raw("ocs") is not _ABSENT
         if u.unit_class != "land":

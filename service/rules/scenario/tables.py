@@ -6,12 +6,16 @@ apply; and, for a game without tables, whether players report results instead.
     "combat": {"results": "tables", "advance": "vacated",
                "land": {...a table...}, "overrun": {"minimum": "3:1", "automatic": "9:1",
                                                     "shift": 0},
-               "barrage": {...a table...}}
+               "barrage": {...a table...},
+               "air": {...a table...}, "aa": {...a table...}}
 
 `results` "tables" (the default): a combat, overrun or barrage is decided by its table,
 and one without a table is refused; "reported": the scenario has no tables and players
 report what their own tables say (flagged in every view and export). A naval combat is
-always reported (the format has no naval table).
+always reported (the format has no naval table). The air-to-air table decides the
+combats of an air reorganization mission (11.18.1 step 5) and the AA table the
+anti-aircraft fire on its ATRs (step 6): without the first fighters do not patrol or
+intercept, without the second no AA fires (docs/rules-options.md "ATR missions").
 """
 
 from __future__ import annotations
@@ -54,8 +58,19 @@ BARRAGE_KINDS: Final[Mapping[str, tuple[int, int] | None]] = {
 }
 # The target hex's density: its defending land units, or their stacking points.
 BARRAGE_INPUTS: Final = ("units", "stacking_points")
+# What an air-to-air result may say (11.18.1 step 5): aircraft the intercepting side
+# loses, aircraft of the mission lost or aborted (their owners name which).
+AIR_KINDS: Final[Mapping[str, tuple[int, int] | None]] = {
+    "interceptor_lost": (1, 10), "mission_lost": (1, 10), "mission_aborted": (1, 10),
+}
+# The inputs air-to-air modifiers may read: the aircraft on each side of the combat.
+AIR_INPUTS: Final = ("interceptors", "mission_aircraft")
+# What AA fire does to the ATR it fires on (11.18.1 step 6).
+AA_KINDS: Final[Mapping[str, tuple[int, int] | None]] = {"aborted": None, "eliminated": None}
+# The AA units firing.
+AA_INPUTS: Final = ("units",)
 MOST_RETREAT: Final = 4  # a code's option and retreat hexes together
-_FIELDS: Final = ("results", "advance", "land", "overrun", "barrage")
+_FIELDS: Final = ("results", "advance", "land", "overrun", "barrage", "air", "aa")
 _OVERRUN_FIELDS: Final = ("minimum", "automatic", "shift")
 
 
@@ -80,6 +95,8 @@ class CombatRules:
     land: Table | None = None
     overrun: OverrunRule | None = None
     barrage: Table | None = None
+    air: Table | None = None
+    aa: Table | None = None
 
     def how(self, by: str) -> str:
         """"table", "reported" or "none": how a combat of kind `by` is decided."""
@@ -163,13 +180,19 @@ def read_combat(value: object, path: str, terrains: tuple[str, ...],
         barrage = read_table(value["barrage"], f"{path}.barrage",
                              Vocabulary(BARRAGE_KINDS, BARRAGE_INPUTS, terrains, hexsides),
                              problems)
+    air = aa = None
+    if value.get("air") is not None:
+        air = read_table(value["air"], f"{path}.air", Vocabulary(AIR_KINDS, AIR_INPUTS),
+                         problems)
+    if value.get("aa") is not None:
+        aa = read_table(value["aa"], f"{path}.aa", Vocabulary(AA_KINDS, AA_INPUTS), problems)
     overrun = _overrun(value.get("overrun"), f"{path}.overrun", land, problems)
     if results == "reported" and (value.get("land") is not None
                                   or value.get("barrage") is not None):
         problems.append((f"{path}.results", "a scenario with combat tables has them decide: "
                                              "results are reported only without tables"))
     return CombatRules(results=str(results), advance=str(advance), land=land,
-                       overrun=overrun, barrage=barrage)
+                       overrun=overrun, barrage=barrage, air=air, aa=aa)
 
 
 def combat_to_json(c: CombatRules) -> dict[str, Any]:
@@ -181,4 +204,6 @@ def combat_to_json(c: CombatRules) -> dict[str, Any]:
         "overrun": None if o is None else {"minimum": o.minimum, "automatic": o.automatic,
                                            "shift": o.shift},
         "barrage": None if c.barrage is None else table_to_json(c.barrage),
+        "air": None if c.air is None else table_to_json(c.air),
+        "aa": None if c.aa is None else table_to_json(c.aa),
     }

@@ -31,6 +31,9 @@ Optional JSON fields and their defaults (a ``null`` counts as absent):
   ``shattered`` false, ``oil`` false, ``hq_reorg``/``atr``/``ocs`` null. ``size`` is
   required for land units and null otherwise.
 - atr: ``large`` false.
+- unit ``air`` null (an air unit without it flies no combat air patrol, escort or
+  interception), ``aa`` 0; air: ``range`` (required but for ATRs, which fly their
+  ``atr`` range), ``air_to_air`` 0.
 - ocs: ``kind`` combat; ``mode`` combat (move for transport, organic_truck and repl,
   OCS 5.5c); ``orientation`` move for those kinds and for move or strat mode, else
   combat; ``engineer``/``rail_repair`` false; ``combat`` zeros for transport,
@@ -324,6 +327,15 @@ class AtrSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class AirSpec:
+    """An air unit's air combat data (11.18.1): the hexes it flies from its base
+    (`range`; an ATR flies its `atr` range) and its air-to-air factor."""
+
+    range: int | None
+    air_to_air: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class UnitSpec:
     """A unit as placed by the scenario. `power` is a power or minor id; `at` is a
     hex id or a sea id; `cost` is its reorganization cost in RPs (11.18)."""
@@ -342,6 +354,8 @@ class UnitSpec:
     atr: AtrSpec | None = None
     ocs: OcsSpec | None = None
     name: str | None = None
+    air: AirSpec | None = None
+    aa: int = 0
 
 
 def is_inf_class(unit: UnitSpec) -> bool:
@@ -359,6 +373,22 @@ def is_supply_unit(unit: UnitSpec) -> bool:
 
 def is_atr(unit: UnitSpec) -> bool:
     return unit.unit_class == "air" and unit.type == ATR
+
+
+def is_fighter(unit: UnitSpec) -> bool:
+    return unit.unit_class == "air" and unit.type == FTR
+
+
+def air_range(unit: UnitSpec) -> int | None:
+    """How far an air unit flies from its base (11.18.1): an ATR its `atr` range, any
+    other its `air` range (None: the scenario gives none, so it flies no mission)."""
+    if unit.atr is not None:
+        return unit.atr.range
+    return unit.air.range if unit.air is not None else None
+
+
+def air_to_air(unit: UnitSpec) -> int:
+    return unit.air.air_to_air if unit.air is not None else 0
 
 
 def is_flying_boat(unit: UnitSpec) -> bool:

@@ -22,6 +22,10 @@ def _unit_json(u: UnitSpec) -> dict[str, Any]:
             "range": u.atr.range, "large": u.atr.large, "base": u.atr.base,
         },
     }
+    if u.air is not None:
+        out["air"] = {"range": u.air.range, "air_to_air": u.air.air_to_air}
+    if u.aa:
+        out["aa"] = u.aa
     if u.ocs is not None:
         o = u.ocs
         out["ocs"] = {

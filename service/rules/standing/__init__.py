@@ -5,7 +5,7 @@ hold `done` for its later steps of the impulse, and the server's answering of bo
 """
 
 from service.rules.standing.answer import answer
-from service.rules.standing.bodies import StandingBody, StepsBody
+from service.rules.standing.bodies import Spend, StandingBody, StepsBody, StopBody
 from service.rules.standing.evolve import EVOLVE
 from service.rules.standing.orders import (
     IMPULSE_STEPS,
@@ -18,5 +18,5 @@ from service.rules.standing.stops import STOP_KINDS, stops_data
 from service.rules.standing.view import HeldShown, StandingShown, StandingView, standing_view
 
 __all__ = ["EVOLVE", "IMPULSE_STEPS", "STANDING_STEPS", "STOP_KINDS", "HeldShown",
-           "StandingBody", "StandingShown", "StandingView", "StepsBody", "allowed_steps",
-           "answer", "arm", "play_steps", "standing_view", "stops_data"]
+           "Spend", "StandingBody", "StandingShown", "StandingView", "StepsBody", "StopBody",
+           "allowed_steps", "answer", "arm", "play_steps", "standing_view", "stops_data"]

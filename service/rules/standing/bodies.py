@@ -9,6 +9,7 @@ from typing import Annotated, Literal, NotRequired
 from annotated_types import Ge, Le, MaxLen
 from typing_extensions import TypedDict
 
+from service.rules.air import Placements
 from service.rules.modes import ModeBody, ReleaseBody, ReportBody
 from service.rules.reorg import ReorgBody
 from service.rules.shapes import closed
@@ -18,7 +19,7 @@ from service.rules.turn import DeclareBody, DoneBody, RollBody
 # (default: no reroll), every other one with `done` (the reaction: nothing released).
 StandingStep = Literal["initiative.reroll", "reaction", "combat", "exploitation",
                        "final_reorganization", "combat.losses", "combat.retreat",
-                       "combat.advance"]
+                       "combat.advance", "air.patrol"]
 # What a standing order for a combat choice answers (docs/api.md "Combat choices").
 ChoiceAnswer = Literal["default", "retreat", "losses", "advance", "stay"]
 # The steps of an impulse a `steps` order may hold `done` for, up to `through`.
@@ -57,7 +58,9 @@ class StandingBody(TypedDict):
     `spend` "cheapest" (the default), the cheapest legal way for every unit still face
     down; "none" spends nothing. `answer` is a combat choice's: `combat.losses`
     "default", `combat.retreat` "retreat" or "losses", `combat.advance` "advance" or
-    "stay" (the first is the default)."""
+    "stay" (the first is the default). `patrols` is a standing combat air patrol's
+    (`air.patrol`, 11.18.1 step 1): the fighters it places, each over its hex whenever
+    that hex is a potential target of an enemy air reorganization (empty: no patrol)."""
 
     step: StandingStep
     armed: NotRequired[bool]
@@ -66,6 +69,7 @@ class StandingBody(TypedDict):
     spend: NotRequired[Spend]
     plan: NotRequired[Annotated[list[ReorgBody], MaxLen(12)]]
     answer: NotRequired[ChoiceAnswer]
+    patrols: NotRequired[Placements]
 
 
 @closed
@@ -105,13 +109,15 @@ class DoneItem(TypedDict):
 
 
 @closed
-class ReorgItem(TypedDict):
+class ReorgStep(TypedDict):
+    """A `reorg` in a `steps` order (named apart from the reorganization's own items)."""
+
     kind: Literal["reorg"]
     body: ReorgBody
 
 
 # One order of a `steps` order: a kind of the side's own steps and its body.
-StepItem = DeclareItem | ModeItem | ReleaseItem | ReportItem | RollItem | DoneItem | ReorgItem
+StepItem = DeclareItem | ModeItem | ReleaseItem | ReportItem | RollItem | DoneItem | ReorgStep
 ITEM_KINDS: tuple[str, ...] = ("declare", "mode", "release", "report", "roll", "done", "reorg")
 
 

@@ -28,7 +28,7 @@ def _armed(state: State, e: Event) -> State:
                      first_window=int(d.get("first_window", 0)),
                      hits_seen=int(d["hits_seen"]), adjacent_seen=adjacent_seen(state, side),
                      spend=str(d.get("spend", "none")),
-                     plan=tuple(dict(b) for b in d.get("plan", ())),
+                     plan=tuple(dict(b) for b in d.get("plan", d.get("patrols", ()))),
                      answer=d.get("answer"))
     orders = {**now.orders, side: {**now.orders.get(side, {}), step: order}}
     return _with(state, replace(now, orders=orders))

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from service.rules import state as st
+from service.rules.air import patrol_plan
 from service.rules.awaiting import awaiting, position
 from service.rules.command import Command
 from service.rules.errors import Forbidden, Malformed, Refused, RulesError
@@ -29,6 +30,7 @@ KeyCheck = Callable[[str, Mapping[str, object]], None]
 
 STANDING_STEPS: Final = (st.REROLL, st.REACTION, st.COMBAT, st.EXPLOITATION,
                          st.FINAL_REORGANIZATION)
+PATROL: Final = "air.patrol"  # a standing combat air patrol (11.18.1 step 1)
 # An impulse's steps in order: what `steps` holds `done` for lies between them.
 IMPULSE_STEPS: Final = (st.DECLARE, st.ACTION, st.REACTION, st.COMBAT, st.EXPLOITATION,
                         st.REORGANIZATION)
@@ -178,11 +180,17 @@ def arm(f: Flow, c: Command) -> None:
 
 
 def _armed_for_a_choice(f: Flow, c: Command, side: str, step: object) -> bool:
-    """A standing order for a combat choice is armed by `_arm_choice` (True); no other
-    has an `answer`."""
+    """A standing order for a combat choice is armed by `_arm_choice`, a standing combat
+    air patrol by `_arm_patrol` (True); no other has an `answer` or `patrols`."""
     if step in CHOICE_STEPS:
         _arm_choice(f, c, side, str(step))
         return True
+    if step == PATROL:
+        _arm_patrol(f, c, side)
+        return True
+    if c.body.get("patrols") is not None:
+        raise Malformed("order/invalid_body", "only a standing order for air.patrol has "
+                        "patrols", errors=[("/body/patrols", "only for air.patrol")])
     if c.body.get("answer") is not None:
         raise Malformed("order/invalid_body", "only a standing order for a combat choice has "
                         "an answer", errors=[("/body/answer", "only for combat choices")])
@@ -215,6 +223,47 @@ def _arm_choice(f: Flow, c: Command, side: str, step: str) -> None:
     f.emit("standing.armed", f"{side} arms a standing order: {step} answered "
            f"\"{answer}\" unless that costs more than it says.",
            {**named, "stops": [], "hits_seen": hits(f.state, side), "answer": answer},
+           by=c.actor.id)
+
+
+def _arm_patrol(f: Flow, c: Command, side: str) -> None:
+    """A standing combat air patrol (11.18.1 step 1, placed ahead): the fighters and hexes
+    it places whenever the patrol window awaits the side, those over this mission's
+    potential target hexes (RULES-NOTES 34)."""
+    armed = c.body.get("armed", True)
+    if not isinstance(armed, bool) or any(c.body.get(k) is not None for k in (
+            "demand", "stops", "answer", "spend", "plan")):
+        raise Malformed("order/invalid_body", "a standing order for air.patrol names its "
+                        "patrols, with no demand, stops, answer, spend or plan",
+                        errors=[("/body", "only step, armed and patrols")])
+    current = f.state.standing.orders.get(side, {}).get(PATROL)
+    named = {"side": side, "step": PATROL, "kind": "standing", "player": c.actor.id,
+             "seq": seq_of(c)}
+    if not armed:
+        if current is None or c.body.get("patrols") is not None:
+            raise Refused("standing/not_armed", f"{side} has no standing order for {PATROL} "
+                          "to disarm" if current is None else "an order disarming names "
+                          "only the step", rule="RULES-NOTES 34")
+        f.emit("standing.disarmed", f"{side}'s standing order for {PATROL} is disarmed by "
+               f"{c.actor.id}.", {**named, "player": current.player, "seq": current.seq,
+                                  "reason": f"disarmed by {c.actor.id}", "stop": None},
+               by=c.actor.id)
+        return
+    if PATROL not in allowed_steps(f.state):
+        raise Refused("standing/not_allowed", f"this game allows no standing orders for "
+                      f"{PATROL} (option standing.steps)", rule="docs/rules-options.md",
+                      errors=[("/body/step", "not allowed in this game")])
+    patrols = patrol_plan(f.state, c.body.get("patrols", []), "/body/patrols")
+    sc = f.state.setup.scenario
+    for i, p in enumerate(patrols):
+        if sc.side_of_power(sc.unit(p["unit"]).power) != side:
+            raise Refused("standing/not_your_unit", f"{p['unit']} is not a fighter of {side}",
+                          rule="RULES-NOTES 34", errors=[(f"/body/patrols/{i}/unit",
+                                                          "another side's unit")])
+    shown = ", ".join(f"{p['unit']} over {p['hex']}" for p in patrols) or "no patrol"
+    f.emit("standing.armed", f"{side} arms a standing combat air patrol: {shown}, whenever "
+           "those hexes are potential targets of an enemy air reorganization.",
+           {**named, "stops": [], "hits_seen": hits(f.state, side), "patrols": patrols},
            by=c.actor.id)
 
 

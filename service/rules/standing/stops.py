@@ -6,11 +6,12 @@ the side is told."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Final, cast
 
 from service.rules import state as st
 from service.rules.board import grid_of, state_supply
 from service.rules.errors import Malformed
+from service.rules.standing.bodies import StopBody, StopKind
 from service.rules.state import State, Stop
 from service.rules.turn.orders import lapsing
 
@@ -63,9 +64,14 @@ def parse_stops(value: object, step: str, path: str) -> tuple[Stop, ...]:
     return tuple(out)
 
 
-def stops_data(stops: Sequence[Stop]) -> list[dict[str, Any]]:
-    return [{"kind": s.kind, **({"within": s.within} if s.within is not None else {})}
-            for s in stops]
+def stops_data(stops: Sequence[Stop]) -> list[StopBody]:
+    out: list[StopBody] = []
+    for s in stops:
+        shown: StopBody = {"kind": cast(StopKind, s.kind)}
+        if s.within is not None:
+            shown["within"] = s.within
+        out.append(shown)
+    return out
 
 
 def stops_of(data: object) -> tuple[Stop, ...]:

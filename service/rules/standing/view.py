@@ -4,10 +4,13 @@ answer is a sealed decision)."""
 
 from __future__ import annotations
 
-from typing import Any, NotRequired
+from typing import NotRequired, cast
 
 from typing_extensions import TypedDict
 
+from service.rules.air import Placement
+from service.rules.reorg import ReorgBody
+from service.rules.standing.bodies import Spend, StopBody
 from service.rules.standing.stops import stops_data
 from service.rules.state import State
 
@@ -15,17 +18,19 @@ from service.rules.state import State
 class StandingShown(TypedDict):
     """An armed standing order: the side and step it answers, who armed it (player and
     seq of its order), its stop conditions and, for the reroll, its answer; for the final
-    reorganization, how it spends (`spend`, `plan`)."""
+    reorganization, how it spends (`spend`, `plan`); for the combat air patrol, where it
+    places the fighters (`patrols`)."""
 
     side: str
     step: str
     player: str
     seq: int | None
-    stops: list[dict[str, Any]]
+    stops: list[StopBody]
     demand: NotRequired[bool]
-    spend: NotRequired[str]
-    plan: NotRequired[list[dict[str, Any]]]
+    spend: NotRequired[Spend]
+    plan: NotRequired[list[ReorgBody]]
     answer: NotRequired[str]
+    patrols: NotRequired[list[Placement]]
 
 
 class HeldShown(TypedDict):
@@ -37,7 +42,7 @@ class HeldShown(TypedDict):
     seq: int | None
     after: str
     through: str
-    stops: list[dict[str, Any]]
+    stops: list[StopBody]
 
 
 class StandingView(TypedDict):
@@ -57,7 +62,10 @@ def standing_view(state: State, side: str | None, *, everyone: bool) -> Standing
             if step == "initiative.reroll":
                 shown["demand"] = o.demand
             if step == "final_reorganization":
-                shown["spend"], shown["plan"] = o.spend, [dict(b) for b in o.plan]
+                shown["spend"] = cast(Spend, o.spend)
+                shown["plan"] = [cast(ReorgBody, dict(b)) for b in o.plan]
+            if step == "air.patrol":
+                shown["patrols"] = [cast(Placement, dict(b)) for b in o.plan]
             if o.answer is not None:
                 shown["answer"] = o.answer
             orders.append(shown)

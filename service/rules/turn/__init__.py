@@ -3,6 +3,7 @@ three-sided initiative, rounds and weather, the impulse's steps, the turn-end tr
 """
 
 from service.rules.turn.bodies import (
+    Chit,
     ChooseBody,
     DeclareBody,
     DoneBody,
@@ -28,7 +29,7 @@ from service.rules.turn.weather import set_weather_table
 EVOLVE = {**_TURN_EVOLVE, **_WEATHER_EVOLVE}
 
 __all__ = [
-    "ChooseBody", "DeclareBody", "DoneBody", "ProductionBody", "RerollBody", "RollBody",
+    "Chit", "ChooseBody", "DeclareBody", "DoneBody", "ProductionBody", "RerollBody", "RollBody",
     "EVOLVE", "answer_reroll", "apply_defaults", "choose_slot", "declare", "done", "produce",
     "reroll", "roll",    "new_chain", "set_weather_table", "start_game",
 ]

@@ -1,9 +1,11 @@
 """Default answers when a deadline passes, the GM forces them or a side is in civil
 disorder: declare pass; reroll no; choose first / before; done; last turn's production;
-a combat's question its default (docs/api.md "Combat choices")."""
+a combat's question its default (docs/api.md "Combat choices"); an ATR mission's window
+no patrol, no flight, no interception, the default losses (11.18.1)."""
 
 from __future__ import annotations
 
+from service.rules import air
 from service.rules import state as st
 from service.rules.flow import Flow
 from service.rules.modes import answer_by_default
@@ -27,6 +29,8 @@ def apply_defaults(f: Flow, by: str, sides: frozenset[str] | None = None) -> int
     step = s.step
     if s.modes.resolution is not None and s.modes.resolution.question is not None:
         return answer_by_default(f, by, sides)  # a combat's question, not the step
+    if s.air is not None and s.air.window:
+        return air.answer_by_default(f, by, sides)  # an ATR mission's window (11.18.1)
 
     def chosen(side: str | None) -> bool:
         return side is not None and (sides is None or side in sides)

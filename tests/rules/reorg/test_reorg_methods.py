@@ -68,10 +68,17 @@ def test_large_atr_within_half_range_reorganizes_two_units_in_one_hex_option_36_
     assert reason(error) == "ATR cw-atr already flew to hex 0401 this impulse"
 
 
-def test_atr_mission_says_interception_is_not_modeled_rn29() -> None:
-    t = at_step(_atr_map())
-    events = act(t, [{"unit": "cw-a", "method": "atr", "atr": "cw-atr"}])
-    assert "not modeled (RULES-NOTES 29)" in events[0].text
+def test_atr_mission_says_how_it_arrived_rn29_rn34() -> None:
+    """With option reorg.atr_interception off, a mission simply arrives (RULES-NOTES 29);
+    on, an ATR that nobody could meet arrives at once (RULES-NOTES 34; the missions
+    themselves: tests/rules/air)."""
+    off = at_step(_atr_map(), options={"reorg": {"atr_interception": False}})
+    events = act(off, [{"unit": "cw-a", "method": "atr", "atr": "cw-atr"}])
+    assert "ATR interception is off in this game (option reorg.atr_interception, " \
+           "RULES-NOTES 29): the mission arrives." in events[0].text
+    on = at_step(_atr_map())
+    events = act(on, [{"unit": "cw-a", "method": "atr", "atr": "cw-atr"}])
+    assert "the mission meets nobody (11.18.1 steps 1-6)" in events[0].text
 
 
 def test_a_face_down_atr_flies_no_mission_11_18_1() -> None:

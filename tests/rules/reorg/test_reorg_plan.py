@@ -8,7 +8,7 @@ import json
 
 from engine import skip_initiative, table
 from reorg_1944 import EXAMPLE, LIMITS, ROUEN
-from reorg_kit import at_step, decide_as, doc
+from reorg_kit import act, at_step, decide_as, doc
 
 from service.rules.reorg import NEAREST, Planner, reorg_options
 from service.rules.scenario import load_builtin_scenario, scenario_to_json
@@ -128,3 +128,36 @@ def test_planning_lists_each_option_once_on_the_demo_scenario() -> None:
         keys = [json.dumps(o["item"], sort_keys=True) for o in plan["options"] + plan["illegal"]
                 if o["item"]]
         assert len(keys) == len(set(keys)), uid
+
+
+def test_the_planner_lists_each_damaged_port_and_the_ways_to_repair_it_11_18_4() -> None:
+    """11.18.4: "Damaged ports can receive RPs in order to repair the port only": the
+    planner lists the side's damaged ports, each with the ways to repair it now (from the
+    nearest primary sources, at the port's cost: RULES-NOTES 23), every one accepted as
+    an order; a port an enemy unit holds says why not; another side's port is listed to
+    that side only; a repaired port leaves the list."""
+    data = doc(". # . . . g", coasts={"0101": ["north-sea"], "0401": ["channel"],
+                                      "0501": ["channel"], "0601": ["channel"]},
+               seas={"north-sea": ["channel"]},
+               ports={"0101": "major", "0401": "minor", "0501": "minor", "0601": "minor"},
+               damaged=["0401", "0501", "0601"], sources={"0101": ("primary", "cw")},
+               units=[("ger-a", "germany", "INF", "0401", "combat")])
+    t = at_step(data)
+    allies = {r.port: r for r in Planner(t.state).repairs("allies")}
+    assert sorted(allies) == ["0401", "0501"]
+    held = allies["0401"]
+    assert (held.power, held.options) == ("cw", ())
+    assert [(o.code, o.reason) for o in held.illegal] == [
+        ("reorg/not_cooperating", "hex 0401 is not held by a power cooperating with cw")]
+    free = allies["0501"]
+    assert (free.power, free.rps, free.step_open) == ("cw", 30, True)
+    assert [(o.item, o.cost, o.provider) for o in free.options] == [
+        ({"method": "port_repair", "port": "0501", "source": "0101"}, 2, "0101")]
+    shown = free.as_data(t.state)
+    assert (shown["port"], shown["kind"], shown["options"][0]["legal"]) == ("0501", "minor", True)
+    axis = Planner(t.state).repairs("axis")
+    assert [(r.port, r.power, r.step_open, r.illegal[0].code) for r in axis] == [
+        ("0601", "germany", False, "reorg/no_candidate")]
+    assert sorted(r.port for r in Planner(t.state).repairs(None)) == ["0401", "0501", "0601"]
+    assert [e.kind for e in act(t, [free.options[0].item])] == ["port.repaired"]
+    assert [r.port for r in Planner(t.state).repairs("allies")] == ["0401"]
