@@ -391,6 +391,8 @@ class ReorganizedData(TypedDict):
     isolated: str | None
     shattered: bool
     notes: list[str]
+    fuel: NotRequired[int]  # the fuel the item spent, when the scenario has fuel (RULES-NOTES 30)
+    fuel_left: NotRequired[int]  # the paying power's stock after it
 
 
 class RpsLapsedData(TypedDict):
