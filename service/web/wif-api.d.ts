@@ -8843,6 +8843,10 @@ export interface components {
             shattered: boolean;
             /** Notes */
             notes: string[];
+            /** Fuel */
+            fuel?: number;
+            /** Fuel Left */
+            fuel_left?: number;
         };
         /** ReportFiledData */
         ReportFiledData: {
@@ -9719,6 +9723,11 @@ export interface components {
             after?: string;
             /** Patrols */
             patrols?: components["schemas"]["Placement"][];
+            /**
+             * Answer
+             * @enum {string}
+             */
+            answer?: "default" | "retreat" | "losses" | "advance" | "stay";
         };
         /** StandingArmedEvent */
         StandingArmedEvent: {
