@@ -82,3 +82,16 @@ def test_every_event_kind_has_the_shape_of_its_data() -> None:
     union = _spec()["components"]["schemas"]["EventRecord"]
     assert union["discriminator"]["propertyName"] == "kind"
     assert list(union["discriminator"]["mapping"]) == sorted(kinds)
+
+
+def test_a_standing_combat_answer_is_declared_as_the_rules_take_it() -> None:
+    """standing.armed's `answer` names every answer a standing combat-choice order may
+    carry (RULES-NOTES 32), and nothing else."""
+    from typing import get_type_hints
+
+    from service.rules.event_data import StandingArmedData
+    from service.rules.modes import STANDING_ANSWERS
+
+    declared = get_type_hints(StandingArmedData)["answer"]
+    taken = {a for answers in STANDING_ANSWERS.values() for a in answers}
+    assert set(get_args(declared)) == taken

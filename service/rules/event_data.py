@@ -684,6 +684,8 @@ class StandingArmedData(StandingNamed):
     impulse: NotRequired[int]
     after: NotRequired[str]
     patrols: NotRequired[list[Placement]]  # a standing combat air patrol (11.18.1 step 1)
+    # a combat choice's standing answer (docs/api.md "Combat choices", RULES-NOTES 32)
+    answer: NotRequired[Literal["default", "retreat", "losses", "advance", "stay"]]
 
 
 class StandingDisarmedData(StandingNamed, Reasoned):

@@ -8868,6 +8868,10 @@ export interface components {
             shattered: boolean;
             /** Notes */
             notes: string[];
+            /** Fuel */
+            fuel?: number;
+            /** Fuel Left */
+            fuel_left?: number;
         };
         /** ReportFiledData */
         ReportFiledData: {
@@ -9744,6 +9748,11 @@ export interface components {
             after?: string;
             /** Patrols */
             patrols?: components["schemas"]["Placement"][];
+            /**
+             * Answer
+             * @enum {string}
+             */
+            answer?: "default" | "retreat" | "losses" | "advance" | "stay";
         };
         /** StandingArmedEvent */
         StandingArmedEvent: {
