@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired
+from typing import Literal, NotRequired
 
 from fastapi import APIRouter, Request
 from typing_extensions import TypedDict
@@ -12,7 +12,7 @@ from service.api.auth import work
 from service.api.contract import answers
 from service.api.numbers import JsonRoute
 from service.api.problems import Problem
-from service.referee.offload import memory
+from service.referee.offload import HeavyFigures, LoopFigures, MemoryFigures, memory
 from service.referee.work import read_clock
 
 router = APIRouter(route_class=JsonRoute)
@@ -33,9 +33,9 @@ class Health(TypedDict):
 
     status: Literal["ok", "ready"]
     clock: NotRequired[ClockCheck]
-    memory: NotRequired[dict[str, Any]]
-    heavy: NotRequired[dict[str, Any]]
-    loop: NotRequired[dict[str, Any]]
+    memory: NotRequired[MemoryFigures]
+    heavy: NotRequired[HeavyFigures]
+    loop: NotRequired[LoopFigures]
 
 
 class ProblemType(TypedDict):

@@ -46,9 +46,11 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar, cast
 
+from typing_extensions import TypedDict
+
 from service.referee.errors import RefereeError
 from service.referee.work import Reads
-from service.store.memory import BUDGET, MB
+from service.store.memory import BUDGET, MB, MemoryFigures
 from service.store.uow import Transactions, UnitOfWork
 
 log = logging.getLogger("service.offload")
@@ -120,7 +122,7 @@ class _Worker:
     connection: Connection | None = None
     current: _Job | None = None
     pending: deque[_Job] = field(default_factory=deque)
-    memory: dict[str, Any] = field(default_factory=dict)  # its caches, as last told
+    memory: MemoryFigures | None = None  # its caches, as last told
     ready: bool = False  # it answered once
 
 
@@ -201,6 +203,30 @@ def _serve(connection: Connection, where: Where) -> None:
         except (OSError, ValueError):
             break
     loop.run_until_complete(engine.dispose())
+
+
+class HeavyFigures(TypedDict):
+    """The heavy workers (/readyz `heavy`, docs/operating.md "Heavy requests")."""
+
+    workers: int  # worker processes running
+    waiting: int  # heavy requests queued
+    callers: int  # callers with a heavy request in flight
+    served: dict[str, int]  # requests by how they ended: done, busy, too_slow, throttled...
+    memory: list[MemoryFigures]  # each worker's caches, as it last told
+
+
+class LoopComputing(TypedDict):
+    longest_ms: float
+    over_50ms: int
+
+
+class LoopFigures(TypedDict):
+    """How long the serving event loop was held (/readyz `loop`)."""
+
+    longest_ms: float  # since the process started
+    recent_longest_ms: float  # since the previous /readyz
+    over_50ms: int  # holds past 50 ms
+    computing: LoopComputing  # of those, the holds the process computed through
 
 
 class Offload:
@@ -366,12 +392,13 @@ class Offload:
     def pids(self) -> Sequence[int]:
         return [w.process.pid for w in self.workers if w.process is not None]
 
-    def figures(self) -> dict[str, Any]:
+    def figures(self) -> HeavyFigures:
         """For /readyz: workers running, requests waiting, how requests ended, and each
         worker's caches as it last told."""
         return {"workers": len(self.pids()), "waiting": self._waiting(),
                 "callers": len(self.in_flight), "served": dict(self.served),
-                "memory": [w.memory for w in self.workers if w.process is not None]}
+                "memory": [w.memory for w in self.workers
+                           if w.process is not None and w.memory is not None]}
 
     async def stop(self) -> None:
         self._stopping = True
@@ -439,7 +466,7 @@ class LoopWatch:
             with contextlib.suppress(asyncio.CancelledError):
                 await self.task
 
-    def figures(self) -> dict[str, Any]:
+    def figures(self) -> LoopFigures:
         recent, self.recent = self.recent, 0.0
         return {"longest_ms": round(self.longest * 1000, 1),
                 "recent_longest_ms": round(recent * 1000, 1), "over_50ms": self.over,
@@ -455,5 +482,6 @@ def caller_of(token: str | None, address: str) -> str:
 
 
 memory = BUDGET  # this process's per-game caches, for /readyz
-__all__ = ["Case", "Limits", "LoopWatch", "Offload", "Overloaded", "Throttled", "UnitOfWork",
-           "Where", "caller_of", "changed", "memory"]
+__all__ = ["Case", "HeavyFigures", "Limits", "LoopFigures", "LoopWatch", "MemoryFigures",
+           "Offload", "Overloaded", "Throttled", "UnitOfWork", "Where", "caller_of", "changed",
+           "memory"]

@@ -19,7 +19,8 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+
+from typing_extensions import TypedDict
 
 MB = 2**20
 # Bytes per hex and per unit of what a game's caches hold (tracemalloc, see above).
@@ -118,7 +119,7 @@ class Budget:
         """Forget the games idle too long (and any over the limit)."""
         self._trim("")
 
-    def figures(self) -> dict[str, Any]:
+    def figures(self) -> MemoryFigures:
         """What the caches hold: games, estimated bytes by cache, the limit."""
         by_cache: dict[str, int] = {}
         for account in self.games.values():
@@ -127,6 +128,17 @@ class Budget:
         return {"games": len(self.games), "bytes": self.total, "limit_bytes": self.limit,
                 "idle_seconds": self.idle, "evicted_games": self.evicted,
                 "by_cache": dict(sorted(by_cache.items()))}
+
+
+class MemoryFigures(TypedDict):
+    """A process's per-game caches (/readyz `memory`, docs/operating.md "Memory")."""
+
+    games: int  # games with something cached
+    bytes: int  # their estimated size
+    limit_bytes: int  # CACHE_MB
+    idle_seconds: float  # CACHE_IDLE_SECONDS: a game unused this long is forgotten
+    evicted_games: int  # games forgotten since the process started
+    by_cache: dict[str, int]  # estimated bytes by cache (states, views, options, planner...)
 
 
 BUDGET = Budget()

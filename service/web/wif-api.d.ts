@@ -3401,18 +3401,27 @@ export interface components {
              */
             status: "ok" | "ready";
             clock?: components["schemas"]["ClockCheck"];
+            memory?: components["schemas"]["MemoryFigures"];
+            heavy?: components["schemas"]["HeavyFigures"];
+            loop?: components["schemas"]["LoopFigures"];
+        };
+        /**
+         * HeavyFigures
+         * @description The heavy workers (/readyz `heavy`, docs/operating.md "Heavy requests").
+         */
+        HeavyFigures: {
+            /** Workers */
+            workers: number;
+            /** Waiting */
+            waiting: number;
+            /** Callers */
+            callers: number;
+            /** Served */
+            served: {
+                [key: string]: number;
+            };
             /** Memory */
-            memory?: {
-                [key: string]: unknown;
-            };
-            /** Heavy */
-            heavy?: {
-                [key: string]: unknown;
-            };
-            /** Loop */
-            loop?: {
-                [key: string]: unknown;
-            };
+            memory: components["schemas"]["MemoryFigures"][];
         };
         /**
          * HeldShown
@@ -3884,6 +3893,26 @@ export interface components {
             /** Head */
             head: number;
         };
+        /** LoopComputing */
+        LoopComputing: {
+            /** Longest Ms */
+            longest_ms: number;
+            /** Over 50Ms */
+            over_50ms: number;
+        };
+        /**
+         * LoopFigures
+         * @description How long the serving event loop was held (/readyz `loop`).
+         */
+        LoopFigures: {
+            /** Longest Ms */
+            longest_ms: number;
+            /** Recent Longest Ms */
+            recent_longest_ms: number;
+            /** Over 50Ms */
+            over_50ms: number;
+            computing: components["schemas"]["LoopComputing"];
+        };
         /** MeView */
         MeView: {
             /**
@@ -3897,6 +3926,26 @@ export interface components {
             side: string | null;
             /** Powers */
             powers: string[];
+        };
+        /**
+         * MemoryFigures
+         * @description A process's per-game caches (/readyz `memory`, docs/operating.md "Memory").
+         */
+        MemoryFigures: {
+            /** Games */
+            games: number;
+            /** Bytes */
+            bytes: number;
+            /** Limit Bytes */
+            limit_bytes: number;
+            /** Idle Seconds */
+            idle_seconds: number;
+            /** Evicted Games */
+            evicted_games: number;
+            /** By Cache */
+            by_cache: {
+                [key: string]: number;
+            };
         };
         /**
          * Message
