@@ -266,7 +266,19 @@ const retried = async (call) => {
     }
   }
 };
-const get = (suffix) => retried(() => api(gamePath(suffix), { token: page.seat.token }));
+// The page sends its heavy requests one after another (the server would refuse the
+// second while the first is computed), its light reads at once.
+const HEAVY = /^\/(export|dice|options|units\/[^/]+\/options|combat\/odds|reorg\/(options|repairs))(\?|$)/;
+let heavyTurn = Promise.resolve();
+const inTurn = (call) => {
+  const turn = heavyTurn.then(call, call);
+  heavyTurn = turn.catch(() => {});
+  return turn;
+};
+const get = (suffix) => {
+  const call = () => retried(() => api(gamePath(suffix), { token: page.seat.token }));
+  return HEAVY.test(suffix) ? inTurn(call) : call();
+};
 const isGm = () => page.seat.role === "gm";
 const isPlayer = () => page.seat.role === "player";
 
@@ -322,7 +334,7 @@ async function openGame(seat) {
     $("#seat-card").hidden = false;
   }
   if (isGm()) {
-    page.gm = new GmPanel($("#admin-body"), { seat, api, gamePath, state: () => page.state,
+    page.gm = new GmPanel($("#admin-body"), { seat, api, get, gamePath, state: () => page.state,
       scenario: () => page.scenario,
       refresh, notice, showError, clearError, setBusy, playUrl, sideTag });
     page.gm.render();
