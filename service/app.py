@@ -121,6 +121,17 @@ def background(transactions: Transactions, policy: egress.Policy, settings: Sett
             asyncio.create_task(courier.run())]
 
 
+def ready_routes(app: FastAPI) -> None:
+    """Have the router prepare every route now (FastAPI builds each router's routes,
+    their answers' serializers included, when a request first looks through it: the
+    first requests of a process held the loop 60-130 ms; bench/attack.py). A path no
+    route takes makes it look through them all."""
+    scope = {"type": "http", "path": "/-/ready", "root_path": "", "method": "GET",
+             "headers": [], "query_string": b""}
+    for route in app.router.routes:
+        route.matches(scope)
+
+
 def collect_less(thresholds: tuple[int, ...]) -> None:
     """Set the cyclic collector's thresholds and move what starting made (modules,
     tables, the receipt key) out of its sight (`gc.freeze`): what is left for a full
@@ -190,6 +201,7 @@ def lifespan_of(settings: Settings, database_url: str | None
         if abs(found.skew) > settings.clock_tolerance:
             log.warning(clock.skew_words(found.skew))
             print(f"warning: {clock.skew_words(found.skew)}", file=sys.stderr, flush=True)
+        ready_routes(app)
         collect_less(settings.gc_threshold)
         sys.setswitchinterval(threads.SWITCH_INTERVAL)
         tasks = background(app.state.transactions, app.state.egress, settings, offload)
