@@ -211,13 +211,13 @@ class Server:
     """A server started as its own process group; `argv` gets `--port` appended."""
 
     def __init__(self, argv: Sequence[str], env: dict[str, str], *, ready: str = "/readyz",
-                 name: str = "server") -> None:
+                 name: str = "server", cwd: Path = ROOT) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.name = name
         self.log = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
-            [*argv, "--port", str(self.port)], cwd=ROOT, env={**os.environ, **env},
+            [*argv, "--port", str(self.port)], cwd=cwd, env={**os.environ, **env},
             stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
         )
         deadline = time.monotonic() + 60

@@ -553,12 +553,16 @@ class UnitOptions(UnitChoices):
 
 
 class SideOptions(TypedDict):
-    """`GET /options?side=`: every unit of a side with its legal choices."""
+    """`GET /options?side=`: a page of a side's units with their legal choices (issue
+    33): `total` units match the request, `next_after` is the `after` of the next page
+    (null: this is the last)."""
 
     position: Position
     version: int
     side: str
     units: dict[str, UnitChoices]
+    total: int
+    next_after: str | None
 
 
 class CombatOdds(PreviewShown):

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import ipaddress
 import os
+import signal
 import socket
 import sys
 
@@ -46,16 +47,36 @@ OPEN_WARNING = (
     "`OPERATOR_KEY=$(openssl rand -hex 32)`) before serving beyond loopback.")
 
 
+class Stopped(Exception):
+    """SIGTERM: stop serving (uvicorn raises the signal again once it has shut down)."""
+
+
+def _stopped(signum: int, frame: object) -> None:
+    raise Stopped
+
+
 def serve(host: str, port: int, workers: int, loop: str = "auto", http: str = "auto") -> None:
+    """Migrate and serve until Ctrl+C or SIGTERM; then stop the embedded PostgreSQL if
+    this command started it (a database it did not start is left alone) and say so."""
     from service import serving
     from service.settings import get_settings
+    from service.store.database import stop_embedded
 
     if beyond_loopback(host) and not get_settings().operator_key:
         print(OPEN_WARNING.format(host=host), file=sys.stderr, flush=True)
-    url = _migrate()
-    os.environ["DATABASE_URL"] = url
-    serving.run("service.app:create_app", host=host, port=port, workers=workers, loop=loop,
-                http=http, log_level=os.environ.get("LOG_LEVEL", "info").lower())
+    signal.signal(signal.SIGTERM, _stopped)
+    try:
+        url = _migrate()
+        os.environ["DATABASE_URL"] = url
+        serving.run("service.app:create_app", host=host, port=port, workers=workers,
+                    loop=loop, http=http,
+                    log_level=os.environ.get("LOG_LEVEL", "info").lower())
+    except (KeyboardInterrupt, Stopped):
+        pass
+    finally:
+        said = stop_embedded()
+        if said:
+            print(said, file=sys.stderr, flush=True)
 
 
 def replay_check(game_ids: list[str] | None) -> int:

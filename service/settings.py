@@ -41,12 +41,22 @@ class Settings(BaseSettings):
         "(advisory: waiters served in order, p99 several times lower on a hot game) or "
         "SELECT ... FOR UPDATE (row); see bench/hot_game.py",
     )
-    max_body_bytes: int = Field(default=8 * 1024 * 1024, description="413 above this")
+    max_body_bytes: int = Field(default=8 * 1024 * 1024, description="413 above this, for "
+                                "creating and importing a game (a whole scenario, an export)")
+    max_other_body_bytes: int = Field(
+        default=1024 * 1024, ge=1024, description="413 above this, for every other route "
+        "(a body is parsed on the serving loop: an order of 500 moves is about 100 kB)")
     max_json_depth: int = Field(
         default=64, ge=1, description="422 for a body whose JSON nests deeper (checked "
         "before parsing; the deepest legitimate body, an export, nests 8 deep)")
-    rate_limit: float = Field(default=50.0, description="requests per second per token (0: off)")
+    rate_limit: float = Field(default=50.0, description="requests per second per token "
+                              "(0: every rate limit off, the address's too)")
     rate_burst: int = Field(default=200, description="requests a token may burst")
+    rate_limit_address: float = Field(
+        default=100.0, ge=0, description="requests per second per client address, whatever "
+        "tokens it sends (0: off), on top of each token's own limit")
+    rate_burst_address: int = Field(default=400, ge=1,
+                                    description="requests a client address may burst")
     one_call: bool = Field(default=True, description=(
         "take a player's order in one call to the database when this process has the "
         "game's head at hand (off: every order takes the long way; for measuring)"))
@@ -78,6 +88,42 @@ class Settings(BaseSettings):
         default_factory=list, description="comma-separated networks (CIDR) notifications "
         "may go to although they are not public, e.g. 10.1.2.0/24 for an internal "
         "receiver; none by default")
+
+    # Issue 33: heavy requests in worker processes, and the largest game accepted.
+    heavy_workers: int = Field(
+        default=1, ge=0, description="worker processes per serving process for heavy "
+        "requests (legal choices, plans, exports, dice records, big creations and imports); "
+        "0: on the serving loop, for measuring only")
+    heavy_budget: float = Field(
+        default=10.0, gt=0, description="seconds a heavy request may wait for its answer: "
+        "then 503 server/too_slow with Retry-After (the answer is kept for the retry)")
+    heavy_queue: int = Field(
+        default=16, ge=1, description="heavy requests waiting or running per serving "
+        "process: past it 503 server/busy with Retry-After")
+    heavy_per_caller: int = Field(
+        default=1, ge=1, description="heavy requests in flight per token (else per address): "
+        "past it 429 request/heavy_in_flight with Retry-After")
+    heavy_nice: int = Field(
+        default=10, ge=0, le=19, description="how much the heavy workers yield the cores "
+        "(their nice value): on a busy machine the serving process and PostgreSQL, which "
+        "answer everyone, run first; 0: as the serving process")
+    cache_mb: int = Field(
+        default=256, ge=1, description="megabytes (estimated) the per-game caches of one "
+        "process may hold: states, parsed scenarios, views, supply, legal choices, planners; "
+        "past it the games used least recently are forgotten (each worker process too)")
+    cache_idle_seconds: float = Field(
+        default=1800.0, gt=0, description="a game's cached data is forgotten after this "
+        "long without a request")
+    options_page_bytes: int = Field(
+        default=1024 * 1024, ge=1024, description="the most JSON a page of a side's legal "
+        "choices holds (GET /options; at least one unit a page)")
+    max_map_hexes: int = Field(
+        default=20_000, ge=1, description="the most hexes a created game's map may have; "
+        "larger only with the operator key (413 scenario/too_large; an import is the "
+        "operator's)")
+    max_units: int = Field(
+        default=2_000, ge=1, description="the most units a created game may have; more only "
+        "with the operator key (413 scenario/too_large)")
 
     # Issue 20: e-mail notifications (none unless `smtp_host` and `smtp_sender` are set)
     # and links to the page in every notification channel.

@@ -10,12 +10,13 @@ token say so (`bearer`).
 from __future__ import annotations
 
 import copy
+import inspect
 import typing
 from typing import Annotated, Any, Literal, Union, cast
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
-from pydantic import Field, TypeAdapter
+from pydantic import BaseModel, Field, TypeAdapter
 from typing_extensions import TypedDict
 
 from service.answers import Notification, Problem
@@ -113,6 +114,34 @@ def answers(ok: int, model: Any, *errors: int, description: str = "",
         out[status] = {"description": TITLES.get(status, "error"),
                        "content": {MEDIA_TYPE: {"schema": PROBLEM_REF}}}
     return out
+
+
+def body_of(model: type[BaseModel]) -> dict[str, Any]:
+    """The `requestBody` of a route that reads its body itself (service/api/bodies.py),
+    as FastAPI writes one for a body parameter of type `model`."""
+    _BODIES[model.__name__] = model
+    return {"requestBody": {"required": True, "content": {"application/json": {
+        "schema": {"$ref": f"#/components/schemas/{model.__name__}"}}}}}
+
+
+_BODIES: dict[str, type[BaseModel]] = {}
+
+
+def _bodies_schemas() -> dict[str, Any]:
+    """The schemas of `body_of`'s models as FastAPI writes them (from routes that take
+    them as body parameters, in an app of their own)."""
+    shadow = FastAPI()
+    for name, model in _BODIES.items():
+        async def endpoint(body: Any) -> None:
+            """A body parameter of the model's type, for its schema only."""
+
+        endpoint.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            [inspect.Parameter("body", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                               annotation=model)])
+        shadow.add_api_route(f"/{name}", endpoint, methods=["POST"])
+    spec = get_openapi(title="bodies", version="0", routes=shadow.routes)
+    found: dict[str, Any] = spec.get("components", {}).get("schemas", {})
+    return found
 
 
 def schema_of(typ: Any) -> dict[str, Any]:
@@ -223,7 +252,8 @@ def document(app: FastAPI, version: str) -> dict[str, Any]:
     spec = get_openapi(title=app.title, version=version, description=app.description,
                        routes=app.routes)
     components = spec.setdefault("components", {})
-    schemas = components.setdefault("schemas", {})
+    made = {**_bodies_schemas(), **components.get("schemas", {})}
+    schemas = components["schemas"] = dict(sorted(made.items()))  # in FastAPI's order
     problem = TypeAdapter(Problem).json_schema(ref_template="#/components/schemas/{model}")
     for name, schema in problem.pop("$defs", {}).items():
         schemas.setdefault(name, schema)
@@ -249,7 +279,7 @@ def document(app: FastAPI, version: str) -> dict[str, Any]:
         "description": "a player's or the GM's token (the operator key for creating and "
                        "importing games, when the server has one)"}}
     for path, operations in spec["paths"].items():
-        for operation in operations.values():
+        for method, operation in operations.items():
             for parameter in operation.get("parameters", []):
                 _not_null(parameter)
             for status, response in operation["responses"].items():
@@ -257,6 +287,11 @@ def document(app: FastAPI, version: str) -> dict[str, Any]:
                 if names:
                     response["headers"] = {name: {"$ref": f"#/components/headers/{name}"}
                                            for name in names}
+            if "requestBody" in operation:  # where FastAPI puts a body parameter's
+                last = ("requestBody", "responses", "security")
+                order = [k for k in operation if k not in last] + [
+                    k for k in last if k in operation]
+                operations[method] = {k: operation[k] for k in order}
     _no_nul(spec["paths"])
     _no_nul(spec["webhooks"])
     _no_nul(schemas)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any
@@ -26,7 +25,19 @@ from service.answers import (
     StateAnswer,
     Summary,
 )
-from service.api.auth import bearer, read, require_operator, work
+from service.api.auth import (
+    admit_heavy,
+    bearer,
+    elsewhere,
+    heavy,
+    heavy_call,
+    heavy_change,
+    is_operator,
+    read,
+    require_operator,
+    work,
+)
+from service.api.bodies import INLINE_BYTES, validated
 from service.api.contract import (
     BEARER,
     BODY,
@@ -36,6 +47,7 @@ from service.api.contract import (
     OPTIONAL_BEARER,
     READ,
     answers,
+    body_of,
     link,
     schema_of,
 )
@@ -44,6 +56,7 @@ from service.api.schemas import ORDER_EXAMPLES, CreateGame, ImportGame, JoinSeat
 from service.referee import envelopes, imports, orders, reads, receipts
 from service.referee import games as referee
 from service.referee import gm as gm_cases
+from service.referee.work import UnitOfWork
 from service.rules import (
     ActBody,
     DeadlinesBody,
@@ -99,14 +112,37 @@ def json_response(body: object, status_code: int = 200,
 
 
 @router.post("/games", status_code=201, summary="Create a game",
-             response_model=None, openapi_extra=OPTIONAL_BEARER,
+             response_model=None, openapi_extra={**OPTIONAL_BEARER, **body_of(CreateGame)},
              responses=answers(201, Created, 401, *BODY, *LIMITS, links={
                  name: link(name, game_id="$response.body#/id")
                  for name in ("game_summary", "game_state", "game_log", "dice", "export")}))
-async def create_game(body: CreateGame, request: Request) -> Created:
+async def create_game(request: Request) -> Response:
     require_operator(request, "creating games")
-    async with work(request) as uow:
-        return await referee.create_game(uow, body.model_dump(exclude_unset=True))
+    body = await request.body()
+    sizes, depth = _sizes(request), request.app.state.settings.max_json_depth
+    if len(body) <= INLINE_BYTES:
+        async with work(request) as uow:
+            created = await created_json(uow, body, sizes, depth)
+    else:  # a whole scenario: parsed, checked and created by a worker (issue 33)
+        return await heavy(request, created_json, body, sizes, depth, read=False,
+                           status=201)
+    return Response(created, status_code=201, media_type="application/json")
+
+
+def _sizes(request: Request) -> referee.Sizes:
+    """The largest game this server accepts, and whether the operator asks (only the
+    operator may exceed it: a server without an operator key takes no larger game)."""
+    settings = request.app.state.settings
+    return referee.Sizes(settings.max_map_hexes, settings.max_units,
+                         operator=is_operator(request))
+
+
+async def created_json(uow: UnitOfWork, body: bytes, sizes: referee.Sizes,
+                       depth: int) -> bytes:
+    """Create the game `body` asks for (a `CreateGame`), within `sizes`, as JSON."""
+    parsed = validated(CreateGame, body, depth)
+    return orjson.dumps(await referee.create_game(uow, parsed.model_dump(exclude_unset=True),
+                                                  sizes))
 
 
 @router.get("/server-key", summary="The keys this server signs receipts with",
@@ -154,12 +190,18 @@ async def join(game_id: GameId, side: Annotated[str, Path(max_length=40)], body:
              responses={**answers(200, StateAnswer, *READ), 304: NOT_MODIFIED})
 async def game_state(game_id: GameId, request: Request, known: KnownVersion) -> Any:
     token = bearer(request)
+    admit_heavy(request, game_id)
     tag = request.headers.get("if-none-match")
+    at_least = max(known, _etag_version(tag))
     found = await read(request, lambda uow: reads.state_view(uow, game_id, token, tag),
-                       min_version=max(known, _etag_version(tag)))
-    if found.body is None:
-        return Response(status_code=304, headers={"ETag": found.etag})
-    return Response(found.body, media_type="application/json", headers={"ETag": found.etag})
+                       min_version=at_least)
+    etag, body = found.etag, found.body
+    if found.elsewhere:  # a big game's view: rendered by a worker (issue 33)
+        etag, body = await heavy_call(request, reads.state_elsewhere, game_id, token, tag,
+                                      game=game_id, min_version=at_least)
+    if body is None:
+        return Response(status_code=304, headers={"ETag": etag})
+    return Response(body, media_type="application/json", headers={"ETag": etag})
 
 
 @router.get("/games/{game_id}/log", summary="Every event in order (paginated)",
@@ -187,11 +229,20 @@ async def post_order(
     token = bearer(request)
     # Validated above; the referee checks the signature over the order as it arrived.
     signed = envelopes.Envelope.of(await request.json())
+    big = await elsewhere(request, game_id)  # a big game's: decided by a worker
     if dry_run:
-        async with work(request) as uow:
-            preview = await orders.dry_run(uow, game_id, token, signed)
+        if big:
+            preview = await heavy_call(request, orders.dry_run, game_id, token, signed,
+                                       game=game_id, read=False)
+        else:
+            async with work(request) as uow:
+                preview = await orders.dry_run(uow, game_id, token, signed)
         return JSONResponse(preview, status_code=200)
-    result = await orders.submit(request.app.state.transactions, game_id, token, signed)
+    if big:
+        result = await heavy_change(request, orders.submit_long, game_id, token, signed,
+                                    game=game_id)
+    else:
+        result = await orders.submit(request.app.state.transactions, game_id, token, signed)
     if result.replayed:
         return JSONResponse(result.body, status_code=200,
                             headers={"Idempotent-Replayed": "true"})
@@ -201,24 +252,27 @@ async def post_order(
 @router.get("/games/{game_id}/dice", summary="Commitments, revealed seeds, every roll",
              response_model=None, openapi_extra=BEARER,
              responses=answers(200, DiceRecord, *READ))
-async def dice(game_id: GameId, request: Request, known: KnownVersion) -> DiceRecord:
+async def dice(game_id: GameId, request: Request, known: KnownVersion) -> Response:
     token = bearer(request)
-    return await read(request, lambda uow: reads.dice(uow, game_id, token),
-                      min_version=known)
+    return await heavy(request, reads.dice_json, game_id, token, game=game_id,
+                       min_version=known)
 
 
 @router.get("/games/{game_id}/export", summary="The whole verifiable record",
              response_model=None, openapi_extra=BEARER,
              responses=answers(200, Export, *READ))
-async def export(game_id: GameId, request: Request, known: KnownVersion) -> Export:
+async def export(game_id: GameId, request: Request, known: KnownVersion) -> Response:
     token = bearer(request)
-    return await read(request, lambda uow: reads.export(uow, game_id, token),
-                      min_version=known)
+    return await heavy(request, reads.export_json, game_id, token, game=game_id,
+                       min_version=known)
 
 
 async def _admin(request: Request, game_id: str, kind: str, body: Mapping[str, object] | None
                  ) -> ActOutcome:
     token = bearer(request)
+    if await elsewhere(request, game_id):  # a big game's: decided by a worker
+        return await heavy_change(request, gm_cases.command, game_id, token, kind,
+                                  dict(body or {}), game=game_id)
     async with work(request) as uow:
         return await gm_cases.command(uow, game_id, token, kind, dict(body or {}))
 
@@ -294,6 +348,8 @@ async def admin_edit(game_id: GameId, request: Request,
 async def _gm_case(request: Request, game_id: str,
                    case: Callable[..., Awaitable[ActOutcome]], *args: object) -> ActOutcome:
     token = bearer(request)
+    if await elsewhere(request, game_id):  # a big game's: decided by a worker
+        return await heavy_change(request, case, game_id, token, *args, game=game_id)
     async with work(request) as uow:
         return await case(uow, game_id, token, *args)
 
@@ -359,10 +415,18 @@ async def admin_act(game_id: GameId, request: Request,
 
 @router.post("/games/import", status_code=201,
              summary="Operator: import an export that verifies in full; play goes on",
-             response_model=None, openapi_extra=OPTIONAL_BEARER,
+             response_model=None, openapi_extra={**OPTIONAL_BEARER, **body_of(ImportGame)},
              responses=answers(201, Imported, 401, 403, *BODY, *LIMITS))
-async def import_game(body: ImportGame, request: Request) -> Imported:
+async def import_game(request: Request) -> Response:
     require_operator(request, "importing a game", always=True)
-    verified = await asyncio.to_thread(imports.verify, body.model_dump())  # off the loop
-    async with work(request) as uow:
-        return await imports.import_game(uow, verified)
+    return await heavy(request, imported_json, await request.body(),
+                       request.app.state.settings.max_json_depth, read=False, status=201)
+
+
+async def imported_json(uow: UnitOfWork, body: bytes, depth: int) -> bytes:
+    """Verify and import the export `body` holds (an `ImportGame`), as JSON: parsing,
+    verification and replay run in a worker (issue 33). An import is the operator's, so
+    MAX_MAP_HEXES and MAX_UNITS do not bound it."""
+    parsed = validated(ImportGame, body, depth)
+    verified = imports.verify(parsed.model_dump())
+    return orjson.dumps(await imports.import_game(uow, verified))

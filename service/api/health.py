@@ -12,6 +12,7 @@ from service.api.auth import work
 from service.api.contract import answers
 from service.api.numbers import JsonRoute
 from service.api.problems import Problem
+from service.referee.offload import HeavyFigures, LoopFigures, MemoryFigures, memory
 from service.referee.work import read_clock
 
 router = APIRouter(route_class=JsonRoute)
@@ -24,8 +25,17 @@ class ClockCheck(TypedDict):
 
 
 class Health(TypedDict):
+    """`status`; on /readyz also the clock's check, and what this process holds and how
+    its loop fares (issue 33, docs/operating.md "Memory"): `memory` its per-game caches
+    (estimated bytes by cache, games, the limit, games forgotten), `heavy` its worker
+    processes (requests waiting, how requests ended, each worker's caches), `loop` the
+    longest holds of its event loop."""
+
     status: Literal["ok", "ready"]
     clock: NotRequired[ClockCheck]
+    memory: NotRequired[MemoryFigures]
+    heavy: NotRequired[HeavyFigures]
+    loop: NotRequired[LoopFigures]
 
 
 class ProblemType(TypedDict):
@@ -50,10 +60,14 @@ async def readyz(request: Request) -> Health:
         raise Problem(503, "service/database_unavailable", f"database not reachable: "
                       f"{type(error).__name__}", headers={"Retry-After": "2"}) from None
     ok = abs(sample.skew) <= request.app.state.settings.clock_tolerance
+    state = request.app.state
+    memory.sweep()
     return {"status": "ready", "clock": {
         "skew_seconds": round(sample.skew, 3), "ok": ok,
         "detail": "within CLOCK_TOLERANCE of the database's" if ok
-        else clock.skew_words(sample.skew)}}
+        else clock.skew_words(sample.skew)},
+        "memory": memory.figures(), "heavy": state.offload.figures(),
+        "loop": state.loop_watch.figures()}
 
 
 @router.get("/problems/{code:path}", summary="What a problem type means", response_model=None,

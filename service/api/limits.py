@@ -1,6 +1,6 @@
-"""Request limits: body size (413), JSON nesting depth (422) and per-token request rate
-(429 with Retry-After, and the IETF draft's RateLimit-Policy and RateLimit fields on
-every answer under /v1/).
+"""Request limits: body size (413), JSON nesting depth (422) and request rates per client
+address and per token (429 with Retry-After, and the IETF draft's RateLimit-Policy and
+RateLimit fields on every answer under /v1/).
 
 Rates are token buckets shared by every process through PostgreSQL (or, with
 RATE_LIMIT_SHARED=false, kept per process: with N processes behind a balancer a client
@@ -133,16 +133,36 @@ def nul_in_target(scope: Scope) -> Problem | None:
                                          for w in where])
 
 
-class BodyLimit:
-    """Read a request's whole body before the app sees it: over `max_bytes` (by
-    Content-Length, or as it arrives) is a 413, JSON nesting deeper than `max_depth`
-    a 422 (`request/too_deep`), a NUL character in any text a 422 naming where; each is
-    answered here, in one short response and no log line, before the app sees it."""
+# Routes that take a whole scenario or an export (up to MAX_BODY_BYTES): a big body's
+# depth and NUL checks are the route's, done off the loop with the parsing
+# (service/api/bodies.py). Every other route takes MAX_OTHER_BODY_BYTES.
+BIG_BODIES = frozenset({"/v1/games", "/v1/games/import"})
+SCANNED_HERE = 64 * 1024  # a body up to this size is scanned here whatever its route
 
-    def __init__(self, app: ASGIApp, max_bytes: int, max_depth: int = 64) -> None:
+
+def body_problem(body: bytes, max_depth: int) -> Problem | None:
+    """The 422 for a body nesting deeper than `max_depth` or holding a NUL, or None."""
+    if nests_deeper(body, max_depth):
+        return Problem(422, "request/too_deep",
+                       f"the JSON body nests deeper than {max_depth} levels")
+    return nul_problem(body)
+
+
+class BodyLimit:
+    """Read a request's whole body before the app sees it: over `max_bytes` for the
+    routes that take a scenario or an export (`BIG_BODIES`), over `max_other_bytes` for
+    every other route (by Content-Length, or as it arrives) is a 413, JSON nesting
+    deeper than `max_depth` a 422 (`request/too_deep`), a NUL character in any text a
+    422 naming where; each is answered here, in one short response and no log line,
+    before the app sees it. A big body of `BIG_BODIES` is scanned by its route, off the
+    loop (a scan of megabytes takes a tenth of a second)."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int, max_depth: int = 64,
+                 max_other_bytes: int | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
         self.max_depth = max_depth
+        self.max_other_bytes = min(max_bytes, max_other_bytes or max_bytes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -152,10 +172,12 @@ class BodyLimit:
         if in_target is not None:
             await _send_problem(send, in_target, scope["path"])
             return
+        big_route = scope["path"] in BIG_BODIES
+        most = self.max_bytes if big_route else self.max_other_bytes
         too_big = Problem(413, "request/too_large",
-                          f"the request body is larger than {self.max_bytes} bytes")
+                          f"the request body is larger than {most} bytes")
         for key, value in scope.get("headers", []):
-            if key == b"content-length" and value.isdigit() and int(value) > self.max_bytes:
+            if key == b"content-length" and value.isdigit() and int(value) > most:
                 await _send_problem(send, too_big, scope["path"])
                 return
         chunks: list[bytes] = []
@@ -166,22 +188,18 @@ class BodyLimit:
                 return  # the client went away before sending its body
             chunk = message.get("body", b"")
             seen += len(chunk)
-            if seen > self.max_bytes:
+            if seen > most:
                 await _send_problem(send, too_big, scope["path"])
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):
                 break
         body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
-        if nests_deeper(body, self.max_depth):
-            await _send_problem(send, Problem(
-                422, "request/too_deep",
-                f"the JSON body nests deeper than {self.max_depth} levels"), scope["path"])
-            return
-        nul = nul_problem(body)
-        if nul is not None:
-            await _send_problem(send, nul, scope["path"])
-            return
+        if not big_route or len(body) <= SCANNED_HERE:
+            problem = body_problem(body, self.max_depth)
+            if problem is not None:
+                await _send_problem(send, problem, scope["path"])
+                return
         replayed = False
 
         async def replay() -> Message:
@@ -218,23 +236,31 @@ def rate_headers(policy: str, verdict: Verdict) -> dict[str, str]:
 
 
 class RateLimit:
-    """A token bucket per bearer token this process has seen valid, and one per client
-    address for every other request (no token, or a token not known to be valid): a
-    made-up token spends its address's budget, and past it is refused before any query.
+    """Two token buckets a request spends from: its client address's (every request,
+    whatever token it sends: many tokens from one address share it) and, when it sends a
+    bearer token this process has seen valid (a player's, the GM's or a spectator's),
+    that token's own. A made-up token spends only its address's budget; past either
+    budget the request is refused before any query.
 
     The buckets are shared by every process through PostgreSQL (`RATE_LIMIT_SHARED`,
-    the default: the app's `rate_budget`, service.referee.rates, leased a few tokens at
-    a time) or kept per process. Every answer under /v1/ says where the caller stands
-    (`rate_headers`), and a 429 when to come back (`Retry-After`)."""
+    the default: the app's `rate_budget` and `address_budget`, service.referee.rates,
+    leased a few tokens at a time) or kept per process. Every answer under /v1/ says
+    where the caller stands in the tighter of its buckets (`rate_headers`: that
+    bucket's policy and standing), and a 429 when to come back (`Retry-After`)."""
 
-    def __init__(self, app: ASGIApp, rate: float, burst: int, max_keys: int = 100_000) -> None:
+    def __init__(self, app: ASGIApp, rate: float, burst: int, max_keys: int = 100_000,
+                 address_rate: float = 0.0, address_burst: int = 1) -> None:
         self.app = app
         self.rate = rate
         self.burst = burst
-        self.policy = rate_policy(rate, burst) if rate > 0 else ""
+        self.address_rate = address_rate if rate > 0 else 0.0
+        self.address_burst = address_burst
         self.local = LocalBudget(rate, burst, max_keys)
+        self.local_address = LocalBudget(address_rate, address_burst, max_keys) \
+            if self.address_rate > 0 else None
 
-    def _key(self, scope: Scope) -> str:
+    @staticmethod
+    def _token_key(scope: Scope) -> str | None:
         for key, value in scope.get("headers", []):
             if key == b"authorization":
                 scheme, _, token = value.decode("latin-1").partition(" ")
@@ -242,28 +268,44 @@ class RateLimit:
                 if scheme.lower() == "bearer" and token and members.known_token(token):
                     return "t:" + hashlib.sha256(value).hexdigest()
                 break
+        return None
+
+    @staticmethod
+    def _address_key(scope: Scope) -> str:
         client: Any = scope.get("client")
         return "a:" + (client[0] if client else "?")
 
-    def _budget(self, scope: Scope) -> Budget:
+    def _budgets(self, scope: Scope) -> tuple[Budget, Budget | None]:
+        """The token budget, and the address budget (None: no address limit)."""
         app: Any = scope.get("app")
-        shared: Budget | None = getattr(app.state, "rate_budget", None) if app else None
-        return shared or self.local
+        state = app.state if app else None
+        token: Budget = getattr(state, "rate_budget", None) or self.local
+        address: Budget | None = getattr(state, "address_budget", None) or self.local_address
+        return token, address if self.address_rate > 0 else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or self.rate <= 0 or not scope["path"].startswith("/v1/"):
             await self.app(scope, receive, send)
             return
-        key = self._key(scope)
-        verdict = await self._budget(scope).take(key, time.monotonic())
-        headers = rate_headers(self.policy, verdict)
+        token_budget, address_budget = self._budgets(scope)
+        now = time.monotonic()
+        token_key = self._token_key(scope)
+        taken: list[tuple[str, Budget, Verdict]] = []
+        if address_budget is not None or token_key is None:
+            budget = address_budget or token_budget  # no address limit: the old keying
+            taken.append(("this address", budget,
+                          await budget.take(self._address_key(scope), now)))
+        refused = bool(taken) and not taken[-1][2].allowed  # the token's then stays unspent
+        if token_key is not None and not refused:
+            taken.append(("this token", token_budget, await token_budget.take(token_key, now)))
+        whose, budget, verdict = min(taken, key=lambda t: (t[2].allowed, t[2].remaining))
+        headers = rate_headers(rate_policy(budget.rate, budget.burst), verdict)
         if not verdict.allowed:
             retry = str(verdict.retry_after)
-            whose = "this token" if key.startswith("t:") else "this address"
             await _send_problem(send, Problem(
                 429, "request/rate_limited",
-                f"too many requests for {whose}: at most {self.rate:g}/s "
-                f"(bursts of {self.burst}); retry after {retry} s",
+                f"too many requests for {whose}: at most {budget.rate:g}/s "
+                f"(bursts of {budget.burst}); retry after {retry} s",
                 headers={**headers, "Retry-After": retry}), scope["path"])
             return
         extra = [(k.lower().encode(), v.encode()) for k, v in headers.items()]

@@ -23,12 +23,17 @@ def _number(text: str) -> float | int:
     return value
 
 
+def loads(body: bytes) -> Any:
+    """JSON with whole numbers read as ints."""
+    return json.loads(body, parse_float=_number)
+
+
 class JsonRequest(Request):
     """A request whose JSON body reads whole numbers as ints."""
 
     async def json(self) -> Any:
         if not hasattr(self, "_json"):
-            self._json = json.loads(await self.body(), parse_float=_number)
+            self._json = loads(await self.body())
         return self._json
 
 

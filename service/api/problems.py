@@ -19,7 +19,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from service.referee.errors import BadData, GameNotFound, RefereeError, Unavailable
+from service.referee.errors import BadData, GameNotFound, RefereeError, Unavailable, unreachable
 from service.rules import Malformed, Refused, RulesError
 
 MEDIA_TYPE = "application/problem+json"
@@ -235,7 +235,7 @@ def install(app: FastAPI, tags: frozenset[str] = frozenset()) -> None:
     # Registered per type (not under `Exception`): Starlette's ServerErrorMiddleware
     # re-raises what it handles, which makes the server drop the keep-alive connection.
     @app.exception_handler(Unavailable)
-    async def _unavailable(request: Request, exc: Unavailable) -> JSONResponse:
+    async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
         return problem_response(
             Problem(503, "service/database_unavailable",
                     "the database is not reachable; retry shortly", headers={"Retry-After": "2"}),
@@ -244,6 +244,10 @@ def install(app: FastAPI, tags: frozenset[str] = frozenset()) -> None:
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        if unreachable(exc):  # a path outside a unit of work: still "retry shortly"
+            log.warning("database not reachable on %s %s: %s", request.method,
+                        request.url.path, type(exc).__name__)
+            return await _unavailable(request, exc)
         log.exception("unexpected error on %s %s", request.method, request.url.path)
         return problem_response(
             Problem(500, "internal", "an unexpected error happened; it has been logged"), request

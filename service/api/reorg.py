@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query, Request, Response
 
 from service.answers import ReorgPlan, ReorgRepairs
-from service.api.auth import bearer, work
+from service.api.auth import bearer, heavy
 from service.api.contract import BEARER, LIMITS, answers
 from service.api.games import GameId
 from service.api.numbers import JsonRoute
@@ -28,17 +28,17 @@ async def options(
     game_id: GameId,
     request: Request,
     unit: Annotated[str, Query(min_length=1, max_length=64, description="a unit's id")],
-) -> ReorgPlan:
+) -> Response:
     token = bearer(request)
-    async with work(request) as uow:
-        return await planning.reorg_options(uow, game_id, token, unit)
+    return await heavy(request, planning.plan_json, game_id, token, unit, game=game_id,
+                       read=False)
 
 
 @router.get("/games/{game_id}/reorg/repairs",
             summary="Plan port repairs: the side's damaged ports and the ways to repair each",
             response_model=None, openapi_extra=BEARER,
             responses=answers(200, ReorgRepairs, 401, 403, 404, 422, *LIMITS))
-async def repairs(game_id: GameId, request: Request) -> ReorgRepairs:
+async def repairs(game_id: GameId, request: Request) -> Response:
     token = bearer(request)
-    async with work(request) as uow:
-        return await planning.reorg_repairs(uow, game_id, token)
+    return await heavy(request, planning.repairs_json, game_id, token, game=game_id,
+                       read=False)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -281,11 +281,29 @@ class Client:
         attacks, release, exploitation (docs/api.md "Who must act, and the options")."""
         return cast(UnitOptions, self._get(f"/v1/games/{game}/units/{unit}/options"))
 
-    def side_options(self, game: str, side: str | None = None) -> SideOptions:
-        """Every unit of a side with its legal choices (the caller's own side by
-        default)."""
-        params = {"side": side} if side else {}
-        return cast(SideOptions, self._get(f"/v1/games/{game}/options", **params))
+    def side_options(self, game: str, side: str | None = None, *,
+                     units: Sequence[str] = (), near: str | None = None, within: int = 0,
+                     after: str | None = None, limit: int | None = None) -> SideOptions:
+        """A page of a side's units with their legal choices (the caller's own side by
+        default), narrowed to `units` or to those within `within` hexes of `near`;
+        `next_after` is the next page's `after` (None: the last page)."""
+        params: dict[str, object] = {"side": side, "units": ",".join(units) or None,
+                                     "near": near, "within": within if near else None,
+                                     "after": after, "limit": limit}
+        return cast(SideOptions, self._get(f"/v1/games/{game}/options",
+                                           **{k: v for k, v in params.items()
+                                              if v is not None}))
+
+    def every_side_option(self, game: str, side: str | None = None) -> dict[str, Any]:
+        """Every unit of a side with its legal choices, page after page."""
+        found: dict[str, Any] = {}
+        after = None
+        while True:
+            page = self.side_options(game, side, after=after, limit=200)
+            found.update(page["units"])
+            after = page["next_after"]
+            if after is None:
+                return found
 
     def reorg_options(self, game: str, unit: str) -> ReorgPlan:
         """Every legal way to reorganize `unit` now, and why not the others (11.18)."""

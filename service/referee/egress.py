@@ -4,9 +4,14 @@ when a message is sent, so a player cannot point the server at itself, its netwo
 a cloud metadata service (SSRF).
 
 - Only http and https, and only to public addresses: loopback, private, link-local,
-  multicast, unspecified and reserved addresses are refused, as are the ones embedded
-  in IPv4-mapped, 6to4 and NAT64 addresses (the metadata services 169.254.169.254 and
-  fd00:ec2::254 are link-local and private). The operator may allow networks
+  multicast, unspecified and reserved addresses are refused (the metadata services
+  169.254.169.254 and fd00:ec2::254 are link-local and private). An IPv6 address is
+  public only inside the global unicast block 2000::/3 and outside its special-purpose
+  parts; one that carries an IPv4 address (IPv4-mapped, NAT64 64:ff9b::/96, 6to4
+  2002::/16, Teredo 2001::/32) is as public as what it carries, and every other way of
+  spelling IPv4 in IPv6 (IPv4-compatible ::a.b.c.d, SIIT ::ffff:0:a.b.c.d, local-use
+  NAT64 64:ff9b:1::/48) lies outside 2000::/3, as do site-local fec0::/10 and unique
+  local fc00::/7: refused (docs/security.md). The operator may allow networks
   (`WEBHOOK_ALLOW_NETWORKS`; the tests allow 127.0.0.0/8 for their receivers).
 - The name is resolved once per attempt, every address checked, and the connection
   made to the checked address (the URL's host goes in the Host header and, for https,
@@ -39,6 +44,12 @@ Resolver = Callable[[str, int], Awaitable[list[str]]]
 NOT_PUBLIC = "the address is not a public one"
 NO_ANSWER = "no connection or no answer"
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_GLOBAL_UNICAST = ipaddress.ip_network("2000::/3")
+# Inside 2000::/3 but not the internet's: IETF protocol assignments (2001::/23; Teredo,
+# 2001::/32, is judged by what it carries before this), documentation (2001:db8::/32,
+# 3fff::/20).
+_SPECIAL = tuple(ipaddress.ip_network(n) for n in ("2001::/23", "2001:db8::/32", "3fff::/20"))
+_SPECIAL_V4 = ipaddress.ip_network("192.0.0.0/24")  # IETF protocol assignments
 
 
 class Failed(Exception):
@@ -50,15 +61,32 @@ async def system_resolver(host: str, port: int) -> list[str]:
     return [str(info[4][0]) for info in infos]
 
 
+def carried(address: ipaddress.IPv6Address) -> tuple[ipaddress.IPv4Address, ...]:
+    """The IPv4 addresses a packet to `address` may end up at, when it carries any:
+    IPv4-mapped, NAT64 (the well-known prefix), 6to4, and Teredo (its server and its
+    client)."""
+    if address.ipv4_mapped is not None:
+        return (address.ipv4_mapped,)
+    if address in _NAT64:
+        return (ipaddress.IPv4Address(int(address) & 0xFFFFFFFF),)
+    if address.sixtofour is not None:
+        return (address.sixtofour,)
+    if address.teredo is not None:
+        return address.teredo
+    return ()
+
+
 def public(address: Address) -> bool:
     """Whether `address` is on the public internet (and not multicast)."""
-    if isinstance(address, ipaddress.IPv6Address):
-        embedded = address.ipv4_mapped or address.sixtofour
-        if embedded is None and address in _NAT64:
-            embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-        if embedded is not None:
-            return public(embedded)
-    return address.is_global and not address.is_multicast
+    if isinstance(address, ipaddress.IPv4Address):
+        return (address.is_global and not address.is_multicast and not address.is_reserved
+                and not address.is_loopback and not address.is_link_local
+                and address not in _SPECIAL_V4)
+    inside = carried(address)
+    if inside:
+        return all(public(v4) for v4 in inside)
+    return (address in _GLOBAL_UNICAST and address.is_global
+            and not any(address in special for special in _SPECIAL))
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from service.store.failures import BadData, Unavailable
 from service.store.games import GameNotFound
+from service.store.uow import unavailable as unreachable
 
 
 class RefereeError(Exception):
@@ -49,4 +50,4 @@ class Conflict(RefereeError):
 
 
 __all__ = ["BadData", "Conflict", "Denied", "GameNotFound", "NotFound", "RefereeError",
-           "Unauthorized", "Unavailable"]
+           "Unauthorized", "Unavailable", "unreachable"]

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from service.answers import Created, GameList, Joined, Summary
@@ -14,7 +15,7 @@ from service.crypto.canonical import canonical_bytes, sha256_hex
 from service.referee import members
 from service.referee.awaited import awaited
 from service.referee.dice import new_dice
-from service.referee.errors import NotFound, Unauthorized
+from service.referee.errors import NotFound, RefereeError, Unauthorized
 from service.referee.ledger import Applied, append, apply, record_of
 from service.rules import (
     RULES_VERSION,
@@ -43,6 +44,42 @@ from service.store.uow import UnitOfWork
 D10_PURPOSES = ("initiative", "weather", "turn_end")
 # The scenarios a game may be created from by id (docs/scenario.md).
 BUILTIN_SCENARIOS: tuple[str, ...] = tuple(builtin_scenario_ids())
+
+
+@dataclass(frozen=True, slots=True)
+class Sizes:
+    """The largest game this server accepts (`MAX_MAP_HEXES`, `MAX_UNITS`), and whether
+    the request came with the operator key (which may exceed them)."""
+
+    hexes: int
+    units: int
+    operator: bool = False
+
+
+class TooLarge(RefereeError):
+    """A game larger than the server accepts (413)."""
+
+    status = 413
+
+
+def check_size(scenario: object, sizes: Sizes, path: str = "/scenario") -> None:
+    """A scenario's map and units against the server's limits, counted before anything
+    parses it: 413 `scenario/too_large` naming the setting unless the operator asks."""
+    if sizes.operator or not isinstance(scenario, Mapping):
+        return
+    board = scenario.get("map")
+    hexes = board.get("hexes") if isinstance(board, Mapping) else None
+    units = scenario.get("units")
+    for count, most, setting, where, what in (
+            (len(hexes) if isinstance(hexes, list) else 0, sizes.hexes, "MAX_MAP_HEXES",
+             f"{path}/map/hexes", "hexes"),
+            (len(units) if isinstance(units, list) else 0, sizes.units, "MAX_UNITS",
+             f"{path}/units", "units")):
+        if count > most:
+            raise TooLarge("scenario/too_large", f"the scenario has {count:,} {what}; this "
+                           f"server accepts at most {most:,} ({setting}); a larger game "
+                           "needs the operator key", errors=[(where, f"more than {most:,}")],
+                           extra={"setting": setting, "limit": most, "found": count})
 
 
 def _scenario(given: str | Mapping[str, Any]) -> Scenario:
@@ -104,7 +141,10 @@ def _dice_config(given: Mapping[str, Any] | None) -> dict[str, Any]:
                     errors=[("/dice/mode", "expected fair, seeded or scripted")])
 
 
-async def create_game(uow: UnitOfWork, request: Mapping[str, Any]) -> Created:
+async def create_game(uow: UnitOfWork, request: Mapping[str, Any],
+                      sizes: Sizes | None = None) -> Created:
+    if sizes is not None:
+        check_size(request["scenario"], sizes)
     scenario = _scenario(request["scenario"])
     sides = [s.id for s in scenario.sides]
     options = resolve_options(request.get("options"), len(sides), tuple(sides))
@@ -249,22 +289,49 @@ def gm_actor_command(kind: str, body: Mapping[str, Any],
                    at=rfc3339(utc_now()), extra=extra or {})
 
 
+@dataclass
+class Swept:
+    """What a sweep did: how many games' defaults it applied, and the games it left to a
+    worker process (`leave`)."""
+
+    applied: int = 0
+    left: list[str] = field(default_factory=list)
+
+
 async def sweep_deadlines(uow: UnitOfWork, now: Any = None, limit: int = 20) -> int:
     """Apply the default action wherever a step's deadline has passed, and resume the
-    games whose pause reached its maximum length. Safe with several processes: each
-    game is claimed with FOR UPDATE SKIP LOCKED, so one applies it."""
+    games whose pause reached its maximum length: how many games it applied. Safe with
+    several processes: each game is claimed with FOR UPDATE SKIP LOCKED, so one applies
+    it."""
+    return (await sweep(uow, now, limit)).applied
+
+
+async def sweep(uow: UnitOfWork, now: Any = None, limit: int = 20, *,
+                leave: Callable[[Game], bool] | None = None,
+                game_id: str | None = None) -> Swept:
+    """`sweep_deadlines`, only `game_id`'s if given; a game `leave` picks (a big one,
+    whose default may plan every face-down unit) is listed instead, for a worker
+    process to sweep (`sweep_game`)."""
     now = now or utc_now()
-    applied = 0
-    for game in await uow.games.claim_due(now, limit):
+    swept = Swept()
+    for game in await uow.games.claim_due(now, limit, game_id):
+        if leave is not None and leave(game):
+            swept.left.append(game.id)
+            continue
         command = Command(kind="clock.expire", body={}, actor=Actor(id="clock", role="clock"),
                           at=rfc3339(now))
         try:
             await apply(uow, game, command)
-            applied += 1
+            swept.applied += 1
         except RulesError:
             continue
-    return applied
+    return swept
 
 
-__all__ = ["Applied", "Unauthorized", "create_game", "game_summary",
-           "join_seat", "list_games", "summary", "sweep_deadlines"]
+async def sweep_game(uow: UnitOfWork, game_id: str, now: Any = None) -> int:
+    """One game's sweep (a big game's, in a worker process): 1 if its default applied."""
+    return (await sweep(uow, now, 1, game_id=game_id)).applied
+
+
+__all__ = ["Applied", "Swept", "Unauthorized", "create_game", "game_summary",
+           "join_seat", "list_games", "summary", "sweep", "sweep_deadlines", "sweep_game"]

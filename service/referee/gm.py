@@ -25,13 +25,14 @@ from service.referee.abandoned import rollbacks, rolled_back
 from service.referee.errors import NotFound, Unauthorized
 from service.referee.games import check_public_key, gm_actor_command
 from service.referee.ledger import Applied, apply
-from service.rules import Event, evolve
+from service.rules import Event, Setup, evolve
 from service.rules.codec import to_data
 from service.rules.errors import Refused
 from service.rules.gm import KEPT_KINDS
 from service.rules.state import state_from_data
 from service.store.games import Game
 from service.store.models import PlayerRow
+from service.store.threads import in_thread
 from service.store.uow import UnitOfWork
 
 RULE = "docs/game-master.md"
@@ -55,8 +56,16 @@ async def state_after(uow: UnitOfWork, game: Game, seq: int) -> dict[str, Any]:
     snapshot = await uow.log.snapshot_at_or_before(game.id, seq)
     if snapshot is None:
         raise RuntimeError(f"game {game.id} has no snapshot before event {seq}")
-    state = state_from_data(snapshot[1], game.setup)
-    for record in await uow.log.since(game.id, snapshot[0], upto=seq):
+    records = await uow.log.since(game.id, snapshot[0], upto=seq)
+    return await in_thread(_folded_data, snapshot[1], game.setup, records)
+
+
+def _folded_data(snapshot: dict[str, Any], setup: Setup, records: list[Any]
+                 ) -> dict[str, Any]:
+    """The data of a snapshot's state with `records` applied (off the loop: up to a few
+    hundred events of a big game)."""
+    state = state_from_data(snapshot, setup)
+    for record in records:
         state = evolve(state, Event.from_record(record))
     data: dict[str, Any] = to_data(state)
     return data

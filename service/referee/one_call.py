@@ -51,7 +51,9 @@ from service.rules import (
 )
 from service.rules.events import EventRecord
 from service.store.games import Game, remember_state, snapshot_due
+from service.store.memory import BUDGET
 from service.store.order_call import OrderCall, Write
+from service.store.threads import in_thread
 from service.store.uow import Publish
 
 _SIZE = 1024
@@ -125,6 +127,9 @@ def forget(game_id: str) -> None:
     _NEWER.pop(game_id, None)
 
 
+BUDGET.register("hot", forget)  # its state is the state cache's: no bytes of its own
+
+
 def heard(game_id: str, seq: int) -> None:
     """A hint that the game's log reached `seq` (service/store/notify.py): if that is
     past the head at hand, the next order here catches up before it decides."""
@@ -169,7 +174,8 @@ async def take(call: OrderCall, publish: Publish | None, game_id: str, token: st
         hot = _caught_up(hot, since.events, since.version)
         _keep(_HOT, game_id, hot)
     for attempt in (1, 2):
-        decided = _decide(key, game_id, hot, signer, digest, checked, envelope)
+        decided = await in_thread(_decide, key, game_id, hot, signer, digest, checked,
+                                  envelope)
         if decided is None:
             return None
         answer = await call.take(decided.write)

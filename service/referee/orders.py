@@ -26,6 +26,7 @@ from service.referee.ledger import apply
 from service.rules import GM_ACTS, Actor, RulesError, decide, position
 from service.rules.errors import Malformed, Refused
 from service.store.games import Game, Signer, StoredOrder
+from service.store.threads import in_thread
 from service.store.uow import Transactions, UnitOfWork
 
 # Secrets an answer carries that a stored, replayable result must not keep.
@@ -67,7 +68,7 @@ async def dry_run(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
         # What a sealed answer would cause (who answered, whether a reroll follows)
         # tells other sides' sealed answers: a dry run only says it would be taken.
         try:
-            decide(game.state, checked.command, _NoDice())
+            await in_thread(decide, game.state, checked.command, _NoDice())
         except RulesError as refusal:
             raise in_request(refusal, player.id) from None
         except _WouldRoll:
@@ -76,7 +77,7 @@ async def dry_run(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
                 "events": [], "note": "a sealed answer's effects are shown only once the "
                                       "window closes"}
     try:
-        decision = decide(game.state, checked.command, _NoDice())
+        decision = await in_thread(decide, game.state, checked.command, _NoDice())
     except RulesError as refusal:
         raise in_request(refusal, player.id) from None
     except _WouldRoll:
@@ -107,9 +108,16 @@ async def submit(transactions: Transactions, game_id: str, token: str, envelope:
         if taken is not None:
             return OrderResult(taken, replayed=False)
     async with transactions() as uow:
-        if envelope.order.player == identity.GM:
-            return await _submit_gm(uow, game_id, token, envelope)
-        return await _submit(uow, game_id, token, envelope)
+        return await submit_long(uow, game_id, token, envelope)
+
+
+async def submit_long(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope
+                      ) -> OrderResult:
+    """An order the long way, in `uow` (a worker process takes a big game's this way,
+    service/referee/offload.py)."""
+    if envelope.order.player == identity.GM:
+        return await _submit_gm(uow, game_id, token, envelope)
+    return await _submit(uow, game_id, token, envelope)
 
 
 async def _submit(uow: UnitOfWork, game_id: str, token: str, envelope: Envelope

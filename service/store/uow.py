@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from service.store.commands import Commands
 from service.store.dice import DiceSeeds
-from service.store.failures import BadData, Unavailable
+from service.store.failures import UNREACHABLE, BadData, Unavailable
 from service.store.games import Behind, Games
 from service.store.log import EventLog
 from service.store.orders import Orders
@@ -75,11 +75,7 @@ class UnitOfWork:
         return found
 
 
-# asyncpg's connection-level failures (SQLSTATE class 08, and the server going away).
-_CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
-    OSError, ConnectionError, asyncpg.InterfaceError, asyncpg.PostgresConnectionError,
-    asyncpg.CannotConnectNowError, asyncpg.AdminShutdownError, asyncpg.CrashShutdownError,
-)
+_CONNECTION_ERRORS = UNREACHABLE
 
 
 def _from_driver(error: BaseException) -> bool:

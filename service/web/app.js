@@ -251,7 +251,34 @@ const page = {
 };
 
 const gamePath = (suffix = "") => `/v1/games/${encodeURIComponent(page.seat.game)}${suffix}`;
-const get = (suffix) => api(gamePath(suffix), { token: page.seat.token });
+// Legal choices and plans are heavy requests the server answers one at a time per seat
+// (issue 33): while one is computed another is answered 429 `request/heavy_in_flight`,
+// and a full or slow server 503; the page asks again a moment later, a few times.
+// A big game's state view is one too.
+const RETRIED = new Set(["request/heavy_in_flight", "server/busy", "server/too_slow"]);
+const retried = async (call) => {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof WifProblem) || !RETRIED.has(error.code) || attempt >= 4) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+    }
+  }
+};
+// The page sends its heavy requests one after another (the server would refuse the
+// second while the first is computed), its light reads at once.
+const HEAVY = /^\/(export|dice|options|units\/[^/]+\/options|combat\/odds|reorg\/(options|repairs))(\?|$)/;
+let heavyTurn = Promise.resolve();
+const inTurn = (call) => {
+  const turn = heavyTurn.then(call, call);
+  heavyTurn = turn.catch(() => {});
+  return turn;
+};
+const get = (suffix) => {
+  const call = () => retried(() => api(gamePath(suffix), { token: page.seat.token }));
+  return HEAVY.test(suffix) ? inTurn(call) : call();
+};
 const isGm = () => page.seat.role === "gm";
 const isPlayer = () => page.seat.role === "player";
 
@@ -307,7 +334,7 @@ async function openGame(seat) {
     $("#seat-card").hidden = false;
   }
   if (isGm()) {
-    page.gm = new GmPanel($("#admin-body"), { seat, api, gamePath, state: () => page.state,
+    page.gm = new GmPanel($("#admin-body"), { seat, api, get, gamePath, state: () => page.state,
       scenario: () => page.scenario,
       refresh, notice, showError, clearError, setBusy, playUrl, sideTag });
     page.gm.render();
@@ -412,7 +439,7 @@ async function refreshOnce() {
   const headers = page.etag ? { "If-None-Match": page.etag } : {};
   const [summary, state] = await Promise.all([
     get(""),
-    api(gamePath("/state"), { token: page.seat.token, headers }),
+    retried(() => api(gamePath("/state"), { token: page.seat.token, headers })),
   ]);
   page.summary = summary.data;
   if (!state.notModified) {

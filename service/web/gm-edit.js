@@ -42,10 +42,15 @@ export class GmEdit {
     return this.gm.app.scenario()?.map?.hexes || [];
   }
 
-  /** Drawn when the GM opens the section; each form then reads the state as it is when
+  /** Drawn when the GM opens the section, once the scenario is loaded (the page's
+   *  heavy requests may wait their turn); each form then reads the state as it is when
    *  an item is picked or sent. */
   draw() {
     if (!this.state || this.drawn) return;
+    if (!this.gm.app.scenario()) { // the hexes are the scenario's: drawn when it comes
+      fill(this.node, h("p.muted", {}, "Loading the map…"));
+      return;
+    }
     this.drawn = true;
     this.fills = [];
     fill(this.node, this.unitForm(), this.hexForm(), this.powerForm(), this.weatherForm(),

@@ -19,7 +19,7 @@ function field(label, control) {
 }
 
 /**
- * app: {seat, api(path, options), gamePath(suffix), state(), scenario(), refresh(),
+ * app: {seat, api(path, options), get(suffix) (a read of the game, heavy ones in turn), gamePath(suffix), state(), scenario(), refresh(),
  *       notice(text), showError(error), clearError(), setBusy(node, busy), playUrl(params),
  *       sideTag(side)}
  */
@@ -76,7 +76,7 @@ export class GmPanel {
     const { app } = this;
     button.disabled = true;
     try {
-      const { data } = await app.api(app.gamePath("/export"), { token: app.seat.token });
+      const { data } = await app.get("/export"); // in its turn among the page's heavy requests
       const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 1)], { type: "application/json" }));
       const link = h("a", { href: url, download: `wif-${app.seat.game}-export.json` });
       document.body.append(link);
@@ -235,6 +235,7 @@ export class GmPanel {
         h("tbody", {}, rows)));
     }
     if (this.edit.drawn) this.edit.refresh();
+    else if (this.edit.node.closest("details")?.open) this.edit.draw(); // the map came
     // Requests make no event: they are looked for at most every 15 s (and on demand).
     if (Date.now() - (this.loadedAt || 0) > 15000) await this.loadRequests();
   }

@@ -62,7 +62,7 @@ async function sideChoices(ctx) {
   for (let pages = 0; path && pages < 100; pages += 1) {
     const data = await ctx.get(path);
     Object.assign(units, data.units || {});
-    path = data.next ? `/options?after=${encodeURIComponent(data.next)}` : null;
+    path = data.next_after ? `/options?after=${encodeURIComponent(data.next_after)}` : null;
   }
   return units;
 }

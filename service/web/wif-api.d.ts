@@ -664,7 +664,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every unit of a side with its legal choices now (a player's own side by default) */
+        /** A page of a side's units with their legal choices now (a player's own side by default), narrowed to some units or to an area */
         get: operations["side_options"];
         put?: never;
         post?: never;
@@ -3386,7 +3386,14 @@ export interface components {
             /** Hash */
             hash: string;
         };
-        /** Health */
+        /**
+         * Health
+         * @description `status`; on /readyz also the clock's check, and what this process holds and how
+         *     its loop fares (issue 33, docs/operating.md "Memory"): `memory` its per-game caches
+         *     (estimated bytes by cache, games, the limit, games forgotten), `heavy` its worker
+         *     processes (requests waiting, how requests ended, each worker's caches), `loop` the
+         *     longest holds of its event loop.
+         */
         Health: {
             /**
              * Status
@@ -3394,6 +3401,27 @@ export interface components {
              */
             status: "ok" | "ready";
             clock?: components["schemas"]["ClockCheck"];
+            memory?: components["schemas"]["MemoryFigures"];
+            heavy?: components["schemas"]["HeavyFigures"];
+            loop?: components["schemas"]["LoopFigures"];
+        };
+        /**
+         * HeavyFigures
+         * @description The heavy workers (/readyz `heavy`, docs/operating.md "Heavy requests").
+         */
+        HeavyFigures: {
+            /** Workers */
+            workers: number;
+            /** Waiting */
+            waiting: number;
+            /** Callers */
+            callers: number;
+            /** Served */
+            served: {
+                [key: string]: number;
+            };
+            /** Memory */
+            memory: components["schemas"]["MemoryFigures"][];
         };
         /**
          * HeldShown
@@ -3865,6 +3893,26 @@ export interface components {
             /** Head */
             head: number;
         };
+        /** LoopComputing */
+        LoopComputing: {
+            /** Longest Ms */
+            longest_ms: number;
+            /** Over 50Ms */
+            over_50ms: number;
+        };
+        /**
+         * LoopFigures
+         * @description How long the serving event loop was held (/readyz `loop`).
+         */
+        LoopFigures: {
+            /** Longest Ms */
+            longest_ms: number;
+            /** Recent Longest Ms */
+            recent_longest_ms: number;
+            /** Over 50Ms */
+            over_50ms: number;
+            computing: components["schemas"]["LoopComputing"];
+        };
         /** MeView */
         MeView: {
             /**
@@ -3878,6 +3926,26 @@ export interface components {
             side: string | null;
             /** Powers */
             powers: string[];
+        };
+        /**
+         * MemoryFigures
+         * @description A process's per-game caches (/readyz `memory`, docs/operating.md "Memory").
+         */
+        MemoryFigures: {
+            /** Games */
+            games: number;
+            /** Bytes */
+            bytes: number;
+            /** Limit Bytes */
+            limit_bytes: number;
+            /** Idle Seconds */
+            idle_seconds: number;
+            /** Evicted Games */
+            evicted_games: number;
+            /** By Cache */
+            by_cache: {
+                [key: string]: number;
+            };
         };
         /**
          * Message
@@ -5320,7 +5388,9 @@ export interface components {
         };
         /**
          * SideOptions
-         * @description `GET /options?side=`: every unit of a side with its legal choices.
+         * @description `GET /options?side=`: a page of a side's units with their legal choices (issue
+         *     33): `total` units match the request, `next_after` is the `after` of the next page
+         *     (null: this is the last).
          */
         SideOptions: {
             position: components["schemas"]["Position"];
@@ -5332,6 +5402,10 @@ export interface components {
             units: {
                 [key: string]: components["schemas"]["UnitChoices"];
             };
+            /** Total */
+            total: number;
+            /** Next After */
+            next_after: string | null;
         };
         /**
          * SideView
@@ -14988,6 +15062,16 @@ export interface operations {
             query?: {
                 /** @description the side (a player's own by default; the GM's: the side awaited first) */
                 side?: string;
+                /** @description only these units: comma-separated ids (at most 100) */
+                units?: string;
+                /** @description only units within `within` hexes of this hex */
+                near?: string;
+                /** @description how far from `near`, in hexes */
+                within?: number;
+                /** @description the page after this unit id (the previous page's `next_after`) */
+                after?: string;
+                /** @description the most units in the page (fewer when their JSON passes OPTIONS_PAGE_BYTES) */
+                limit?: number;
             };
             header?: never;
             path: {

@@ -140,14 +140,17 @@ async def test_huge_seq_and_negative_turn_are_422(game: Game) -> None:
 
 @pytest.fixture
 async def limited(migrated_url: str) -> AsyncIterator[tuple[httpx.AsyncClient, Any]]:
-    """An app allowing 1 request/s in bursts of 10, with a count of its SQL statements
+    """An app allowing 1 request/s in bursts of 10 per token (no limit per address beside
+    it, so made-up tokens spend their address's budget at the same rate), with a count of
+    its SQL statements
     (the shared rate buckets' own statements run on an engine of their own)."""
     from conftest import empty_rate_buckets
     from sqlalchemy import event
 
     await empty_rate_buckets(migrated_url)
     app = create_app(Settings(database_url=migrated_url, rate_limit=1.0, rate_burst=10,
-                              sweep_interval=0), database_url=migrated_url)
+                              rate_limit_address=0, sweep_interval=0),
+                     database_url=migrated_url)
     async with app.router.lifespan_context(app):
         queries = [0]
 

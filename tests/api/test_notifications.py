@@ -174,6 +174,8 @@ async def test_webhooks_to_non_public_addresses_are_refused_at_registration(
                         "http://[fd00:ec2::254]/latest/meta-data/", "http://[fe80::1]/x",
                         "http://224.0.0.1/x", "http://0.0.0.0/x", "http://[::]/x",
                         "http://[2002:7f00:1::1]/x", "http://[64:ff9b::a00:1]/x",
+                        "http://[64:ff9b:1::1]/x", "http://[::7f00:1]/x",
+                        "http://[::ffff:0:7f00:1]/x", "http://[fec0::1]/x",
                         "http://internal.example/x", "http://nowhere.invalid/x",
                         "https://rebinds.example/x"]:
                 r = await client.put(f"/v1/games/{game.id}/webhook", headers=axis.headers,

