@@ -142,6 +142,14 @@ def collect_less(thresholds: tuple[int, ...]) -> None:
     gc.freeze()
 
 
+def settle(app: FastAPI, settings: Settings) -> None:
+    """The last of starting: the routes prepared, the collector told, the threads' turns
+    set (`threads.SWITCH_INTERVAL`)."""
+    ready_routes(app)
+    collect_less(settings.gc_threshold)
+    sys.setswitchinterval(threads.SWITCH_INTERVAL)
+
+
 def offload_of(settings: Settings, url: str, reads: Reads) -> Offload:
     """The heavy requests' workers (service/referee/offload.py), as the settings say."""
     return Offload(
@@ -201,9 +209,7 @@ def lifespan_of(settings: Settings, database_url: str | None
         if abs(found.skew) > settings.clock_tolerance:
             log.warning(clock.skew_words(found.skew))
             print(f"warning: {clock.skew_words(found.skew)}", file=sys.stderr, flush=True)
-        ready_routes(app)
-        collect_less(settings.gc_threshold)
-        sys.setswitchinterval(threads.SWITCH_INTERVAL)
+        settle(app, settings)
         tasks = background(app.state.transactions, app.state.egress, settings, offload)
         app.state.loop_watch = watch = LoopWatch()
         watch.start()

@@ -299,11 +299,7 @@ async def test_change_modes_offers_only_legal_modes_and_marks_a_refused_row(
         created = r.json()
         game = Game(http, created["id"], created["gm_token"], created["join_codes"])
         pages = Pages(browser, axe_source, play_url)
-        axis = await pages.open("axis", f"/play/?game={game.id}&side=axis"
-                                        f"&code={game.join_codes['axis']}")
-        await axis.fill("#join-form [name=name]", "Dave")
-        await axis.click("#join-form [name=join]")
-        await expect(axis.locator("#seat-badge")).to_contain_text("axis")
+        axis = await pages.seat(game, "axis", "Dave")
         for side in ("allies", "communists"):
             await join(game, side)
         await axis.click("[name=reroll-no]")

@@ -188,11 +188,7 @@ async def test_not_offered_moves_fuel_and_port_repairs_on_the_page(
         created = r.json()
         game = Game(http, created["id"], created["gm_token"], created["join_codes"])
         pages = Pages(browser, axe_source, play_url)
-        axis = await pages.open("axis", f"/play/?game={game.id}&side=axis"
-                                        f"&code={game.join_codes['axis']}")
-        await axis.fill("#join-form [name=name]", "Dave")
-        await axis.click("#join-form [name=join]")
-        await expect(axis.locator("#seat-badge")).to_contain_text("axis")
+        axis = await pages.seat(game, "axis", "Dave")
         for side in ("allies", "communists"):
             await join(game, side)
         gm = await pages.open("gm", f"/play/?game={game.id}")

@@ -148,11 +148,7 @@ async def test_an_unanswered_order_is_sent_again_as_signed_never_signed_anew(
         created = r.json()
         game = Game(http, created["id"], created["gm_token"], created["join_codes"])
         pages = Pages(browser, axe_source, play_url)
-        axis = await pages.open("axis", f"/play/?game={game.id}&side=axis"
-                                        f"&code={game.join_codes['axis']}")
-        await axis.fill("#join-form [name=name]", "Dave")
-        await axis.click("#join-form [name=join]")
-        await expect(axis.locator("#seat-badge")).to_contain_text("axis")
+        axis = await pages.seat(game, "axis", "Dave")
         for side in ("allies", "communists"):
             await join(game, side)
         await my_move(axis, "Your move: initiative reroll")

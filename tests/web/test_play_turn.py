@@ -34,6 +34,7 @@ from test_play_page import (  # noqa: F401 (fixtures)
 
 try:
     from playwright.async_api import Browser, Page, expect
+    from playwright.async_api import Error as PlaywrightError
 except ImportError:  # the browser fixture reports it
     pass
 
@@ -89,6 +90,15 @@ class Pages:
         page = await context.new_page()
         self.problems.watch(name, page)
         await page.goto(f"{self.url}{path}")
+        return page
+
+    async def seat(self, game: Any, side: str, name: str) -> Page:
+        """A player who joins `side` of `game` from the page, by its join link."""
+        page = await self.open(side, f"/play/?game={game.id}&side={side}"
+                                     f"&code={game.join_codes[side]}")
+        await page.fill("#join-form [name=name]", name)
+        await page.click("#join-form [name=join]")
+        await expect(page.locator("#seat-badge")).to_contain_text(side)
         return page
 
     async def check(self, page: Page, state: str) -> None:
@@ -401,7 +411,13 @@ async def axis_attacks_on_the_map(pages: Pages, axis: Page, everyone: dict[str, 
         "column 1:2, 2d6 = 2, +1 action ratings → 3: AL1")
     await expect(results.nth(1)).to_contain_text("fin-inf-1 loses 1 step")
     await pages.check(axis, "the roll and the result after")
-    await results.nth(1).scroll_into_view_if_needed()
+    for attempt in range(3):  # a live update may draw the results again meanwhile
+        try:
+            await results.nth(1).scroll_into_view_if_needed()
+            break
+        except PlaywrightError:
+            if attempt == 2:
+                raise
     await shot(axis, "desk-axis-result")
     # Dice are drawn as dice in the log, the technical kind is on hover only.
     rolled = everyone["spectator"].locator("#log-list li[data-kind='dice.rolled']").first
