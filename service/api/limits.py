@@ -10,6 +10,7 @@ they cost nothing per route.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -219,9 +220,11 @@ def quota(rate: float) -> tuple[int, int]:
     return exact.numerator, exact.denominator
 
 
+@functools.lru_cache(maxsize=8)
 def rate_policy(rate: float, burst: int) -> str:
     """The RateLimit-Policy field (draft-ietf-httpapi-ratelimit-headers): the sustained
-    rate and its window, and the burst the bucket holds (`wif-burst`)."""
+    rate and its window, and the burst the bucket holds (`wif-burst`). Made once per
+    bucket's settings (every answer under /v1/ carries one)."""
     q, w = quota(rate)
     return f'"default";q={q};w={w};wif-burst={burst}'
 
