@@ -6,11 +6,13 @@ hundred orders."""
 from __future__ import annotations
 
 import gc
+from collections import Counter
 
 import pytest
 from pydantic import ValidationError
 
 from service.app import collect_less
+from service.handoffs import play
 from service.settings import Settings
 
 
@@ -41,3 +43,29 @@ def test_starting_sets_them_and_freezes_what_starting_made() -> None:
 
 async def test_the_server_starts_with_them(app: object) -> None:
     assert gc.get_threshold() == Settings().gc_threshold
+
+
+def test_playing_leaves_the_cyclic_collector_nothing_of_the_rules() -> None:
+    """Boards, their memoized grounds and networks, states and views are freed by
+    reference counting when the last reference goes: none of them is left in a cycle
+    for the collector (a board that its memoized `Ground` pointed back to made every
+    order's garbage cyclic, and the serving process's collections of it held the loop
+    67-89 ms; docs/performance.md "Memory under long play")."""
+    play(turns=1, seed=3, standing=True)  # first uses fill module-level caches
+    gc.collect()
+    was = gc.isenabled()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        played = play(turns=2, seed=3, standing=True)
+        gc.collect()
+        left = Counter(f"{type(o).__module__}.{type(o).__qualname__}" for o in gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        if was:
+            gc.enable()
+    assert played.turns == 2 and len(played.impulses) > 10
+    ours = {kind: n for kind, n in left.items() if kind.startswith("service.")}
+    assert ours == {}
+    assert sum(left.values()) < 50, left.most_common(10)

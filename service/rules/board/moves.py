@@ -29,8 +29,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
-from service.rules.board.grid import NEUTRAL
-from service.rules.board.layout import Board
+from service.rules.board.grid import NEUTRAL, Grid
+from service.rules.board.layout import Board, Stance
 from service.rules.scenario import MovementSpec
 
 __all__ = ["NEUTRAL_RULE", "ONE_HEX_RULE", "TERRAIN_RULE", "ZOC_RULE", "Ground", "MoveReach",
@@ -47,9 +47,15 @@ _EPSILON: Final = 1e-9
 class Ground:
     """The map as one kind of mover sees it: a power's units of one class, in one
     weather and mode. `enter[i]` is what entering position i costs before hexsides and
-    weather (255: may not enter); `closed[i]` is 1 where it may not go at all."""
+    weather (255: may not enter); `closed[i]` is 1 where it may not go at all.
 
-    board: Board
+    It keeps the board's grid and the power's stance, not the board that memoizes it:
+    a reference back would make every board a cycle, left to the cyclic collector
+    (tens of milliseconds a collection on a busy server) instead of freed when the
+    last reference goes."""
+
+    grid: Grid
+    stance: Stance
     power: str
     move_class: str
     weather: str | None
@@ -70,9 +76,8 @@ class Ground:
 
     def why_closed(self, v: int) -> tuple[str, str, str] | None:
         """(code, reason, rule) when the mover may not enter position v at all."""
-        board = self.board
-        hid = board.grid.ids[v]
-        stance = board.stance(self.power)
+        grid, stance = self.grid, self.stance
+        hid = grid.ids[v]
         if v in stance.enemy_land:
             return ("report/enemy_hex", f"cannot enter {hid}: enemy units hold it (overrun "
                     "them first)", "RULES-NOTES 31")
@@ -80,7 +85,7 @@ class Ground:
             return ("report/neutral", f"cannot enter {hid}: it is neutral territory",
                     NEUTRAL_RULE)
         if self.enter[v] == _CLOSED:
-            terrain = board.grid.terrains[board.grid.terrain_code[v]]
+            terrain = grid.terrains[grid.terrain_code[v]]
             return ("report/terrain", f"cannot enter {hid}: {self.move_class} units may not "
                     f"enter {terrain}", TERRAIN_RULE)
         if self.strat and v in self.zoc:
@@ -90,7 +95,7 @@ class Ground:
 
     def breakdown(self, u: int, v: int) -> str:
         """What moving u -> v costs, in words: "forest 2 + river 1"."""
-        g = self.board.grid
+        g = self.grid
         parts = [f"{g.terrains[g.terrain_code[v]]} {self.enter[v]}"]
         key = (u, v) if u < v else (v, u)
         if self.side_cost.get(key):
@@ -126,7 +131,7 @@ def ground(board: Board, power: str, movement: MovementSpec, move_class: str,
             for i in zoc:
                 closed[i] = 1
         sides = {k: movement.hexside_cost(f, move_class) for k, f in g.hexsides.items()}
-        return Ground(board, power, move_class, weather, enter, bytes(closed),
+        return Ground(g, stance, power, move_class, weather, enter, bytes(closed),
                       movement.weather_cost(weather, move_class),
                       {k: c for k, c in sides.items() if c}, zoc, stop_in_zoc, exit_cost,
                       strat)
@@ -158,7 +163,7 @@ def move_reach(gr: Ground, start: int, allowance: float, *, one_hex: bool) -> Mo
     """Every hex the mover reaches from `start` with at most `allowance` MP (a bucketed
     Dijkstra), counting the cheapest paths; with `one_hex` (OCS 6.1c) also each open
     neighbour of the start, whatever it costs."""
-    nbrs = gr.board.grid.nbrs
+    nbrs = gr.grid.nbrs
     closed, enter, extra, sides = gr.closed, gr.enter, gr.extra, gr.side_cost
     zoc, stop, exit_cost = gr.zoc, gr.stop_in_zoc, gr.exit_cost
     limit = int(allowance + _EPSILON)
@@ -218,7 +223,7 @@ def walk_path(gr: Ground, start: int, path: list[int], allowance: float, *,
     """Walk `path` (positions entered, in order) from `start`: each hex next to the one
     before, open, not after a hex in an enemy ZOC the mover entered (option "stop"),
     and affordable (OCS 6.1c: one hex always is, for a unit that has not moved)."""
-    grid = gr.board.grid
+    grid = gr.grid
     costs: list[int] = []
     total = 0
     u = start

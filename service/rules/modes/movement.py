@@ -232,7 +232,7 @@ def _ends_notes(mv: Mover, path: list[int], cost: float) -> tuple[float, tuple[s
         notes.append(f"moves one hex beyond its MP, spending all it has ({ONE_HEX_RULE})")
         charge = mv.allowance
     if gr.stop_in_zoc and last in gr.zoc:
-        notes.append(f"enters the enemy ZOC in {gr.board.grid.ids[last]}: its movement "
+        notes.append(f"enters the enemy ZOC in {gr.grid.ids[last]}: its movement "
                      "ends there")
         charge = mv.allowance
     return _num(charge), tuple(notes)
