@@ -21,7 +21,7 @@ from service.rules import Command, Decision, State, clock_started, decide, next_
 from service.rules.codec import to_data
 from service.rules.events import EventRecord
 from service.store.games import Game, snapshot_due
-from service.store.threads import in_thread
+from service.store.threads import measured, state_class
 from service.store.uow import UnitOfWork
 
 
@@ -97,7 +97,8 @@ async def append(uow: UnitOfWork, game: Game, decision: Decision,
     """Chain, store and apply what `decision` caused on the locked `game`."""
     before = game.state
     # A snapshot of a big state takes tens of milliseconds to turn into data: off the loop.
-    done = await in_thread(chained, decision, game.head_seq, game.head_hash, game.snapshot_seq)
+    done = await measured(("chain", state_class(before)), chained, decision, game.head_seq,
+                          game.head_hash, game.snapshot_seq)
     records, seq, digest, snapshot_seq = done.records, done.seq, done.digest, done.snapshot_seq
     after = decision.state
     await uow.log.append(game.id, records)
@@ -122,7 +123,8 @@ async def apply(uow: UnitOfWork, game: Game, command: Command,
     dice = await load_dice(uow, game)
     salted = with_standing_salts(command, game.state)
     # Off the loop: a report of many moves on a big map takes seconds to decide.
-    decision = await in_thread(decide, game.state, salted, dice)
+    decision = await measured(("decide", command.kind, state_class(game.state)), decide,
+                              game.state, salted, dice)
     applied = await append(uow, game, decision, dice)
     if applied.events:
         kept = replace(salted, extra=used_salts(salted.extra, decision))

@@ -53,7 +53,7 @@ from service.rules.events import EventRecord
 from service.store.games import Game, remember_state, snapshot_due
 from service.store.memory import BUDGET
 from service.store.order_call import OrderCall, Write
-from service.store.threads import in_thread
+from service.store.threads import measured, state_class
 from service.store.uow import Publish
 
 _SIZE = 1024
@@ -174,8 +174,8 @@ async def take(call: OrderCall, publish: Publish | None, game_id: str, token: st
         hot = _caught_up(hot, since.events, since.version)
         _keep(_HOT, game_id, hot)
     for attempt in (1, 2):
-        decided = await in_thread(_decide, key, game_id, hot, signer, digest, checked,
-                                  envelope)
+        decided = await measured(("order", order.kind, state_class(hot.state)), _decide,
+                                 key, game_id, hot, signer, digest, checked, envelope)
         if decided is None:
             return None
         answer = await call.take(decided.write)

@@ -43,7 +43,7 @@ from service.rules.view import (
 from service.store.games import Game, known_size
 from service.store.log import DICE_KINDS
 from service.store.memory import BUDGET, estimate
-from service.store.threads import in_thread
+from service.store.threads import in_thread, measured, state_class
 from service.store.uow import UnitOfWork
 
 
@@ -407,7 +407,8 @@ async def rendered_view(game: Game, viewer: Viewer, hook: WebhookStatus | None =
         return cached
     key = _view_key(game, viewer, hook)
     rendered = await _rendered(game)
-    body = await in_thread(_view_bytes, game, viewer, hook, flag, rendered)
+    body = await measured(("view", viewer.role, state_class(game.state)), _view_bytes, game,
+                          viewer, hook, flag, rendered)
     views = _VIEWS.setdefault(game.id, OrderedDict())
     views[key] = body
     while len(views) > _VIEWS_PER_GAME:

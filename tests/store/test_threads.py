@@ -1,0 +1,83 @@
+"""Jobs off the loop, and back on it once proven light (service/store/threads.py; issue
+33: no request holds the loop over 50 ms, and a hop to a thread for a job of a fifth of
+a millisecond made orders 20% dearer)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from service.rules.options import resolve_options
+from service.rules.scenario import load_builtin_scenario
+from service.rules.state import Setup, initial_state
+from service.store.threads import COSTS, LIGHT, PROVEN, measured, size_class, state_class
+
+
+def _where() -> str:
+    return threading.current_thread().name
+
+
+def _busy(seconds: float) -> str:
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
+    return _where()
+
+
+@pytest.fixture(autouse=True)
+def _fresh() -> None:
+    COSTS.clear()
+
+
+async def test_a_kind_runs_on_a_thread_until_it_has_proven_light() -> None:
+    loop_thread = _where()
+    places = [await measured(("light", 1), _where) for _ in range(PROVEN + 3)]
+    assert all(p != loop_thread for p in places[:PROVEN])
+    assert places[PROVEN:] == [loop_thread] * 3
+    assert COSTS[("light", 1)].runs == PROVEN + 3
+
+
+async def test_one_long_job_sends_its_kind_back_to_the_threads_for_good() -> None:
+    loop_thread = _where()
+    for _ in range(PROVEN):
+        await measured("bimodal", _where)
+    assert await measured("bimodal", _busy, LIGHT * 3) == loop_thread  # proven, so on the loop
+    assert COSTS["bimodal"].longest >= LIGHT * 3
+    later = [await measured("bimodal", _where) for _ in range(PROVEN * 2)]
+    assert loop_thread not in later
+
+
+async def test_a_kind_never_light_never_runs_on_the_loop() -> None:
+    loop_thread = _where()
+    places = [await measured("heavy", _busy, LIGHT * 1.5) for _ in range(PROVEN + 5)]
+    assert loop_thread not in places
+
+
+async def test_kinds_are_told_apart() -> None:
+    for _ in range(PROVEN):
+        await measured(("order", "roll", 8), _where)
+    assert COSTS[("order", "roll", 8)].light
+    assert ("order", "roll", 9) not in COSTS
+    assert await measured(("order", "roll", 9), _where) != _where()
+
+
+async def test_a_job_that_raises_raises_on_the_loop_and_its_time_counts() -> None:
+    def fails() -> None:
+        _busy(LIGHT * 2)
+        raise LookupError("no such unit")
+
+    with pytest.raises(LookupError, match="no such unit"):
+        await measured("fails", fails)
+    assert COSTS["fails"].runs == 1
+    assert COSTS["fails"].longest >= LIGHT * 2
+
+
+def test_size_classes_double() -> None:
+    assert size_class(164, 144) == size_class(200, 200)  # dno-demo and its like
+    assert size_class(20_000, 2_000) > size_class(2_000, 200) > size_class(164, 144)
+    scenario = load_builtin_scenario("dno-demo")
+    state = initial_state(Setup(game_id="g", scenario=scenario, options=resolve_options(
+        {}, len(scenario.sides)), dice_mode="seeded"))
+    assert state_class(state) == size_class(164, 144)
