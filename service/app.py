@@ -39,7 +39,7 @@ from service.referee.offload import Limits, LoopWatch, Offload, Overloaded, Thro
 from service.referee.rates import SharedBudget
 from service.referee.work import Reads, read_clock
 from service.settings import Settings, get_settings
-from service.store import threads
+from service.store import allocator, threads
 from service.store.database import make_engine, make_sessionmaker, resolve_database_url
 from service.store.memory import BUDGET, MB
 from service.store.notify import Hub
@@ -143,9 +143,10 @@ def collect_less(thresholds: tuple[int, ...]) -> None:
 
 
 def settle(app: FastAPI, settings: Settings) -> None:
-    """The last of starting: the routes prepared, the collector told, the threads' turns
-    set (`threads.SWITCH_INTERVAL`)."""
+    """The last of starting: the routes prepared, the collector and the C allocator told
+    (service/store/allocator.py), the threads' turns set (`threads.SWITCH_INTERVAL`)."""
     ready_routes(app)
+    allocator.tune()
     collect_less(settings.gc_threshold)
     sys.setswitchinterval(threads.SWITCH_INTERVAL)
 

@@ -60,11 +60,13 @@ def serve(host: str, port: int, workers: int, loop: str = "auto", http: str = "a
     this command started it (a database it did not start is left alone) and say so."""
     from service import serving
     from service.settings import get_settings
+    from service.store import allocator
     from service.store.database import stop_embedded
 
     if beyond_loopback(host) and not get_settings().operator_key:
         print(OPEN_WARNING.format(host=host), file=sys.stderr, flush=True)
     signal.signal(signal.SIGTERM, _stopped)
+    allocator.tune()  # here too: uvicorn's workers start with it
     try:
         url = _migrate()
         os.environ["DATABASE_URL"] = url

@@ -27,7 +27,8 @@ class Serve:
 
     def __init__(self, data_dir: Path) -> None:
         self.url = f"http://127.0.0.1:{free_port()}"
-        env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+        env = {k: v for k, v in os.environ.items()
+               if k != "DATABASE_URL" and not k.startswith("MALLOC_")}
         env.update({"DATA_DIR": str(data_dir), "SWEEP_INTERVAL": "0", "LOG_LEVEL": "warning",
                     "PORT": self.url.rsplit(":", 1)[1]})
         self.proc = subprocess.Popen([sys.executable, "-m", "service", "serve"], env=env,
@@ -81,6 +82,19 @@ def _postmaster(pgdata: Path) -> int:
     return int((pgdata / "postmaster.pid").read_text().split()[0])
 
 
+def _descendants(pid: int) -> list[int]:
+    out = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            out += [int(child), *_descendants(int(child))]
+    return out
+
+
+def _environ(pid: int) -> dict[str, str]:
+    raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(item.decode(errors="replace").partition("=")[::2] for item in raw if item)
+
+
 def _gone(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -116,6 +130,22 @@ def test_serve_leaves_alone_a_database_it_did_not_start(folder: Path) -> None:
     pid = _postmaster(folder / "pgdata")
     serve = Serve(folder)
     try:
+        # The processes serve starts run with two malloc arenas and a fixed mmap
+        # threshold (service/store/allocator.py), though its own environment had neither:
+        # an export (a heavy request) starts a heavy worker.
+        made = httpx.post(f"{serve.url}/v1/games", json={"name": "m", "scenario": "dno-demo"},
+                          timeout=30).json()
+        exported = httpx.get(f"{serve.url}/v1/games/{made['id']}/export", timeout=60,
+                             headers={"Authorization": f"Bearer {made['gm_token']}"})
+        assert exported.status_code == 200, exported.text
+        heavy = [p for p in _descendants(serve.proc.pid)
+                 if b"multiprocessing" in Path(f"/proc/{p}/cmdline").read_bytes()
+                 and b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes()]
+        assert heavy, "no heavy worker"
+        for pid_ in heavy:
+            env = _environ(pid_)
+            assert (env.get("MALLOC_ARENA_MAX"), env.get("MALLOC_MMAP_THRESHOLD_")) == (
+                "2", str(128 * 1024))
         said = serve.stop(signal.SIGTERM, group=False)
     finally:
         serve.kill()

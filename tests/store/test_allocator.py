@@ -1,0 +1,28 @@
+"""The C allocator told how a serving process uses memory (service/store/allocator.py;
+issue 33: memory flat after warm-up): two arenas and a fixed mmap threshold, unless the
+operator set his own. That the processes `serve` starts get them:
+tests/faults/test_serve_stops.py."""
+
+from __future__ import annotations
+
+import platform
+
+import pytest
+
+from service.store import allocator
+
+glibc = pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's mallopt")
+
+
+@glibc
+def test_tune_sets_both_here_and_for_the_processes_started_after() -> None:
+    env: dict[str, str] = {}
+    assert allocator.tune(env) == {"MALLOC_ARENA_MAX": 2, "MALLOC_MMAP_THRESHOLD_": 131072}
+    assert env == {"MALLOC_ARENA_MAX": "2", "MALLOC_MMAP_THRESHOLD_": "131072"}
+
+
+@glibc
+def test_an_operators_values_are_kept() -> None:
+    env = {"MALLOC_ARENA_MAX": "4", "MALLOC_MMAP_THRESHOLD_": " nonsense"}
+    assert allocator.tune(env) == {"MALLOC_ARENA_MAX": 4, "MALLOC_MMAP_THRESHOLD_": 131072}
+    assert env == {"MALLOC_ARENA_MAX": "4", "MALLOC_MMAP_THRESHOLD_": "131072"}
