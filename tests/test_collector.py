@@ -17,7 +17,7 @@ from service.settings import Settings
 
 
 def test_the_thresholds_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert Settings().gc_threshold == (50_000, 20, 100)
+    assert Settings().gc_threshold == (10_000, 5, 100)
     monkeypatch.setenv("GC_THRESHOLD", "1000,10,10")
     assert Settings().gc_threshold == (1000, 10, 10)
     monkeypatch.setenv("GC_THRESHOLD", "")
