@@ -36,10 +36,10 @@ def _mallopt() -> Callable[[int, int], int] | None:
     """glibc's `mallopt`, or None where there is none."""
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        gnu = libc.gnu_get_libc_version  # glibc alone has it
-    except (OSError, AttributeError):
+    except OSError:
         return None
-    del gnu
+    if not hasattr(libc, "gnu_get_libc_version"):  # glibc alone has it
+        return None
     fn = libc.mallopt
     fn.argtypes, fn.restype = (ctypes.c_int, ctypes.c_int), ctypes.c_int
     return fn
