@@ -12,7 +12,8 @@ from service.api.auth import work
 from service.api.contract import answers
 from service.api.numbers import JsonRoute
 from service.api.problems import Problem
-from service.referee.offload import HeavyFigures, LoopFigures, MemoryFigures, memory
+from service.referee.holds import LoopFigures
+from service.referee.offload import HeavyFigures, MemoryFigures, memory
 from service.referee.work import read_clock
 
 router = APIRouter(route_class=JsonRoute)

@@ -2466,6 +2466,20 @@ export interface components {
             detail: string;
         };
         /**
+         * CollectorFigures
+         * @description The cyclic collector's collections (/readyz `loop.collector`).
+         */
+        CollectorFigures: {
+            /** Collections */
+            collections: number;
+            /** Longest Ms */
+            longest_ms: number;
+            /** Generation */
+            generation: number;
+            /** Over 50Ms */
+            over_50ms: number;
+        };
+        /**
          * Combat
          * @description An overrun, combat, barrage or naval combat and its results, in order; or its
          *     dice, which the referee rolls (no results yet); or the results of a combat rolled
@@ -3912,6 +3926,7 @@ export interface components {
             /** Over 50Ms */
             over_50ms: number;
             computing: components["schemas"]["LoopComputing"];
+            collector: components["schemas"]["CollectorFigures"];
         };
         /** MeView */
         MeView: {
