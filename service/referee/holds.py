@@ -1,5 +1,5 @@
 """How long the serving event loop was held, and by what (issue 33: no request holds it
-past 50 ms; docs/operating.md "The loop's holds").
+past 50 ms; docs/operating.md "Memory").
 
 - `LoopWatch`: a task wakes every `every` seconds and measures how late it woke.
   `/readyz` shows the longest hold since the last look and since the start, how many
@@ -11,8 +11,9 @@ past 50 ms; docs/operating.md "The loop's holds").
   of the loop that no request's code shows; `/readyz` names the longest and its
   generation (2: a full collection, which walks every object the caches keep).
 - With `LOOP_STACKS` on, a thread that, while the loop has not woken for 50 ms, logs what
-  the loop's thread is running (its stack, once a hold): the way to name a hold of code.
-  A collection or C code that keeps the interpreter cannot be sampled while it runs; the
+  the loop's thread is running (its stack, once a hold, with the CPU the process spent
+  meanwhile: little means it waited for a core): the way to name a hold of code. A
+  collection or C code that keeps the interpreter cannot be sampled while it runs; the
   collector's figures name those.
 """
 
@@ -108,17 +109,19 @@ class Stacks(threading.Thread):
     def run(self) -> None:
         told = -1.0
         while not self.stopping.wait(0.01):
-            beat = self.watch.beat
+            beat, cpu = self.watch.beat, self.watch.beat_cpu
             late = time.monotonic() - beat - self.watch.every
             if late <= CEILING or beat == told:
                 continue
             told = beat
+            computed = time.process_time() - cpu
             frame = sys._current_frames().get(self.loop_thread)
             if frame is None:
                 continue
             stack = "".join(traceback.format_stack(frame)[-12:])
-            log.warning("the loop is held %.0f ms so far; its thread is in:\n%s",
-                        late * 1000, stack)
+            log.warning("the loop is held %.0f ms so far, the process computing %.0f ms of "
+                        "them; the loop's thread is in:\n%s", late * 1000, computed * 1000,
+                        stack)
 
 
 class LoopWatch:
@@ -133,6 +136,7 @@ class LoopWatch:
         self.computing_longest = 0.0
         self.computing_over = 0
         self.beat = time.monotonic()
+        self.beat_cpu = time.process_time()
         self.collector = Collector()
         self.task: asyncio.Task[None] | None = None
         self.sampler: Stacks | None = None
@@ -141,7 +145,7 @@ class LoopWatch:
         loop = asyncio.get_running_loop()
         while True:
             started, cpu = loop.time(), time.process_time()
-            self.beat = time.monotonic()
+            self.beat, self.beat_cpu = time.monotonic(), cpu
             await asyncio.sleep(self.every)
             late = loop.time() - started - self.every
             self.recent = max(self.recent, late)
