@@ -25,7 +25,8 @@ workers, and /readyz's figures of the caches. Printed, and written to
 bench/results/soak.json, with the mean resident memory per quarter of the run and the
 slope of the second half (MB per minute). Beside the memory, the loop's holds: the
 longest since the last sample, those past 50 ms, and the cyclic collector's longest
-collection and its generation. With `--stacks` the server runs with `LOOP_STACKS` on
+collection and its generation; and where the serving process's memory is (Python's
+blocks, the C heap in use and free). With `--stacks` the server runs with `LOOP_STACKS` on
 and its output is kept in bench/results/soak-server.log: the stack of the code behind
 each hold past 50 ms.
 """
@@ -213,7 +214,10 @@ async def sampler(server: h.Server, every: float, stop: asyncio.Event, played: P
                       "loop_longest_ms": ready["loop"]["recent_longest_ms"],
                       "loop_over_50ms": ready["loop"]["over_50ms"],
                       "loop_computing_over_50ms": ready["loop"]["computing"]["over_50ms"],
-                      "collector": ready["loop"]["collector"]}
+                      "collector": ready["loop"]["collector"],
+                      "python_blocks": ready["process"]["python_blocks"],
+                      "heap_in_use_mb": round(ready["process"]["heap_in_use_bytes"] / 2**20, 1),
+                      "heap_free_mb": round(ready["process"]["heap_free_bytes"] / 2**20, 1)}
             samples.append(sample)
             print(f"  {sample['minute']:6.2f} min  RSS {sample['rss_mb']:7.1f} MB "
                   f"{sample['processes']}  caches {sample['caches_mb']} MB "
@@ -223,7 +227,9 @@ async def sampler(server: h.Server, every: float, stop: asyncio.Event, played: P
                   f"{sample['loop_longest_ms']} ms (past 50 ms: {sample['loop_over_50ms']}, "
                   f"computing {sample['loop_computing_over_50ms']} so far); longest "
                   f"collection {sample['collector']['longest_ms']} ms (generation "
-                  f"{sample['collector']['generation']})", flush=True)
+                  f"{sample['collector']['generation']}); Python blocks "
+                  f"{sample['python_blocks']}, C heap in use {sample['heap_in_use_mb']} MB, "
+                  f"free {sample['heap_free_mb']} MB", flush=True)
             try:
                 await asyncio.wait_for(stop.wait(), every)
             except TimeoutError:

@@ -50,6 +50,8 @@ from typing_extensions import TypedDict
 
 from service.referee.errors import RefereeError
 from service.referee.work import Reads
+from service.store import allocator
+from service.store.allocator import ProcessFigures
 from service.store.memory import BUDGET, MB, MemoryFigures
 from service.store.uow import Transactions, UnitOfWork
 
@@ -418,6 +420,7 @@ def caller_of(token: str | None, address: str) -> str:
 
 
 memory = BUDGET  # this process's per-game caches, for /readyz
-__all__ = ["Case", "HeavyFigures", "Limits", "MemoryFigures",
-           "Offload", "Overloaded", "Throttled", "UnitOfWork", "Where", "caller_of", "changed",
-           "memory"]
+process_figures = allocator.figures  # its memory as the kernel, Python and glibc see it
+__all__ = ["Case", "HeavyFigures", "Limits", "MemoryFigures", "Offload", "Overloaded",
+           "ProcessFigures", "Throttled", "UnitOfWork", "Where", "caller_of", "changed",
+           "memory", "process_figures"]
