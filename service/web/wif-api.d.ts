@@ -8167,6 +8167,8 @@ export interface components {
             };
             /** Salt */
             salt?: string;
+            /** First Window */
+            first_window?: number;
         };
         /** GmPlayedEvent */
         GmPlayedEvent: {
