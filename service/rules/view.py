@@ -531,9 +531,8 @@ def is_sealed(event: Event, state: State, viewer: Viewer) -> bool:
     if event.data.get("side") == viewer.side:
         return False
     if event.kind == "gm.played":
-        if event.data.get("kind") not in ("initiative.reroll", "standing") or (
-                event.data.get("kind") == "standing" and "first_window" not in event.data):
-            return False
+        if event.data.get("kind") != "initiative.reroll" and "first_window" not in event.data:
+            return False  # first_window: a reroll standing order the GM armed
     elif event.kind != "initiative.reroll_answered" and event.data.get("step") != st.REROLL:
         return False
     t = state.turn
