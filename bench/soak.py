@@ -268,9 +268,16 @@ def quarters(samples: list[dict[str, Any]]) -> dict[str, Any]:
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
     slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / max(
         1e-9, sum((x - mx) ** 2 for x in xs))
+    last = samples[-1]
     return {"rss_mean_by_quarter_mb": means, "second_half_slope_mb_per_min": round(slope, 2),
-            "rss_first_mb": samples[0]["rss_mb"], "rss_last_mb": samples[-1]["rss_mb"],
-            "rss_max_mb": max(s["rss_mb"] for s in samples)}
+            "rss_first_mb": samples[0]["rss_mb"], "rss_last_mb": last["rss_mb"],
+            "rss_max_mb": max(s["rss_mb"] for s in samples),
+            "second_half": {k: (half[0][k], last[k]) for k in (
+                "python_blocks", "heap_in_use_mb", "heap_free_mb")},
+            "loop_over_50ms": last["loop_over_50ms"],
+            "loop_computing_over_50ms": last["loop_computing_over_50ms"],
+            "loop_longest_ms": max(s["loop_longest_ms"] for s in samples),
+            "collector": last["collector"]}
 
 
 def main() -> int:
