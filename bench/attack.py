@@ -5,6 +5,7 @@ another game; their latencies with and without the attack.
     .venv/bin/python bench/attack.py [--hexes 20000] [--units 2000] [--seconds 60]
                                      [--readers 6] [--orderers 2] [--attackers 4]
                                      [--before REV] [--skip-after] [--off] [--no-turns]
+                                     [--stacks]
 
 One `python -m service serve` process (default settings: rate limits, one heavy worker)
 on a throwaway embedded PostgreSQL (or DATABASE_URL). Two games:
@@ -35,7 +36,9 @@ the probe's, the attacker's answers by status, and the server's own figures from
 code at git revision REV (extracted to a temporary folder; same database schema), the
 figures before issue 33; `--off` this code with the protections switched off by
 settings (HEAVY_WORKERS=0: heavy requests and big games' decisions on the serving
-process and its threads; RATE_LIMIT_ADDRESS=0).
+process and its threads; RATE_LIMIT_ADDRESS=0). `--stacks`: this code's server runs with
+`LOOP_STACKS` on and its output is kept in bench/results/attack-server.log (the code
+behind each hold of its loop past 50 ms).
 """
 
 from __future__ import annotations
@@ -335,19 +338,19 @@ def checkout(rev: str) -> Iterator[Path]:
 OFF = {"HEAVY_WORKERS": "0", "RATE_LIMIT_ADDRESS": "0"}
 
 
-def server(url: str, code: Path, env: dict[str, str]) -> h.Server:
+def server(url: str, code: Path, env: dict[str, str], log_to: Path | None = None) -> h.Server:
     """`python -m service serve` of the code in `code` (its folder first on sys.path)."""
     return h.Server([h.PYTHON, "-m", "service", "serve"],
                     {"DATABASE_URL": url, "LOG_LEVEL": "warning", **env}, cwd=code,
-                    name=f"referee ({code.name})")
+                    name=f"referee ({code.name})", log_to=log_to)
 
 
 def run(label: str, code: Path, doc: dict[str, Any], args: argparse.Namespace,
-        env: dict[str, str] | None = None) -> dict[str, Any]:
+        env: dict[str, str] | None = None, log_to: Path | None = None) -> dict[str, Any]:
     print(f"{label}: {code} {env or ''}")
     with h.database() as db:
         h.migrate(db.url)
-        with server(db.url, code, env or {}) as s:
+        with server(db.url, code, env or {}, log_to) as s:
             victims, big, units, played = asyncio.run(setup(s.base, doc, args.turns))
             out: dict[str, Any] = {}
             for name, attacking in (("quiet", False), ("attack", True)):
@@ -403,6 +406,8 @@ def main() -> int:
                         "RATE_LIMIT_ADDRESS=0)")
     parser.add_argument("--no-turns", dest="turns", action="store_false",
                         help="leave out the attacker playing a second big game's turns")
+    parser.add_argument("--stacks", action="store_true", help="this code's server with "
+                        "LOOP_STACKS on, its log in results/attack-server.log")
     args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()}")
     doc = scenario_to_json(generate_scenario(args.hexes, args.units))
@@ -415,7 +420,10 @@ def main() -> int:
     if args.off:
         results["off"] = run("off", ROOT, doc, args, OFF)
     if not args.skip_after:
-        results["after"] = run("after", ROOT, doc, args)
+        RESULTS.mkdir(exist_ok=True)
+        results["after"] = run("after", ROOT, doc, args,
+                               {"LOOP_STACKS": "1"} if args.stacks else None,
+                               RESULTS / "attack-server.log" if args.stacks else None)
     results["load_end"] = os.getloadavg()
     print(f"load average at end: {os.getloadavg()}")
     RESULTS.mkdir(exist_ok=True)

@@ -211,11 +211,11 @@ class Server:
     """A server started as its own process group; `argv` gets `--port` appended."""
 
     def __init__(self, argv: Sequence[str], env: dict[str, str], *, ready: str = "/readyz",
-                 name: str = "server", cwd: Path = ROOT) -> None:
+                 name: str = "server", cwd: Path = ROOT, log_to: Path | None = None) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.name = name
-        self.log = tempfile.TemporaryFile()
+        self.log = log_to.open("w+b") if log_to else tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
             [*argv, "--port", str(self.port)], cwd=cwd, env={**os.environ, **env},
             stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
@@ -264,11 +264,12 @@ class Server:
         self.stop()
 
 
-def referee(url: str, workers: int = 1, **env: str) -> Server:
-    """`python -m service serve` on `url` (the real service)."""
+def referee(url: str, workers: int = 1, log_to: Path | None = None, **env: str) -> Server:
+    """`python -m service serve` on `url` (the real service); its output kept in `log_to`
+    if given."""
     return Server([PYTHON, "-m", "service", "serve", "--workers", str(workers)],
                   {"DATABASE_URL": url, "LOG_LEVEL": "warning", **env},
-                  name=f"referee x{workers}")
+                  name=f"referee x{workers}", log_to=log_to)
 
 
 # --------------------------------------------------------------------------- set-up

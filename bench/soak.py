@@ -5,7 +5,7 @@ warm-up.
 
     .venv/bin/python bench/soak.py [--minutes 20] [--games 6] [--big-hexes 20000]
                                    [--big-units 2000] [--cache-mb 64] [--idle 120]
-                                   [--turns 2] [--every 15]
+                                   [--turns 2] [--every 15] [--stacks]
 
 One `python -m service serve` process (and its heavy worker) on a throwaway embedded
 PostgreSQL (or DATABASE_URL), rate limits off. `--games` games of the built-in
@@ -23,7 +23,12 @@ also ask for reorganization plans.
 Every `--every` seconds: the resident memory (VmRSS) of the serving process and of its
 workers, and /readyz's figures of the caches. Printed, and written to
 bench/results/soak.json, with the mean resident memory per quarter of the run and the
-slope of the second half (MB per minute).
+slope of the second half (MB per minute). Beside the memory, the loop's holds: the
+longest since the last sample, those past 50 ms, and the cyclic collector's longest
+collection and its generation; and where the serving process's memory is (Python's
+blocks, the C heap in use and free). With `--stacks` the server runs with `LOOP_STACKS` on
+and its output is kept in bench/results/soak-server.log: the stack of the code behind
+each hold past 50 ms.
 """
 
 from __future__ import annotations
@@ -207,15 +212,24 @@ async def sampler(server: h.Server, every: float, stop: asyncio.Event, played: P
                       "evicted": ready["memory"]["evicted_games"],
                       "orders": played.orders, "games_played": played.games,
                       "loop_longest_ms": ready["loop"]["recent_longest_ms"],
-                      "loop_computing_over_50ms": ready["loop"]["computing"]["over_50ms"]}
+                      "loop_over_50ms": ready["loop"]["over_50ms"],
+                      "loop_computing_over_50ms": ready["loop"]["computing"]["over_50ms"],
+                      "collector": ready["loop"]["collector"],
+                      "python_blocks": ready["process"]["python_blocks"],
+                      "heap_in_use_mb": round(ready["process"]["heap_in_use_bytes"] / 2**20, 1),
+                      "heap_free_mb": round(ready["process"]["heap_free_bytes"] / 2**20, 1)}
             samples.append(sample)
             print(f"  {sample['minute']:6.2f} min  RSS {sample['rss_mb']:7.1f} MB "
                   f"{sample['processes']}  caches {sample['caches_mb']} MB "
                   f"(workers {sample['worker_caches_mb']})  games cached "
                   f"{sample['games_cached']}, forgotten {sample['evicted']}; orders "
                   f"{played.orders}, games played {played.games}; loop "
-                  f"{sample['loop_longest_ms']} ms (computing past 50 ms: "
-                  f"{sample['loop_computing_over_50ms']} so far)", flush=True)
+                  f"{sample['loop_longest_ms']} ms (past 50 ms: {sample['loop_over_50ms']}, "
+                  f"computing {sample['loop_computing_over_50ms']} so far); longest "
+                  f"collection {sample['collector']['longest_ms']} ms (generation "
+                  f"{sample['collector']['generation']}); Python blocks "
+                  f"{sample['python_blocks']}, C heap in use {sample['heap_in_use_mb']} MB, "
+                  f"free {sample['heap_free_mb']} MB", flush=True)
             try:
                 await asyncio.wait_for(stop.wait(), every)
             except TimeoutError:
@@ -254,9 +268,16 @@ def quarters(samples: list[dict[str, Any]]) -> dict[str, Any]:
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
     slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / max(
         1e-9, sum((x - mx) ** 2 for x in xs))
+    last = samples[-1]
     return {"rss_mean_by_quarter_mb": means, "second_half_slope_mb_per_min": round(slope, 2),
-            "rss_first_mb": samples[0]["rss_mb"], "rss_last_mb": samples[-1]["rss_mb"],
-            "rss_max_mb": max(s["rss_mb"] for s in samples)}
+            "rss_first_mb": samples[0]["rss_mb"], "rss_last_mb": last["rss_mb"],
+            "rss_max_mb": max(s["rss_mb"] for s in samples),
+            "second_half": {k: (half[0][k], last[k]) for k in (
+                "python_blocks", "heap_in_use_mb", "heap_free_mb")},
+            "loop_over_50ms": last["loop_over_50ms"],
+            "loop_computing_over_50ms": last["loop_computing_over_50ms"],
+            "loop_longest_ms": max(s["loop_longest_ms"] for s in samples),
+            "collector": last["collector"]}
 
 
 def main() -> int:
@@ -269,12 +290,17 @@ def main() -> int:
     parser.add_argument("--idle", type=float, default=120)
     parser.add_argument("--turns", type=int, default=2)
     parser.add_argument("--every", type=float, default=15)
+    parser.add_argument("--stacks", action="store_true",
+                        help="LOOP_STACKS on, the server's log in results/soak-server.log")
     args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()}")
     with h.database() as db:
         h.migrate(db.url)
-        with h.referee(db.url, RATE_LIMIT="0", CACHE_MB=str(args.cache_mb),
-                       CACHE_IDLE_SECONDS=str(args.idle), SWEEP_INTERVAL="1") as server:
+        RESULTS.mkdir(exist_ok=True)
+        log_to = RESULTS / "soak-server.log" if args.stacks else None
+        with h.referee(db.url, log_to=log_to, RATE_LIMIT="0", CACHE_MB=str(args.cache_mb),
+                       CACHE_IDLE_SECONDS=str(args.idle), SWEEP_INTERVAL="1",
+                       LOOP_STACKS="1" if args.stacks else "0") as server:
             found = asyncio.run(soak(server, args))
     found["summary"] = quarters(found["samples"])
     found["args"] = vars(args)

@@ -34,8 +34,9 @@ from service.api import (
 from service.api.headers import SecurityHeaders
 from service.api.limits import BodyLimit, RateLimit
 from service.referee import channels, egress, one_call, receipts
+from service.referee.holds import LoopWatch
 from service.referee.notifications import Courier
-from service.referee.offload import Limits, LoopWatch, Offload, Overloaded, Throttled, Where
+from service.referee.offload import Limits, Offload, Overloaded, Throttled, Where
 from service.referee.rates import SharedBudget
 from service.referee.work import Reads, read_clock
 from service.settings import Settings, get_settings
@@ -212,7 +213,7 @@ def lifespan_of(settings: Settings, database_url: str | None
             print(f"warning: {clock.skew_words(found.skew)}", file=sys.stderr, flush=True)
         settle(app, settings)
         tasks = background(app.state.transactions, app.state.egress, settings, offload)
-        app.state.loop_watch = watch = LoopWatch()
+        app.state.loop_watch = watch = LoopWatch(stacks=settings.loop_stacks)
         watch.start()
         try:
             yield

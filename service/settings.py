@@ -81,6 +81,10 @@ class Settings(BaseSettings):
             "100 ms; a collection of the middle generation walks what up to the first two "
             "numbers' product of allocations left alive (at 50000,20 up to 77 ms) "
             "(docs/scaling.md); empty: Python's own"))
+    loop_stacks: bool = Field(
+        default=False, description="log the event loop thread's stack while the loop is "
+        "held past 50 ms, once a hold (logger service.loop): names the code behind the "
+        "holds /readyz counts (docs/operating.md \"Memory\")")
     webhook_timeout: float = Field(
         default=10.0, gt=0, description="seconds one delivery attempt may take in all "
         "(resolving, connecting, sending, the response's headers)")

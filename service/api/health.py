@@ -12,7 +12,14 @@ from service.api.auth import work
 from service.api.contract import answers
 from service.api.numbers import JsonRoute
 from service.api.problems import Problem
-from service.referee.offload import HeavyFigures, LoopFigures, MemoryFigures, memory
+from service.referee.holds import LoopFigures
+from service.referee.offload import (
+    HeavyFigures,
+    MemoryFigures,
+    ProcessFigures,
+    memory,
+    process_figures,
+)
 from service.referee.work import read_clock
 
 router = APIRouter(route_class=JsonRoute)
@@ -29,13 +36,15 @@ class Health(TypedDict):
     its loop fares (issue 33, docs/operating.md "Memory"): `memory` its per-game caches
     (estimated bytes by cache, games, the limit, games forgotten), `heavy` its worker
     processes (requests waiting, how requests ended, each worker's caches), `loop` the
-    longest holds of its event loop."""
+    longest holds of its event loop, `process` its memory as the kernel, Python and the
+    C allocator see it."""
 
     status: Literal["ok", "ready"]
     clock: NotRequired[ClockCheck]
     memory: NotRequired[MemoryFigures]
     heavy: NotRequired[HeavyFigures]
     loop: NotRequired[LoopFigures]
+    process: NotRequired[ProcessFigures]
 
 
 class ProblemType(TypedDict):
@@ -67,7 +76,7 @@ async def readyz(request: Request) -> Health:
         "detail": "within CLOCK_TOLERANCE of the database's" if ok
         else clock.skew_words(sample.skew)},
         "memory": memory.figures(), "heavy": state.offload.figures(),
-        "loop": state.loop_watch.figures()}
+        "loop": state.loop_watch.figures(), "process": process_figures()}
 
 
 @router.get("/problems/{code:path}", summary="What a problem type means", response_model=None,

@@ -50,6 +50,8 @@ from typing_extensions import TypedDict
 
 from service.referee.errors import RefereeError
 from service.referee.work import Reads
+from service.store import allocator
+from service.store.allocator import ProcessFigures
 from service.store.memory import BUDGET, MB, MemoryFigures
 from service.store.uow import Transactions, UnitOfWork
 
@@ -213,20 +215,6 @@ class HeavyFigures(TypedDict):
     callers: int  # callers with a heavy request in flight
     served: dict[str, int]  # requests by how they ended: done, busy, too_slow, throttled...
     memory: list[MemoryFigures]  # each worker's caches, as it last told
-
-
-class LoopComputing(TypedDict):
-    longest_ms: float
-    over_50ms: int
-
-
-class LoopFigures(TypedDict):
-    """How long the serving event loop was held (/readyz `loop`)."""
-
-    longest_ms: float  # since the process started
-    recent_longest_ms: float  # since the previous /readyz
-    over_50ms: int  # holds past 50 ms
-    computing: LoopComputing  # of those, the holds the process computed through
 
 
 class Offload:
@@ -424,56 +412,6 @@ class Offload:
                 connection.close()
 
 
-class LoopWatch:
-    """How long the serving loop was held: a task wakes every `every` seconds and
-    measures how late it woke. `/readyz` shows the longest hold since the last look and
-    since the start, and how many passed 50 ms (the ceiling of issue 33); and of those,
-    the ones during which this process computed for at least half the time (`computing`:
-    a thread or the loop itself held the interpreter) apart from the ones it mostly
-    waited for a core (a busy machine: another process ran)."""
-
-    CEILING = 0.05
-
-    def __init__(self, every: float = 0.02) -> None:
-        self.every = every
-        self.longest = 0.0
-        self.recent = 0.0
-        self.over = 0
-        self.computing_longest = 0.0
-        self.computing_over = 0
-        self.task: asyncio.Task[None] | None = None
-
-    async def _watch(self) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            started, cpu = loop.time(), time.process_time()
-            await asyncio.sleep(self.every)
-            late = loop.time() - started - self.every
-            self.recent = max(self.recent, late)
-            self.longest = max(self.longest, late)
-            if late > self.CEILING:
-                self.over += 1
-                if time.process_time() - cpu >= (late + self.every) / 2:
-                    self.computing_over += 1
-                    self.computing_longest = max(self.computing_longest, late)
-
-    def start(self) -> None:
-        self.task = asyncio.get_running_loop().create_task(self._watch())
-
-    async def stop(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.task
-
-    def figures(self) -> LoopFigures:
-        recent, self.recent = self.recent, 0.0
-        return {"longest_ms": round(self.longest * 1000, 1),
-                "recent_longest_ms": round(recent * 1000, 1), "over_50ms": self.over,
-                "computing": {"longest_ms": round(self.computing_longest * 1000, 1),
-                              "over_50ms": self.computing_over}}
-
-
 def caller_of(token: str | None, address: str) -> str:
     """Whose heavy requests count together: a token's, else an address's."""
     from service.crypto.tokens import hash_token
@@ -482,6 +420,7 @@ def caller_of(token: str | None, address: str) -> str:
 
 
 memory = BUDGET  # this process's per-game caches, for /readyz
-__all__ = ["Case", "HeavyFigures", "Limits", "LoopFigures", "LoopWatch", "MemoryFigures",
-           "Offload", "Overloaded", "Throttled", "UnitOfWork", "Where", "caller_of", "changed",
-           "memory"]
+process_figures = allocator.figures  # its memory as the kernel, Python and glibc see it
+__all__ = ["Case", "HeavyFigures", "Limits", "MemoryFigures", "Offload", "Overloaded",
+           "ProcessFigures", "Throttled", "UnitOfWork", "Where", "caller_of", "changed",
+           "memory", "process_figures"]

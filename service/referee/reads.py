@@ -52,10 +52,15 @@ def _redact(record: EventRecord) -> EventRecord:
     holds a random salt, so the hash is a commitment to the answer that only the reveal
     opens (docs/security.md, Sealed reroll answers)."""
     side = record["data"].get("side")
-    text = {"standing.armed": f"{side} armed a standing order (sealed until its reroll "
-                              "window closes).",
-            "gm.played": f"The GM answered for {side} (sealed until the window closes)."
-            }.get(record["kind"], f"{side} answered (sealed until the window closes).")
+    until = "(sealed until its reroll window closes)."
+    if record["kind"] == "standing.armed":
+        text = f"{side} armed a standing order {until}"
+    elif record["kind"] == "gm.played" and "first_window" in record["data"]:
+        text = f"The GM armed a standing order for {side} {until}"
+    elif record["kind"] == "gm.played":
+        text = f"The GM answered for {side} (sealed until the window closes)."
+    else:
+        text = f"{side} answered (sealed until the window closes)."
     return {**record, "data": {"side": side, "sealed": True}, "text": text, "sealed": True}
 
 
@@ -142,9 +147,11 @@ async def opened(uow: UnitOfWork, game: Game, viewer: Viewer, close: EventRecord
         data = r["data"]
         if data.get("side") == viewer.side:
             continue
-        if r["kind"] == "standing.armed":
-            if data.get("step") == "initiative.reroll" and data.get("first_window") == turn:
+        if "first_window" in data:  # a reroll standing order armed, by its side or the GM
+            if data.get("first_window") == turn:
                 out.append(r)
+        elif r["kind"] == "standing.armed":
+            continue
         elif r["turn"] == turn and (r["kind"] == "initiative.reroll_answered"
                                     or data.get("step") == "initiative.reroll"
                                     or data.get("kind") == "initiative.reroll"):

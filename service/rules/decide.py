@@ -23,7 +23,7 @@ from service.rules.events import Event
 from service.rules.evolve import evolve
 from service.rules.flow import Flow
 from service.rules.shapes import unknown_keys
-from service.rules.state import SideControl, State
+from service.rules.state import REROLL, SideControl, State
 
 Handler = Callable[[Flow, Command], None]
 
@@ -55,6 +55,12 @@ def play_for_side(f: Flow, c: Command) -> None:
     data: dict[str, Any] = {"side": side, "kind": kind, "body": dict(body), "reason": reason}
     if kind == "initiative.reroll" and c.extra.get("salt"):  # sealed: salted like the answer
         data["salt"] = str(c.extra["salt"])
+    elif kind == "standing" and body.get("step") == REROLL and body.get("armed", True) is True:
+        # a reroll standing order armed ahead: sealed like the `standing.armed` it makes,
+        # until its first window closes, and salted (docs/security.md, Sealed reroll answers)
+        data["first_window"] = standing.first_window(s, side)
+        if c.extra.get("salt"):
+            data["salt"] = str(c.extra["salt"])
     f.emit("gm.played", gm.with_reason(f"The GM plays {side}: {kind}.", reason), data,
            by="gm")
     ORDERS[str(kind)](f, order)

@@ -143,6 +143,7 @@ class GmPlayedData(Reasoned):
     kind: str
     body: dict[str, Any]  # that order kind's body
     salt: NotRequired[str]  # a sealed answer's (a reroll), as a player's is salted
+    first_window: NotRequired[int]  # a reroll standing order armed: sealed until it closes
 
 
 class RollbackProposedData(Reasoned):

@@ -522,20 +522,21 @@ def _sides_view(state: State) -> dict[str, SideView]:
 def is_sealed(event: Event, state: State, viewer: Viewer) -> bool:
     """A reroll answer, signed or given by a standing order (`standing.answered`), is
     sealed from other sides while its window is still open, and so is the GM's answer
-    for a side it plays (`gm.played`); the arming of a reroll standing order until the
-    first window it answers has closed (issue 20). Nothing is sealed in a finished game.
+    for a side it plays (`gm.played`); the arming of a reroll standing order, by its side
+    (`standing.armed`) or by the GM (`gm.played`), until the first window it answers has
+    closed (issue 20). Nothing is sealed in a finished game.
     """
     if event.kind not in SEALED_KINDS or viewer.role == "gm" or state.status == "finished":
         return False
     if event.data.get("side") == viewer.side:
         return False
     if event.kind == "gm.played":
-        if event.data.get("kind") != "initiative.reroll":
-            return False
+        if event.data.get("kind") != "initiative.reroll" and "first_window" not in event.data:
+            return False  # first_window: a reroll standing order the GM armed
     elif event.kind != "initiative.reroll_answered" and event.data.get("step") != st.REROLL:
         return False
     t = state.turn
-    if event.kind == "standing.armed":
+    if "first_window" in event.data:  # a reroll standing order armed, by its side or the GM
         first = int(event.data.get("first_window", 0))
         return t.number < first or (t.number == first and t.step == st.REROLL)
     return t.step == st.REROLL and event.turn == t.number

@@ -22,8 +22,13 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+import resource
+import sys
 from collections.abc import Callable, MutableMapping
+from functools import cache
 from typing import Final
+
+from typing_extensions import TypedDict
 
 ARENA_MAX: Final = ("MALLOC_ARENA_MAX", 2)
 MMAP_THRESHOLD: Final = ("MALLOC_MMAP_THRESHOLD_", 128 * 1024)
@@ -32,13 +37,56 @@ _M_ARENA_MAX: Final = -8
 _M_MMAP_THRESHOLD: Final = -3
 
 
-def _mallopt() -> Callable[[int, int], int] | None:
-    """glibc's `mallopt`, or None where there is none."""
+@cache
+def _glibc() -> ctypes.CDLL | None:
+    """The C library if it is glibc, else None."""
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
     except OSError:
         return None
-    if not hasattr(libc, "gnu_get_libc_version"):  # glibc alone has it
+    return libc if hasattr(libc, "gnu_get_libc_version") else None  # glibc alone has it
+
+
+class _Mallinfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in (  # noqa: RUF012 - ctypes' own form
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+        "fordblks", "keepcost")]
+
+
+class ProcessFigures(TypedDict):
+    """Where a process's memory is (/readyz `process`): what the caches' estimate cannot
+    tell apart, Python's objects from the C allocator's free space."""
+
+    rss_bytes: int  # resident now (Linux), else the peak
+    python_blocks: int  # blocks Python's own allocator has handed out
+    heap_in_use_bytes: int  # glibc: allocated from the arenas and by mmap (0 elsewhere)
+    heap_free_bytes: int  # glibc: free in the arenas, kept by the process (0 elsewhere)
+
+
+def _resident() -> int:
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def figures() -> ProcessFigures:
+    """This process's memory as the kernel, Python and the C allocator see it."""
+    libc, in_use, free = _glibc(), 0, 0
+    if libc is not None and hasattr(libc, "mallinfo2"):
+        fn = libc.mallinfo2
+        fn.argtypes, fn.restype = (), _Mallinfo2
+        info = fn()
+        in_use, free = info.uordblks + info.hblkhd, info.fordblks
+    return {"rss_bytes": _resident(), "python_blocks": sys.getallocatedblocks(),
+            "heap_in_use_bytes": in_use, "heap_free_bytes": free}
+
+
+def _mallopt() -> Callable[[int, int], int] | None:
+    """glibc's `mallopt`, or None where there is none."""
+    libc = _glibc()
+    if libc is None:
         return None
     fn = libc.mallopt
     fn.argtypes, fn.restype = (ctypes.c_int, ctypes.c_int), ctypes.c_int
@@ -65,4 +113,4 @@ def tune(environ: MutableMapping[str, str] | None = None) -> dict[str, int]:
     return done
 
 
-__all__ = ["ARENA_MAX", "MMAP_THRESHOLD", "tune"]
+__all__ = ["ARENA_MAX", "MMAP_THRESHOLD", "ProcessFigures", "figures", "tune"]

@@ -2466,6 +2466,20 @@ export interface components {
             detail: string;
         };
         /**
+         * CollectorFigures
+         * @description The cyclic collector's collections (/readyz `loop.collector`).
+         */
+        CollectorFigures: {
+            /** Collections */
+            collections: number;
+            /** Longest Ms */
+            longest_ms: number;
+            /** Generation */
+            generation: number;
+            /** Over 50Ms */
+            over_50ms: number;
+        };
+        /**
          * Combat
          * @description An overrun, combat, barrage or naval combat and its results, in order; or its
          *     dice, which the referee rolls (no results yet); or the results of a combat rolled
@@ -3392,7 +3406,8 @@ export interface components {
          *     its loop fares (issue 33, docs/operating.md "Memory"): `memory` its per-game caches
          *     (estimated bytes by cache, games, the limit, games forgotten), `heavy` its worker
          *     processes (requests waiting, how requests ended, each worker's caches), `loop` the
-         *     longest holds of its event loop.
+         *     longest holds of its event loop, `process` its memory as the kernel, Python and the
+         *     C allocator see it.
          */
         Health: {
             /**
@@ -3404,6 +3419,7 @@ export interface components {
             memory?: components["schemas"]["MemoryFigures"];
             heavy?: components["schemas"]["HeavyFigures"];
             loop?: components["schemas"]["LoopFigures"];
+            process?: components["schemas"]["ProcessFigures"];
         };
         /**
          * HeavyFigures
@@ -3912,6 +3928,7 @@ export interface components {
             /** Over 50Ms */
             over_50ms: number;
             computing: components["schemas"]["LoopComputing"];
+            collector: components["schemas"]["CollectorFigures"];
         };
         /** MeView */
         MeView: {
@@ -4503,6 +4520,21 @@ export interface components {
             code: string;
             /** Description */
             description: string;
+        };
+        /**
+         * ProcessFigures
+         * @description Where a process's memory is (/readyz `process`): what the caches' estimate cannot
+         *     tell apart, Python's objects from the C allocator's free space.
+         */
+        ProcessFigures: {
+            /** Rss Bytes */
+            rss_bytes: number;
+            /** Python Blocks */
+            python_blocks: number;
+            /** Heap In Use Bytes */
+            heap_in_use_bytes: number;
+            /** Heap Free Bytes */
+            heap_free_bytes: number;
         };
         /**
          * ProductionBody
@@ -8135,6 +8167,8 @@ export interface components {
             };
             /** Salt */
             salt?: string;
+            /** First Window */
+            first_window?: number;
         };
         /** GmPlayedEvent */
         GmPlayedEvent: {

@@ -180,3 +180,64 @@ async def test_no_read_of_another_side_or_a_spectator_recovers_a_sealed_answer(
     report = verify_export(export)
     assert report.status == VERIFIED, report.text()
     assert all(export["events"][seq - 1]["hash"] == digest for seq, digest in seen.items())
+
+
+async def test_a_reroll_standing_order_the_gm_arms_for_a_side_it_plays_is_sealed_too(
+    live: httpx.AsyncClient,
+) -> None:
+    """The GM arms a reroll standing order for a side that dropped out (`admin.act` of
+    kind `standing`, 11.18 answered ahead, RULES-NOTES 16): its `gm.played` event, which
+    names the order's body, is sealed from the other sides and spectators as the
+    `standing.armed` it makes is, salted so that its hash tells nothing, and opened
+    whole when the window closes (once docs/security.md's residual risk 11)."""
+    game = await full_game(live, options={"dropout": {"policy": "gm"}})
+    allies, axis = game.players["allies"], game.players["axis"]
+    r = await live.post(f"/v1/games/{game.id}/admin/spectators", json={"name": "club"},
+                        headers=game.gm)
+    spectator = {"Authorization": f"Bearer {r.json()['token']}"}
+    r = await game.admin("dropout", {"side": "communists", "reason": "no news for weeks"})
+    assert r.status_code == 200, r.text
+    r = await game.admin("act", {"side": "communists", "kind": "standing", "reason": "asked",
+                                 "body": {"step": "initiative.reroll", "demand": True}})
+    assert r.status_code == 200, r.text
+    played = next(e for e in r.json()["events"] if e["kind"] == "gm.played")
+    assert played["data"]["body"] == {"step": "initiative.reroll", "demand": True}
+    assert played["data"]["first_window"] == 1 and len(played["data"]["salt"]) == 64
+    truth = {e["seq"]: e for e in await game.log()}
+    assert truth[played["seq"]] == played
+
+    for who, headers in (("allies", allies.headers), ("spectator", spectator)):
+        reads = await _reads(game, headers)
+        text = json.dumps(reads)
+        assert played["data"]["salt"] not in text, who
+        shown = next(e for e in reads["log"]["events"] if e["seq"] == played["seq"])
+        assert shown["data"] == {"side": "communists", "sealed": True}, who
+        assert shown["text"] == ("The GM armed a standing order for communists (sealed "
+                                 "until its reroll window closes)."), who
+        before = truth[played["seq"] - 1]["hash"]
+        for demand in (True, False):  # without the salt no guessed body gives the hash
+            guess = {**played, "data": {**played["data"], "salt": "",
+                                        "body": {"step": "initiative.reroll",
+                                                 "demand": demand}}}
+            assert chain.event_hash(before, guess) != shown["hash"], who
+        act = next(c for c in reads["export"]["commands"] if c["kind"] == "admin.act")
+        assert "demand" not in json.dumps(act), who
+        report = verify_export(reads["export"])
+        assert report.status == PARTIAL and not report.failed, (who, report.text())
+
+    seen = {e["seq"]: e["hash"] for e in (await game.log(allies))}
+    reached = asyncio.Event()
+    follow = asyncio.create_task(_stream(live, game.id, allies.headers, head=max(seen),
+                                         until="initiative.reroll_closed", reached=reached))
+    await asyncio.wait_for(reached.wait(), 20)
+    await axis.ok("initiative.reroll", {"demand": False})
+    await allies.ok("initiative.reroll", {"demand": False})
+    messages = await asyncio.wait_for(follow, 30)
+    opened = [m["data"] for m in messages if m["event"] == "sealed.opened"]
+    assert played in opened
+    log = {e["seq"]: e for e in await game.log(allies)}
+    assert log[played["seq"]] == played
+    export = (await live.get(f"/v1/games/{game.id}/export", headers=allies.headers)).json()
+    report = verify_export(export)
+    assert report.status == VERIFIED, report.text()
+    assert export["events"][played["seq"] - 1]["hash"] == seen[played["seq"]]

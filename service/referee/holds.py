@@ -1,0 +1,186 @@
+"""How long the serving event loop was held, and by what (issue 33: no request holds it
+past 50 ms; docs/operating.md "Memory").
+
+- `LoopWatch`: a task wakes every `every` seconds and measures how late it woke.
+  `/readyz` shows the longest hold since the last look and since the start, how many
+  passed 50 ms, and of those the ones this process computed through (a thread or the
+  loop itself held the interpreter) apart from the ones it mostly waited for a core (a
+  busy machine: another process ran).
+- `Collector`: each collection of Python's cyclic collector, timed (`gc.callbacks`). A
+  collection holds the interpreter whichever thread started it, so a long one is a hold
+  of the loop that no request's code shows; `/readyz` names the longest and its
+  generation (2: a full collection, which walks every object the caches keep).
+- With `LOOP_STACKS` on, a thread that, while the loop has not woken for 50 ms, logs what
+  the loop's thread is running (its stack, once a hold, with the CPU the process spent
+  meanwhile: little means it waited for a core): the way to name a hold of code. A
+  collection or C code that keeps the interpreter cannot be sampled while it runs; the
+  collector's figures name those.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import logging
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from typing_extensions import TypedDict
+
+log = logging.getLogger("service.loop")
+
+CEILING = 0.05  # the longest a request may hold the loop (issue 33)
+
+
+class LoopComputing(TypedDict):
+    longest_ms: float
+    over_50ms: int
+
+
+class CollectorFigures(TypedDict):
+    """The cyclic collector's collections (/readyz `loop.collector`)."""
+
+    collections: int  # since the process started
+    longest_ms: float  # the longest collection
+    generation: int  # the longest one's generation (2: a full collection)
+    over_50ms: int  # collections past 50 ms
+
+
+class LoopFigures(TypedDict):
+    """How long the serving event loop was held (/readyz `loop`)."""
+
+    longest_ms: float  # since the process started
+    recent_longest_ms: float  # since the previous /readyz
+    over_50ms: int  # holds past 50 ms
+    computing: LoopComputing  # of those, the holds the process computed through
+    collector: CollectorFigures  # the collections, each a hold of its own
+
+
+class Collector:
+    """Times each collection (`gc.callbacks` calls it at its start and its stop)."""
+
+    def __init__(self, clock: Callable[[], float] = time.perf_counter) -> None:
+        self.clock = clock
+        self.started = 0.0
+        self.collections = 0
+        self.longest = 0.0
+        self.generation = 0
+        self.over = 0
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self.started = self.clock()
+            return
+        took = self.clock() - self.started
+        self.collections += 1
+        if took > CEILING:
+            self.over += 1
+        if took > self.longest:
+            self.longest, self.generation = took, int(info.get("generation", 0))
+
+    def install(self) -> None:
+        if self not in gc.callbacks:
+            gc.callbacks.append(self)
+
+    def remove(self) -> None:
+        with contextlib.suppress(ValueError):
+            gc.callbacks.remove(self)
+
+    def figures(self) -> CollectorFigures:
+        return {"collections": self.collections, "longest_ms": round(self.longest * 1000, 1),
+                "generation": self.generation, "over_50ms": self.over}
+
+
+class Stacks(threading.Thread):
+    """Logs the loop thread's stack while the loop is late past the ceiling, once a hold
+    (`LOOP_STACKS`). It wakes every 10 ms: a look at a clock, nothing more, until a hold."""
+
+    def __init__(self, watch: LoopWatch, loop_thread: int) -> None:
+        super().__init__(name="loop-stacks", daemon=True)
+        self.watch = watch
+        self.loop_thread = loop_thread
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        told = -1.0
+        while not self.stopping.wait(0.01):
+            beat, cpu = self.watch.beat, self.watch.beat_cpu
+            late = time.monotonic() - beat - self.watch.every
+            if late <= CEILING or beat == told:
+                continue
+            told = beat
+            computed = time.process_time() - cpu
+            frame = sys._current_frames().get(self.loop_thread)
+            if frame is None:
+                continue
+            stack = "".join(traceback.format_stack(frame)[-12:])
+            log.warning("the loop is held %.0f ms so far, the process computing %.0f ms of "
+                        "them; the loop's thread is in:\n%s", late * 1000, computed * 1000,
+                        stack)
+
+
+class LoopWatch:
+    """The loop's holds, the collector's collections and, with `stacks`, what held it."""
+
+    def __init__(self, every: float = 0.02, *, stacks: bool = False) -> None:
+        self.every = every
+        self.stacks = stacks
+        self.longest = 0.0
+        self.recent = 0.0
+        self.over = 0
+        self.computing_longest = 0.0
+        self.computing_over = 0
+        self.beat = time.monotonic()
+        self.beat_cpu = time.process_time()
+        self.collector = Collector()
+        self.task: asyncio.Task[None] | None = None
+        self.sampler: Stacks | None = None
+
+    async def _watch(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            started, cpu = loop.time(), time.process_time()
+            self.beat, self.beat_cpu = time.monotonic(), cpu
+            await asyncio.sleep(self.every)
+            late = loop.time() - started - self.every
+            self.recent = max(self.recent, late)
+            self.longest = max(self.longest, late)
+            if late > CEILING:
+                self.over += 1
+                if time.process_time() - cpu >= (late + self.every) / 2:
+                    self.computing_over += 1
+                    self.computing_longest = max(self.computing_longest, late)
+
+    def start(self) -> None:
+        self.task = asyncio.get_running_loop().create_task(self._watch())
+        self.collector.install()
+        if self.stacks:
+            self.sampler = Stacks(self, threading.get_ident())
+            self.sampler.start()
+
+    async def stop(self) -> None:
+        self.collector.remove()
+        if self.sampler is not None:
+            self.sampler.stopping.set()
+            await asyncio.to_thread(self.sampler.join)
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+
+    def figures(self) -> LoopFigures:
+        recent, self.recent = self.recent, 0.0
+        return {"longest_ms": round(self.longest * 1000, 1),
+                "recent_longest_ms": round(recent * 1000, 1), "over_50ms": self.over,
+                "computing": {"longest_ms": round(self.computing_longest * 1000, 1),
+                              "over_50ms": self.computing_over},
+                "collector": self.collector.figures()}
+
+
+__all__ = ["CEILING", "Collector", "CollectorFigures", "LoopComputing", "LoopFigures",
+           "LoopWatch", "Stacks"]
