@@ -33,9 +33,44 @@ settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHES
 _EMBEDDED: dict[str, Any] = {}  # the session's embedded server, when there is one
 
 
+# The pytest-xdist worker this process is ("gw0", "gw1"), or "" when the suite runs in
+# one process. Each worker has a PostgreSQL database of its own: its own embedded
+# server, or its own database on TEST_DATABASE_URL's server.
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+
+
+def with_database(url: str, name: str) -> str:
+    """`url` naming the database `name` on the same server."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    return urlunsplit(urlsplit(url)._replace(path=f"/{name}"))
+
+
+async def _recreate_database(admin_url: str, name: str, create: bool = True) -> None:
+    from sqlalchemy import text
+
+    from service.store.database import make_engine
+
+    admin = make_engine(admin_url, pool_size=1)
+    try:
+        async with admin.connect() as connection:
+            await connection.execution_options(isolation_level="AUTOCOMMIT")
+            await connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+            if create:
+                await connection.execute(text(f"CREATE DATABASE {name}"))
+    finally:
+        await admin.dispose()
+
+
 @pytest.fixture(scope="session")
 def database_url() -> Iterator[str]:
     url = os.environ.get("TEST_DATABASE_URL")
+    if url and WORKER:
+        name = f"wif_test_{WORKER}"
+        asyncio.run(_recreate_database(url, name))
+        yield with_database(url, name)
+        asyncio.run(_recreate_database(url, name, create=False))
+        return
     if url:
         yield url
         return
@@ -225,25 +260,16 @@ def free_port() -> int:
 async def fresh_database(database_url: str, name: str) -> AsyncIterator[str]:
     """A new, migrated database on the test server, dropped afterwards: for a test whose
     background workers must not meet the other tests' servers' (each sweeps every game
-    and every message in its database)."""
-    from sqlalchemy import text
-
+    and every message in its database). Its name carries the xdist worker's."""
     from service.store.database import make_engine, migrate
 
-    url = database_url.replace("/postgres?", f"/{name}?")
-    assert url != database_url, "fresh_database expects the embedded server's URL shape"
-    admin = make_engine(database_url, pool_size=1)
-    async with admin.connect() as connection:
-        await connection.execution_options(isolation_level="AUTOCOMMIT")
-        await connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        await connection.execute(text(f"CREATE DATABASE {name}"))
+    name = f"{name}_{WORKER}" if WORKER else name
+    await _recreate_database(database_url, name)
+    url = with_database(database_url, name)
     engine = make_engine(url, pool_size=1)
     await migrate(engine)
     await engine.dispose()
     try:
         yield url
     finally:
-        async with admin.connect() as connection:
-            await connection.execution_options(isolation_level="AUTOCOMMIT")
-            await connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        await admin.dispose()
+        await _recreate_database(database_url, name, create=False)

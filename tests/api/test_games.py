@@ -215,7 +215,7 @@ async def test_health_and_readiness(client: httpx.AsyncClient) -> None:
     assert (await client.get("/healthz")).json() == {"status": "ok"}
     ready = (await client.get("/readyz")).json()
     assert ready["status"] == "ready" and ready["clock"]["ok"] is True  # same machine
-    assert set(ready) == {"status", "clock", "memory", "heavy", "loop"}
+    assert set(ready) == {"status", "clock", "memory", "heavy", "loop", "process"}
     assert (await client.get("/openapi.json")).status_code == 200
     _problem(await client.get("/v1/nothing-here"), 404, "not_found")
 

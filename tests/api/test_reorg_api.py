@@ -5,22 +5,9 @@ planning route, GET /v1/games/{id}/reorg/options."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import httpx
-import pytest
 from reorg_1944 import EXAMPLE, LIMITS, ROUEN
 from support import SIDES, Game, full_game
-
-
-@pytest.fixture(autouse=True)
-def _planning_route(app: Any) -> None:
-    """The planning router, mounted once if the app does not include it yet."""
-    from service.api import reorg
-
-    if not any(getattr(r, "path", "") == "/v1/games/{game_id}/reorg/options"
-               for r in app.routes):
-        app.include_router(reorg.router)
 
 
 async def _allies_reorganize(client: httpx.AsyncClient) -> Game:

@@ -4,6 +4,7 @@ Where node or npm is missing, the tests that need them are skipped, saying so.""
 
 from __future__ import annotations
 
+import fcntl
 import importlib.util
 import json
 import shutil
@@ -33,13 +34,17 @@ def node() -> str:
 
 def npm_tools() -> tuple[Path, float]:
     """tools/js installed (`npm ci` unless its lock is installed already) and the seconds
-    that took; skips without node or npm."""
+    that took (waiting for another process's install included); skips without node or
+    npm."""
     node()
     if shutil.which("npm") is None:
         pytest.skip(MISSING.format(tool="npm"))
     started = time.monotonic()
-    done = subprocess.run([str(ROOT / "scripts" / "npm-tools.sh")], capture_output=True,
-                          text=True, check=False)
+    # One install at a time: the suite's xdist workers may both need the tools at once.
+    with (ROOT / "tools" / "js" / "package-lock.json").open() as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = subprocess.run([str(ROOT / "scripts" / "npm-tools.sh")], capture_output=True,
+                              text=True, check=False)
     assert done.returncode == 0, f"scripts/npm-tools.sh failed:\n{done.stderr}"
     return Path(done.stdout.strip().splitlines()[-1]), time.monotonic() - started
 
