@@ -27,6 +27,7 @@ import sys
 import threading
 import time
 import traceback
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -71,6 +72,7 @@ class Collector:
         self.longest = 0.0
         self.generation = 0
         self.over = 0
+        self.long: tuple[int, float] | None = None  # the last collection past the ceiling
 
     def __call__(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
@@ -80,6 +82,7 @@ class Collector:
         self.collections += 1
         if took > CEILING:
             self.over += 1
+            self.long = (int(info.get("generation", 0)), took)
         if took > self.longest:
             self.longest, self.generation = took, int(info.get("generation", 0))
 
@@ -96,9 +99,19 @@ class Collector:
                 "generation": self.generation, "over_50ms": self.over}
 
 
+def census(top: int = 12) -> tuple[int, list[tuple[str, int]]]:
+    """The objects a full collection walks (all it tracks but what starting froze), and
+    the most common of their types."""
+    walked = gc.get_objects()
+    kinds = Counter(f"{type(o).__module__}.{type(o).__qualname__}" for o in walked)
+    return len(walked), kinds.most_common(top)
+
+
 class Stacks(threading.Thread):
     """Logs the loop thread's stack while the loop is late past the ceiling, once a hold
-    (`LOOP_STACKS`). It wakes every 10 ms: a look at a clock, nothing more, until a hold."""
+    (`LOOP_STACKS`). It wakes every 10 ms: a look at a clock, nothing more, until a hold.
+    After a collection past the ceiling it logs what the collector walks (`census`: itself
+    a hold of tens of milliseconds, taken only when the operator asked for stacks)."""
 
     def __init__(self, watch: LoopWatch, loop_thread: int) -> None:
         super().__init__(name="loop-stacks", daemon=True)
@@ -109,6 +122,13 @@ class Stacks(threading.Thread):
     def run(self) -> None:
         told = -1.0
         while not self.stopping.wait(0.01):
+            collector = self.watch.collector
+            if collector.long is not None:
+                (generation, took), collector.long = collector.long, None
+                walked, kinds = census()
+                log.warning("a collection of generation %d took %.0f ms; the collector "
+                            "tracks %d objects, most of them %s", generation, took * 1000,
+                            walked, ", ".join(f"{k} {n}" for k, n in kinds))
             beat, cpu = self.watch.beat, self.watch.beat_cpu
             late = time.monotonic() - beat - self.watch.every
             if late <= CEILING or beat == told:
@@ -119,9 +139,9 @@ class Stacks(threading.Thread):
             if frame is None:
                 continue
             stack = "".join(traceback.format_stack(frame)[-12:])
-            log.warning("the loop is held %.0f ms so far, the process computing %.0f ms of "
-                        "them; the loop's thread is in:\n%s", late * 1000, computed * 1000,
-                        stack)
+            log.warning("the loop is held %.0f ms so far, the process's threads using %.0f "
+                        "ms of CPU meanwhile (on all cores; little: it waited for a core); "
+                        "the loop's thread is in:\n%s", late * 1000, computed * 1000, stack)
 
 
 class LoopWatch:

@@ -50,6 +50,8 @@ def test_the_collector_keeps_the_longest_collection_its_generation_and_those_pas
         collector("stop", {"generation": generation, "collected": 0, "uncollectable": 0})
     assert collector.figures() == {"collections": 4, "longest_ms": 70.0, "generation": 2,
                                    "over_50ms": 2}
+    assert collector.long is not None and collector.long[0] == 1  # the last past 50 ms
+    assert collector.long[1] == pytest.approx(0.055)
 
 
 async def test_a_started_watch_times_the_collections_and_a_stopped_one_no_longer() -> None:
@@ -88,7 +90,7 @@ async def test_with_stacks_on_a_hold_past_50ms_logs_the_code_that_held_the_loop_
     told = [r.getMessage() for r in caplog.records if r.name == "service.loop"]
     held = [m for m in told if "hold_the_loop_computing" in m]  # a busy machine may add
     assert len(held) == 1, told  # holds of its own; this one is told once
-    assert "the loop is held" in held[0] and "the process computing" in held[0]
+    assert "the loop is held" in held[0] and "ms of CPU meanwhile" in held[0]
     assert not watch.sampler or not watch.sampler.is_alive()
 
 
@@ -104,3 +106,31 @@ async def test_without_stacks_a_hold_logs_nothing(caplog: pytest.LogCaptureFixtu
         await watch.stop()
     assert watch.figures()["over_50ms"] >= 1
     assert not [r for r in caplog.records if r.name == "service.loop"]
+
+
+class Knot:
+    """An object in a cycle with itself: only the cyclic collector frees it."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+async def test_with_stacks_a_collection_past_50ms_logs_what_the_collector_walks(
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, logger="service.loop")
+    watch = LoopWatch(every=0.005, stacks=True)
+    watch.start()
+    try:
+        kept = [Knot() for _ in range(50_000)]
+        watch.collector.long = (2, 0.064)  # as the collector notes one past the ceiling
+        for _ in range(200):
+            if any("a collection of generation 2" in r.getMessage() for r in caplog.records):
+                break
+            await asyncio.sleep(0.01)
+    finally:
+        await watch.stop()
+    told = [r.getMessage() for r in caplog.records if "a collection of" in r.getMessage()]
+    assert len(told) == 1, told
+    assert "took 64 ms" in told[0] and f"{__name__}.Knot " in told[0]
+    assert watch.collector.long is None
+    del kept
