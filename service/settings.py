@@ -82,9 +82,10 @@ class Settings(BaseSettings):
             "numbers' product of allocations left alive (at 50000,20 up to 77 ms) "
             "(docs/scaling.md); empty: Python's own"))
     loop_stacks: bool = Field(
-        default=False, description="log the event loop thread's stack while the loop is "
-        "held past 50 ms, once a hold (logger service.loop): names the code behind the "
-        "holds /readyz counts (docs/operating.md \"Memory\")")
+        default=False, description="log the event loop thread's stack, taken 25 ms into "
+        "each hold that passes 50 ms, and what the collector tracks after a collection past "
+        "50 ms (logger service.loop): names what is behind the holds /readyz counts "
+        "(docs/operating.md \"Memory\")")
     webhook_timeout: float = Field(
         default=10.0, gt=0, description="seconds one delivery attempt may take in all "
         "(resolving, connecting, sending, the response's headers)")

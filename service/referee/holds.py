@@ -10,9 +10,9 @@ past 50 ms; docs/operating.md "Memory").
   collection holds the interpreter whichever thread started it, so a long one is a hold
   of the loop that no request's code shows; `/readyz` names the longest and its
   generation (2: a full collection, which walks every object the caches keep).
-- With `LOOP_STACKS` on, a thread that, while the loop has not woken for 50 ms, logs what
-  the loop's thread is running (its stack, once a hold, with the CPU the process spent
-  meanwhile: little means it waited for a core): the way to name a hold of code. A
+- With `LOOP_STACKS` on, a thread that takes the loop thread's stack in the middle of a
+  hold (25 ms in) and logs it if the hold passes 50 ms, with the CPU the process spent
+  meanwhile (little means it waited for a core): the way to name a hold of code. A
   collection or C code that keeps the interpreter cannot be sampled while it runs; the
   collector's figures name those.
 """
@@ -108,10 +108,12 @@ def census(top: int = 12) -> tuple[int, list[tuple[str, int]]]:
 
 
 class Stacks(threading.Thread):
-    """Logs the loop thread's stack while the loop is late past the ceiling, once a hold
-    (`LOOP_STACKS`). It wakes every 10 ms: a look at a clock, nothing more, until a hold.
-    After a collection past the ceiling it logs what the collector walks (`census`: itself
-    a hold of tens of milliseconds, taken only when the operator asked for stacks)."""
+    """With `LOOP_STACKS`: once the loop is late by half the ceiling, the loop thread's
+    stack is taken (mid-hold: the code that holds it); if the hold then passes the
+    ceiling, it is logged with the hold's length. It wakes every 5 ms: a look at a clock,
+    nothing more, until a hold. After a collection past the ceiling it logs what the
+    collector walks (`census`: itself a hold of tens of milliseconds, taken only when the
+    operator asked for stacks)."""
 
     def __init__(self, watch: LoopWatch, loop_thread: int) -> None:
         super().__init__(name="loop-stacks", daemon=True)
@@ -120,28 +122,34 @@ class Stacks(threading.Thread):
         self.stopping = threading.Event()
 
     def run(self) -> None:
-        told = -1.0
-        while not self.stopping.wait(0.01):
-            collector = self.watch.collector
-            if collector.long is not None:
-                (generation, took), collector.long = collector.long, None
-                walked, kinds = census()
-                log.warning("a collection of generation %d took %.0f ms; the collector "
-                            "tracks %d objects, most of them %s", generation, took * 1000,
-                            walked, ", ".join(f"{k} {n}" for k, n in kinds))
-            beat, cpu = self.watch.beat, self.watch.beat_cpu
-            late = time.monotonic() - beat - self.watch.every
-            if late <= CEILING or beat == told:
-                continue
-            told = beat
-            computed = time.process_time() - cpu
-            frame = sys._current_frames().get(self.loop_thread)
-            if frame is None:
-                continue
-            stack = "".join(traceback.format_stack(frame)[-12:])
-            log.warning("the loop is held %.0f ms so far, the process's threads using %.0f "
-                        "ms of CPU meanwhile (on all cores; little: it waited for a core); "
-                        "the loop's thread is in:\n%s", late * 1000, computed * 1000, stack)
+        taken: tuple[float, float, float, str] | None = None  # beat, late, CPU, stack
+        while not self.stopping.wait(0.005):
+            self._census()
+            watch = self.watch
+            beat = watch.beat
+            if taken is not None and taken[0] != beat:  # the hold is over: how long?
+                if watch.last_late > CEILING:
+                    log.warning("the loop was held %.0f ms; %.0f ms in, the process's "
+                                "threads having used %.0f ms of CPU (on all cores; little: "
+                                "it waited for a core), the loop's thread was in:\n%s",
+                                watch.last_late * 1000, taken[1] * 1000, taken[2] * 1000,
+                                taken[3])
+                taken = None
+            late = time.monotonic() - beat - watch.every
+            if taken is None and late > CEILING / 2:
+                frame = sys._current_frames().get(self.loop_thread)
+                if frame is not None:
+                    taken = (beat, late, time.process_time() - watch.beat_cpu,
+                             "".join(traceback.format_stack(frame)[-12:]))
+
+    def _census(self) -> None:
+        collector = self.watch.collector
+        if collector.long is not None:
+            (generation, took), collector.long = collector.long, None
+            walked, kinds = census()
+            log.warning("a collection of generation %d took %.0f ms; the collector "
+                        "tracks %d objects, most of them %s", generation, took * 1000,
+                        walked, ", ".join(f"{k} {n}" for k, n in kinds))
 
 
 class LoopWatch:
@@ -157,6 +165,7 @@ class LoopWatch:
         self.computing_over = 0
         self.beat = time.monotonic()
         self.beat_cpu = time.process_time()
+        self.last_late = 0.0  # how late the watch woke last
         self.collector = Collector()
         self.task: asyncio.Task[None] | None = None
         self.sampler: Stacks | None = None
@@ -168,6 +177,7 @@ class LoopWatch:
             self.beat, self.beat_cpu = time.monotonic(), cpu
             await asyncio.sleep(self.every)
             late = loop.time() - started - self.every
+            self.last_late = late
             self.recent = max(self.recent, late)
             self.longest = max(self.longest, late)
             if late > CEILING:
