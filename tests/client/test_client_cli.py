@@ -332,6 +332,23 @@ def test_verify_passes_on_an_export_and_fails_on_a_tampered_copy(
     assert "FAIL receipts" in proven.stdout and "export drops it" in proven.stdout
 
 
+def _as_from_a_terminal() -> None:
+    """In the child before it runs: SIGINT as a terminal's Ctrl-C finds it (handled by
+    default, not blocked), whatever the test process's thread had (a suite's worker may
+    have it ignored or blocked, and a child inherits both)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _signal_state(pid: int) -> str:
+    """The child's blocked, ignored and caught signals (Linux), for a failure's message."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return "unknown"
+    return " ".join(line for line in status if line.startswith(("SigBlk", "SigIgn", "SigCgt")))
+
+
 class Watcher:
     """`python -m service.client watch` in a subprocess, its lines read by a thread."""
 
@@ -339,7 +356,7 @@ class Watcher:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "service.client", "--profile", str(profile), "watch", *args],
             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            env={**os.environ, "PYTHONUNBUFFERED": "1"}, preexec_fn=_as_from_a_terminal,
         )
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.reader = threading.Thread(target=self._read, daemon=True)
@@ -367,10 +384,14 @@ class Watcher:
                 return seen
 
     def stop(self) -> int:
+        signals = _signal_state(self.proc.pid)
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGINT)
         try:
             return self.proc.wait(timeout=WAIT)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"watch did not end on SIGINT; its signals: {signals}"
+                                 ) from None
         finally:
             if self.proc.poll() is None:
                 self.proc.kill()
