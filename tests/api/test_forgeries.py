@@ -183,7 +183,9 @@ def forgeries_5(honest: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """5: `complete: false`, and the last die edited."""
     forged = copy_of(honest)
     last = [e for e in forged["events"] if e["kind"] == "dice.rolled"][-1]
-    last["data"]["values"] = [last["data"]["faces"]] * len(last["data"]["values"])
+    # every value changed (the next face, wrapping): an edit whatever the dice showed
+    # (setting them all to the top face forged nothing when they already showed it)
+    last["data"]["values"] = [v % last["data"]["faces"] + 1 for v in last["data"]["values"]]
     forged["complete"] = False
     return {"replay switched off": rechain(forged)}
 
