@@ -36,6 +36,7 @@ from test_play_turn import (  # noqa: F401 (fixtures)
 
 try:
     from playwright.async_api import Browser, Page, expect
+    from playwright.async_api import Error as PlaywrightError
 except ImportError:  # the browser fixture reports it
     pass
 
@@ -178,6 +179,13 @@ async def fly(pages: Pages, axis: Page, allies: Page) -> None:
     await expect(allies.locator("#log-list")).to_contain_text(
         "germany reorganizes ger-inf-2 flown in by ATR ger-atr-1")
     await shot(axis, "air-desk-axis-after")
-    await allies.locator("[data-form=air], #log-list").first.scroll_into_view_if_needed()
+    for _ in range(5):  # the page may redraw the element between finding and scrolling
+        try:
+            await allies.locator("[data-form=air], #log-list").first \
+                .scroll_into_view_if_needed()
+            break
+        except PlaywrightError as error:
+            if "not attached" not in str(error):
+                raise
     await shot(allies, "air-phone-allies-after")
     await step_is(allies, "reorganization")
