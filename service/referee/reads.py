@@ -150,8 +150,6 @@ async def opened(uow: UnitOfWork, game: Game, viewer: Viewer, close: EventRecord
         if "first_window" in data:  # a reroll standing order armed, by its side or the GM
             if data.get("first_window") == turn:
                 out.append(r)
-        elif r["kind"] == "standing.armed":
-            continue
         elif r["turn"] == turn and (r["kind"] == "initiative.reroll_answered"
                                     or data.get("step") == "initiative.reroll"
                                     or data.get("kind") == "initiative.reroll"):

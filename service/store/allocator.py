@@ -71,13 +71,22 @@ def _resident() -> int:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
+@cache
+def _mallinfo2() -> Callable[[], _Mallinfo2] | None:
+    """glibc's `mallinfo2` (2.33 and later), or None where there is none."""
+    libc = _glibc()
+    if libc is None or not hasattr(libc, "mallinfo2"):
+        return None
+    fn = libc.mallinfo2
+    fn.argtypes, fn.restype = (), _Mallinfo2
+    return fn
+
+
 def figures() -> ProcessFigures:
     """This process's memory as the kernel, Python and the C allocator see it."""
-    libc, in_use, free = _glibc(), 0, 0
-    if libc is not None and hasattr(libc, "mallinfo2"):
-        fn = libc.mallinfo2
-        fn.argtypes, fn.restype = (), _Mallinfo2
-        info = fn()
+    mallinfo2, in_use, free = _mallinfo2(), 0, 0
+    if mallinfo2 is not None:
+        info = mallinfo2()
         in_use, free = info.uordblks + info.hblkhd, info.fordblks
     return {"rss_bytes": _resident(), "python_blocks": sys.getallocatedblocks(),
             "heap_in_use_bytes": in_use, "heap_free_bytes": free}
