@@ -48,6 +48,7 @@ class CollectorFigures(TypedDict):
 
     collections: int  # since the process started
     longest_ms: float  # the longest collection
+    longest_cpu_ms: float  # the CPU its thread spent in it (much less: it waited for a core)
     generation: int  # the longest one's generation (2: a full collection)
     over_50ms: int  # collections past 50 ms
 
@@ -65,26 +66,30 @@ class LoopFigures(TypedDict):
 class Collector:
     """Times each collection (`gc.callbacks` calls it at its start and its stop)."""
 
-    def __init__(self, clock: Callable[[], float] = time.perf_counter) -> None:
+    def __init__(self, clock: Callable[[], float] = time.perf_counter,
+                 cpu: Callable[[], float] = time.thread_time) -> None:
         self.clock = clock
-        self.started = 0.0
+        self.cpu = cpu
+        self.started = (0.0, 0.0)
         self.collections = 0
-        self.longest = 0.0
+        self.longest = (0.0, 0.0)  # the longest collection: its time, its thread's CPU
         self.generation = 0
         self.over = 0
-        self.long: tuple[int, float] | None = None  # the last collection past the ceiling
+        # the last collection past the ceiling: its generation, time, CPU and objects freed
+        self.long: tuple[int, float, float, int] | None = None
 
     def __call__(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
-            self.started = self.clock()
+            self.started = (self.clock(), self.cpu())
             return
-        took = self.clock() - self.started
+        took = (self.clock() - self.started[0], self.cpu() - self.started[1])
+        generation = int(info.get("generation", 0))
         self.collections += 1
-        if took > CEILING:
+        if took[0] > CEILING:
             self.over += 1
-            self.long = (int(info.get("generation", 0)), took)
-        if took > self.longest:
-            self.longest, self.generation = took, int(info.get("generation", 0))
+            self.long = (generation, *took, int(info.get("collected", 0)))
+        if took[0] > self.longest[0]:
+            self.longest, self.generation = took, generation
 
     def install(self) -> None:
         if self not in gc.callbacks:
@@ -95,7 +100,9 @@ class Collector:
             gc.callbacks.remove(self)
 
     def figures(self) -> CollectorFigures:
-        return {"collections": self.collections, "longest_ms": round(self.longest * 1000, 1),
+        return {"collections": self.collections,
+                "longest_ms": round(self.longest[0] * 1000, 1),
+                "longest_cpu_ms": round(self.longest[1] * 1000, 1),
                 "generation": self.generation, "over_50ms": self.over}
 
 
@@ -145,11 +152,12 @@ class Stacks(threading.Thread):
     def _census(self) -> None:
         collector = self.watch.collector
         if collector.long is not None:
-            (generation, took), collector.long = collector.long, None
+            (generation, took, cpu, freed), collector.long = collector.long, None
             walked, kinds = census()
-            log.warning("a collection of generation %d took %.0f ms; the collector "
-                        "tracks %d objects, most of them %s", generation, took * 1000,
-                        walked, ", ".join(f"{k} {n}" for k, n in kinds))
+            log.warning("a collection of generation %d took %.0f ms (its thread computing "
+                        "%.0f ms of them) and freed %d objects; the collector tracks %d "
+                        "objects, most of them %s", generation, took * 1000, cpu * 1000,
+                        freed, walked, ", ".join(f"{k} {n}" for k, n in kinds))
 
 
 class LoopWatch:

@@ -2474,6 +2474,8 @@ export interface components {
             collections: number;
             /** Longest Ms */
             longest_ms: number;
+            /** Longest Cpu Ms */
+            longest_cpu_ms: number;
             /** Generation */
             generation: number;
             /** Over 50Ms */

@@ -42,16 +42,19 @@ class Ticks:
 
 
 def test_the_collector_keeps_the_longest_collection_its_generation_and_those_past_50ms() -> None:
-    ticks = Ticks()
-    collector = Collector(ticks)
-    for generation, took in ((0, 0.002), (2, 0.070), (1, 0.040), (1, 0.055)):
+    ticks, cpu = Ticks(), Ticks()
+    collector = Collector(ticks, cpu)
+    for generation, took, computed in ((0, 0.002, 0.002), (2, 0.070, 0.030),
+                                       (1, 0.040, 0.040), (1, 0.055, 0.050)):
         collector("start", {"generation": generation})
         ticks.now += took
-        collector("stop", {"generation": generation, "collected": 0, "uncollectable": 0})
-    assert collector.figures() == {"collections": 4, "longest_ms": 70.0, "generation": 2,
-                                   "over_50ms": 2}
+        cpu.now += computed
+        collector("stop", {"generation": generation, "collected": 7, "uncollectable": 0})
+    assert collector.figures() == {"collections": 4, "longest_ms": 70.0,
+                                   "longest_cpu_ms": 30.0, "generation": 2, "over_50ms": 2}
     assert collector.long is not None and collector.long[0] == 1  # the last past 50 ms
-    assert collector.long[1] == pytest.approx(0.055)
+    assert collector.long[1:3] == (pytest.approx(0.055), pytest.approx(0.050))
+    assert collector.long[3] == 7  # the objects it freed
 
 
 async def test_a_started_watch_times_the_collections_and_a_stopped_one_no_longer() -> None:
@@ -122,7 +125,7 @@ async def test_with_stacks_a_collection_past_50ms_logs_what_the_collector_walks(
     watch.start()
     try:
         kept = [Knot() for _ in range(50_000)]
-        watch.collector.long = (2, 0.064)  # as the collector notes one past the ceiling
+        watch.collector.long = (2, 0.064, 0.061, 12)  # as the collector notes one past 50 ms
         for _ in range(200):
             if any("a collection of generation 2" in r.getMessage() for r in caplog.records):
                 break
@@ -131,6 +134,7 @@ async def test_with_stacks_a_collection_past_50ms_logs_what_the_collector_walks(
         await watch.stop()
     told = [r.getMessage() for r in caplog.records if "a collection of" in r.getMessage()]
     assert len(told) == 1, told
-    assert "took 64 ms" in told[0] and f"{__name__}.Knot " in told[0]
+    assert "took 64 ms (its thread computing 61 ms of them) and freed 12 objects" in told[0]
+    assert f"{__name__}.Knot " in told[0]
     assert watch.collector.long is None
     del kept

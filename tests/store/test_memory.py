@@ -91,8 +91,8 @@ async def test_a_server_with_a_tiny_budget_forgets_games_and_answers_right(
         assert memory["games"] <= 2 and set(memory["by_cache"]) <= {
             "states", "views", "options", "planner"}
         assert "longest_ms" in ready["loop"] and "served" in ready["heavy"]
-        assert set(ready["loop"]["collector"]) == {"collections", "longest_ms", "generation",
-                                                   "over_50ms"}
+        assert set(ready["loop"]["collector"]) == {"collections", "longest_ms", "longest_cpu_ms",
+                                                   "generation", "over_50ms"}
         assert ready["process"]["rss_bytes"] > ready["process"]["heap_in_use_bytes"] > 0
     finally:
         BUDGET.configure(limit, BUDGET.idle)
