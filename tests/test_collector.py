@@ -6,6 +6,8 @@ hundred orders."""
 from __future__ import annotations
 
 import gc
+import json
+import threading
 from collections import Counter
 
 import pytest
@@ -13,7 +15,13 @@ from pydantic import ValidationError
 
 from service.app import collect_less
 from service.handoffs import play
+from service.rules import initial_state
+from service.rules.codec import to_data
+from service.rules.options import resolve_options
+from service.rules.scenario import generate_scenario, scenario_to_json
+from service.rules.state import state_from_data
 from service.settings import Settings
+from service.store import collector, games
 
 
 def test_the_thresholds_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -69,3 +77,86 @@ def test_playing_leaves_the_cyclic_collector_nothing_of_the_rules() -> None:
     ours = {kind: n for kind, n in left.items() if kind.startswith("service.")}
     assert ours == {}
     assert sum(left.values()) < 50, left.most_common(10)
+
+
+def _scenario_text(hexes: int, units: int) -> str:
+    return json.dumps(scenario_to_json(generate_scenario(hexes, units, 0)))
+
+
+def test_parsing_a_big_map_and_its_state_leaves_the_collector_nothing() -> None:
+    """What a big game's first load makes (its parsed scenario, its state from a
+    snapshot) is freed by reference counting: the collector may be held off meanwhile
+    (service/store/collector.py) without leaving garbage behind."""
+    text = _scenario_text(2000, 200)
+    setup = games._parsed_setup("g", text, resolve_options(None, 3), "fair")
+    snapshot = json.dumps(to_data(initial_state(setup)))
+    gc.collect()
+    was = gc.isenabled()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        for _ in range(2):
+            parsed = games._parsed_setup("g", text, resolve_options(None, 3), "fair")
+            state = state_from_data(json.loads(snapshot), parsed)
+        gc.collect()
+        left = Counter(f"{type(o).__module__}.{type(o).__qualname__}" for o in gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        if was:
+            gc.enable()
+    assert len(state.units) == 200 and len(parsed.scenario.map.hexes) == 2000
+    assert sum(left.values()) == 0, left.most_common(10)
+
+
+def test_a_big_parse_holds_the_collector_off_until_the_last_one_ends() -> None:
+    assert gc.isenabled()
+    before = collector.pauses
+    with collector.paused(collector.BIG_TEXT - 1):  # a small game's: nothing held off
+        assert gc.isenabled()
+    assert collector.pauses == before
+    first_in, second_in, first_may_end = (threading.Event() for _ in range(3))
+    seen: list[bool] = []
+
+    def first() -> None:
+        with collector.paused(collector.BIG_TEXT):
+            first_in.set()
+            second_in.wait(10)
+            seen.append(gc.isenabled())
+            first_may_end.wait(10)
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    try:
+        assert first_in.wait(10)
+        with collector.paused(collector.BIG_TEXT):  # a second parse while the first runs
+            second_in.set()
+            seen.append(gc.isenabled())
+        seen.append(gc.isenabled())  # the first still parses: still off
+        first_may_end.set()
+    finally:
+        second_in.set()
+        first_may_end.set()
+        thread.join(10)
+    assert seen == [False, False, False]
+    assert gc.isenabled() and collector.pauses == before + 2
+
+
+def test_a_collector_someone_else_turned_off_stays_off() -> None:
+    gc.disable()
+    try:
+        with collector.paused(collector.BIG_TEXT):
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_a_big_game_is_parsed_with_the_collector_held_off() -> None:
+    before = collector.pauses
+    games._parsed_setup("g", _scenario_text(200, 20), resolve_options(None, 3), "fair")
+    assert collector.pauses == before
+    setup = games._parsed_setup("g", _scenario_text(2000, 200), resolve_options(None, 3),
+                                "fair")
+    assert collector.pauses == before + 1 and gc.isenabled()
+    assert len(setup.scenario.map.hexes) == 2000
