@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import gc
 import json
-import threading
 from collections import Counter
 
 import pytest
@@ -21,7 +20,7 @@ from service.rules.options import resolve_options
 from service.rules.scenario import generate_scenario, scenario_to_json
 from service.rules.state import state_from_data
 from service.settings import Settings
-from service.store import collector, games
+from service.store import games
 
 
 def test_the_thresholds_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -79,15 +78,12 @@ def test_playing_leaves_the_cyclic_collector_nothing_of_the_rules() -> None:
     assert sum(left.values()) < 50, left.most_common(10)
 
 
-def _scenario_text(hexes: int, units: int) -> str:
-    return json.dumps(scenario_to_json(generate_scenario(hexes, units, 0)))
-
-
-def test_parsing_a_big_map_and_its_state_leaves_the_collector_nothing() -> None:
-    """What a big game's first load makes (its parsed scenario, its state from a
-    snapshot) is freed by reference counting: the collector may be held off meanwhile
-    (service/store/collector.py) without leaving garbage behind."""
-    text = _scenario_text(2000, 200)
+def test_loading_a_big_game_leaves_the_cyclic_collector_nothing() -> None:
+    """What a big game's first load in a process makes (its scenario parsed, its state
+    from a snapshot) is freed by reference counting: a leftover in a cycle would wait for
+    a full collection, which walks every cached game (docs/performance.md "Memory and
+    the loop for an hour")."""
+    text = json.dumps(scenario_to_json(generate_scenario(2000, 200, 0)))
     setup = games._parsed_setup("g", text, resolve_options(None, 3), "fair")
     snapshot = json.dumps(to_data(initial_state(setup)))
     gc.collect()
@@ -107,56 +103,3 @@ def test_parsing_a_big_map_and_its_state_leaves_the_collector_nothing() -> None:
             gc.enable()
     assert len(state.units) == 200 and len(parsed.scenario.map.hexes) == 2000
     assert sum(left.values()) == 0, left.most_common(10)
-
-
-def test_a_big_parse_holds_the_collector_off_until_the_last_one_ends() -> None:
-    assert gc.isenabled()
-    before = collector.pauses
-    with collector.paused(collector.BIG_TEXT - 1):  # a small game's: nothing held off
-        assert gc.isenabled()
-    assert collector.pauses == before
-    first_in, second_in, first_may_end = (threading.Event() for _ in range(3))
-    seen: list[bool] = []
-
-    def first() -> None:
-        with collector.paused(collector.BIG_TEXT):
-            first_in.set()
-            second_in.wait(10)
-            seen.append(gc.isenabled())
-            first_may_end.wait(10)
-
-    thread = threading.Thread(target=first)
-    thread.start()
-    try:
-        assert first_in.wait(10)
-        with collector.paused(collector.BIG_TEXT):  # a second parse while the first runs
-            second_in.set()
-            seen.append(gc.isenabled())
-        seen.append(gc.isenabled())  # the first still parses: still off
-        first_may_end.set()
-    finally:
-        second_in.set()
-        first_may_end.set()
-        thread.join(10)
-    assert seen == [False, False, False]
-    assert gc.isenabled() and collector.pauses == before + 2
-
-
-def test_a_collector_someone_else_turned_off_stays_off() -> None:
-    gc.disable()
-    try:
-        with collector.paused(collector.BIG_TEXT):
-            assert not gc.isenabled()
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
-
-
-def test_a_big_game_is_parsed_with_the_collector_held_off() -> None:
-    before = collector.pauses
-    games._parsed_setup("g", _scenario_text(200, 20), resolve_options(None, 3), "fair")
-    assert collector.pauses == before
-    setup = games._parsed_setup("g", _scenario_text(2000, 200), resolve_options(None, 3),
-                                "fair")
-    assert collector.pauses == before + 1 and gc.isenabled()
-    assert len(setup.scenario.map.hexes) == 2000

@@ -28,7 +28,6 @@ from service.rules import Event, Setup, State, evolve
 from service.rules.scenario import parse_scenario
 from service.rules.state import state_from_data
 from service.settings import get_settings
-from service.store import collector
 from service.store.log import event_record
 from service.store.memory import BUDGET, estimate
 from service.store.models import (
@@ -464,17 +463,13 @@ def _loads(text: str) -> Any:
 
 
 def _parsed_setup(game_id: str, text: str, options: dict[str, Any], dice_mode: Any) -> Setup:
-    """The game's setup from its scenario's JSON text (a big one with the cyclic
-    collector held off: service/store/collector.py)."""
-    with collector.paused(len(text)):
-        return Setup(game_id=game_id, scenario=parse_scenario(_loads(text)),
-                     options=options, dice_mode=dice_mode)
+    return Setup(game_id=game_id, scenario=parse_scenario(_loads(text)),
+                 options=options, dice_mode=dice_mode)
 
 
 def _rebuilt(row: GameRow, setup: Setup, seq: int, text: str, rows: list[EventRow]) -> _Known:
     """The state at the row's head from a snapshot (its JSON text) and the events since."""
-    with collector.paused(len(text)):
-        return _fold(row, state_from_data(_loads(text), setup), seq, rows)
+    return _fold(row, state_from_data(_loads(text), setup), seq, rows)
 
 
 def _fold(row: GameRow, state: State, snapshot_seq: int, rows: list[EventRow]) -> _Known:
