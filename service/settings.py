@@ -74,12 +74,14 @@ class Settings(BaseSettings):
         "due notifications (0: neither runs)"
     )
     gc_threshold: Annotated[tuple[int, ...], NoDecode] = Field(
-        default=(10_000, 5, 100), description=(
+        default=(10_000, 2, 250), description=(
             "the serving process's cyclic garbage collector thresholds (Python's are 700, "
             "10, 10): with games' states cached, a full collection walks every cached "
             "object, and at Python's thresholds it ran every few hundred orders for up to "
             "100 ms; a collection of the middle generation walks what up to the first two "
-            "numbers' product of allocations left alive (at 50000,20 up to 77 ms) "
+            "numbers' product of allocations left alive (at 50000,20 up to 77 ms, at 10000,5 "
+            "up to 41 ms, at 10000,2 up to 31 ms); the third, how many of those come "
+            "before a full collection is considered "
             "(docs/scaling.md); empty: Python's own"))
     loop_stacks: bool = Field(
         default=False, description="log the event loop thread's stack, taken 25 ms into "
@@ -151,7 +153,7 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             parts = [p.strip() for p in value.split(",") if p.strip()]
             if not all(p.isdigit() for p in parts) or len(parts) not in (0, 3):
-                raise ValueError("expected three whole numbers, e.g. 10000,5,100, or nothing")
+                raise ValueError("expected three whole numbers, e.g. 10000,2,250, or nothing")
             return tuple(int(p) for p in parts)
         return value
 

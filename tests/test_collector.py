@@ -24,7 +24,7 @@ from service.store import games
 
 
 def test_the_thresholds_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert Settings().gc_threshold == (10_000, 5, 100)
+    assert Settings().gc_threshold == (10_000, 2, 250)
     monkeypatch.setenv("GC_THRESHOLD", "1000,10,10")
     assert Settings().gc_threshold == (1000, 10, 10)
     monkeypatch.setenv("GC_THRESHOLD", "")
