@@ -8,6 +8,8 @@ from __future__ import annotations
 import gc
 import json
 from collections import Counter
+from collections.abc import Callable
+from typing import TypeVar
 
 import pytest
 from pydantic import ValidationError
@@ -18,9 +20,11 @@ from service.rules import initial_state
 from service.rules.codec import to_data
 from service.rules.options import resolve_options
 from service.rules.scenario import generate_scenario, scenario_to_json
-from service.rules.state import state_from_data
+from service.rules.state import State, state_from_data
 from service.settings import Settings
 from service.store import games
+
+T = TypeVar("T")
 
 
 def test_the_thresholds_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -52,19 +56,15 @@ async def test_the_server_starts_with_them(app: object) -> None:
     assert gc.get_threshold() == Settings().gc_threshold
 
 
-def test_playing_leaves_the_cyclic_collector_nothing_of_the_rules() -> None:
-    """Boards, their memoized grounds and networks, states and views are freed by
-    reference counting when the last reference goes: none of them is left in a cycle
-    for the collector (a board that its memoized `Ground` pointed back to made every
-    order's garbage cyclic, and the serving process's collections of it held the loop
-    67-89 ms; docs/performance.md "Memory under long play")."""
-    play(turns=1, seed=3, standing=True)  # first uses fill module-level caches
+def _with_cyclic_garbage(work: Callable[[], T]) -> tuple[T, Counter[str]]:
+    """`work()`'s result, and the objects it left in cycles (by type), found with the
+    collector off and `DEBUG_SAVEALL`."""
     gc.collect()
     was = gc.isenabled()
     gc.disable()
     gc.set_debug(gc.DEBUG_SAVEALL)
     try:
-        played = play(turns=2, seed=3, standing=True)
+        done = work()
         gc.collect()
         left = Counter(f"{type(o).__module__}.{type(o).__qualname__}" for o in gc.garbage)
     finally:
@@ -72,6 +72,17 @@ def test_playing_leaves_the_cyclic_collector_nothing_of_the_rules() -> None:
         gc.garbage.clear()
         if was:
             gc.enable()
+    return done, left
+
+
+def test_playing_leaves_the_cyclic_collector_nothing_of_the_rules() -> None:
+    """Boards, their memoized grounds and networks, states and views are freed by
+    reference counting when the last reference goes: none of them is left in a cycle
+    for the collector (a board that its memoized `Ground` pointed back to made every
+    order's garbage cyclic, and the serving process's collections of it held the loop
+    67-89 ms; docs/performance.md "Memory under long play")."""
+    play(turns=1, seed=3, standing=True)  # first uses fill module-level caches
+    played, left = _with_cyclic_garbage(lambda: play(turns=2, seed=3, standing=True))
     assert played.turns == 2 and len(played.impulses) > 10
     ours = {kind: n for kind, n in left.items() if kind.startswith("service.")}
     assert ours == {}
@@ -86,20 +97,12 @@ def test_loading_a_big_game_leaves_the_cyclic_collector_nothing() -> None:
     text = json.dumps(scenario_to_json(generate_scenario(2000, 200, 0)))
     setup = games._parsed_setup("g", text, resolve_options(None, 3), "fair")
     snapshot = json.dumps(to_data(initial_state(setup)))
-    gc.collect()
-    was = gc.isenabled()
-    gc.disable()
-    gc.set_debug(gc.DEBUG_SAVEALL)
-    try:
-        for _ in range(2):
-            parsed = games._parsed_setup("g", text, resolve_options(None, 3), "fair")
-            state = state_from_data(json.loads(snapshot), parsed)
-        gc.collect()
-        left = Counter(f"{type(o).__module__}.{type(o).__qualname__}" for o in gc.garbage)
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
-        if was:
-            gc.enable()
+
+    def load() -> State:
+        parsed = games._parsed_setup("g", text, resolve_options(None, 3), "fair")
+        return state_from_data(json.loads(snapshot), parsed)
+
+    state, left = _with_cyclic_garbage(lambda: [load(), load()][-1])
+    parsed = state.setup
     assert len(state.units) == 200 and len(parsed.scenario.map.hexes) == 2000
     assert sum(left.values()) == 0, left.most_common(10)
