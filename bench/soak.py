@@ -227,7 +227,7 @@ async def sampler(server: h.Server, every: float, stop: asyncio.Event, played: P
                   f"{sample['loop_longest_ms']} ms (past 50 ms: {sample['loop_over_50ms']}, "
                   f"computing {sample['loop_computing_over_50ms']} so far); longest "
                   f"collection {sample['collector']['longest_ms']} ms (CPU "
-                  f"{sample['collector'].get('longest_cpu_ms')} ms, generation "
+                  f"{sample['collector']['longest_cpu_ms']} ms, generation "
                   f"{sample['collector']['generation']}); Python blocks "
                   f"{sample['python_blocks']}, C heap in use {sample['heap_in_use_mb']} MB, "
                   f"free {sample['heap_free_mb']} MB", flush=True)

@@ -29,7 +29,7 @@ import time
 import traceback
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from typing_extensions import TypedDict
 
@@ -63,6 +63,15 @@ class LoopFigures(TypedDict):
     collector: CollectorFigures  # the collections, each a hold of its own
 
 
+class Collection(NamedTuple):
+    """One collection of the cyclic collector, as `Collector` timed it."""
+
+    generation: int
+    seconds: float  # how long it held the interpreter
+    cpu: float  # the CPU its thread spent in it
+    freed: int = 0  # the objects it found unreachable
+
+
 class Collector:
     """Times each collection (`gc.callbacks` calls it at its start and its stop)."""
 
@@ -72,24 +81,22 @@ class Collector:
         self.cpu = cpu
         self.started = (0.0, 0.0)
         self.collections = 0
-        self.longest = (0.0, 0.0)  # the longest collection: its time, its thread's CPU
-        self.generation = 0
+        self.longest = Collection(0, 0.0, 0.0)
         self.over = 0
-        # the last collection past the ceiling: its generation, time, CPU and objects freed
-        self.long: tuple[int, float, float, int] | None = None
+        self.long: Collection | None = None  # the last collection past the ceiling
 
     def __call__(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
             self.started = (self.clock(), self.cpu())
             return
-        took = (self.clock() - self.started[0], self.cpu() - self.started[1])
-        generation = int(info.get("generation", 0))
+        took = Collection(int(info.get("generation", 0)), self.clock() - self.started[0],
+                          self.cpu() - self.started[1], int(info.get("collected", 0)))
         self.collections += 1
-        if took[0] > CEILING:
+        if took.seconds > CEILING:
             self.over += 1
-            self.long = (generation, *took, int(info.get("collected", 0)))
-        if took[0] > self.longest[0]:
-            self.longest, self.generation = took, generation
+            self.long = took
+        if took.seconds > self.longest.seconds:
+            self.longest = took
 
     def install(self) -> None:
         if self not in gc.callbacks:
@@ -101,9 +108,9 @@ class Collector:
 
     def figures(self) -> CollectorFigures:
         return {"collections": self.collections,
-                "longest_ms": round(self.longest[0] * 1000, 1),
-                "longest_cpu_ms": round(self.longest[1] * 1000, 1),
-                "generation": self.generation, "over_50ms": self.over}
+                "longest_ms": round(self.longest.seconds * 1000, 1),
+                "longest_cpu_ms": round(self.longest.cpu * 1000, 1),
+                "generation": self.longest.generation, "over_50ms": self.over}
 
 
 def census(top: int = 12) -> tuple[int, list[tuple[str, int]]]:
@@ -151,13 +158,15 @@ class Stacks(threading.Thread):
 
     def _census(self) -> None:
         collector = self.watch.collector
-        if collector.long is not None:
-            (generation, took, cpu, freed), collector.long = collector.long, None
+        long = collector.long
+        if long is not None:
+            collector.long = None
             walked, kinds = census()
             log.warning("a collection of generation %d took %.0f ms (its thread computing "
                         "%.0f ms of them) and freed %d objects; the collector tracks %d "
-                        "objects, most of them %s", generation, took * 1000, cpu * 1000,
-                        freed, walked, ", ".join(f"{k} {n}" for k, n in kinds))
+                        "objects, most of them %s", long.generation, long.seconds * 1000,
+                        long.cpu * 1000, long.freed, walked,
+                        ", ".join(f"{k} {n}" for k, n in kinds))
 
 
 class LoopWatch:
@@ -220,5 +229,5 @@ class LoopWatch:
                 "collector": self.collector.figures()}
 
 
-__all__ = ["CEILING", "Collector", "CollectorFigures", "LoopComputing", "LoopFigures",
+__all__ = ["CEILING", "Collection", "Collector", "CollectorFigures", "LoopComputing", "LoopFigures",
            "LoopWatch", "Stacks"]

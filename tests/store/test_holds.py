@@ -6,27 +6,36 @@ code that held the loop logged."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import time
+from collections.abc import AsyncIterator
 
 import pytest
 
-from service.referee.holds import Collector, LoopWatch
+from service.referee.holds import Collection, Collector, LoopWatch
+
+
+@contextlib.asynccontextmanager
+async def watching(every: float, *, stacks: bool = False) -> AsyncIterator[LoopWatch]:
+    """A started `LoopWatch`, stopped at the end of the block."""
+    watch = LoopWatch(every=every, stacks=stacks)
+    watch.start()
+    try:
+        yield watch
+    finally:
+        await watch.stop()
 
 
 async def test_the_loop_watch_tells_a_hold_spent_waiting_from_one_spent_computing() -> None:
     """A loop blocked without computing (here a sleep; on a busy machine, waiting for a
     core) passes 50 ms but is not counted as this process computing."""
 
-    watch = LoopWatch(every=0.005)
-    watch.start()
-    try:
+    async with watching(every=0.005) as watch:
         await asyncio.sleep(0.05)
         time.sleep(0.2)  # the loop held, the process idle
         await asyncio.sleep(0.05)
-    finally:
-        await watch.stop()
     found = watch.figures()
     assert found["over_50ms"] >= 1 and found["longest_ms"] >= 150
     assert found["computing"] == {"longest_ms": 0.0, "over_50ms": 0}
@@ -58,14 +67,10 @@ def test_the_collector_keeps_the_longest_collection_its_generation_and_those_pas
 
 
 async def test_a_started_watch_times_the_collections_and_a_stopped_one_no_longer() -> None:
-    watch = LoopWatch(every=0.005)
-    watch.start()
-    try:
+    async with watching(every=0.005) as watch:
         gc.collect()
         counted = watch.figures()["collector"]
         assert counted["collections"] >= 1 and counted["generation"] == 2
-    finally:
-        await watch.stop()
     assert watch.collector not in gc.callbacks
     gc.collect()
     assert watch.figures()["collector"]["collections"] == counted["collections"]
@@ -82,14 +87,10 @@ def hold_the_loop_computing(seconds: float) -> int:
 async def test_with_stacks_on_a_hold_past_50ms_logs_the_code_that_held_the_loop_once(
         caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING, logger="service.loop")
-    watch = LoopWatch(every=0.005, stacks=True)
-    watch.start()
-    try:
+    async with watching(every=0.005, stacks=True) as watch:
         await asyncio.sleep(0.05)
         hold_the_loop_computing(0.3)
         await asyncio.sleep(0.05)
-    finally:
-        await watch.stop()
     told = [r.getMessage() for r in caplog.records if r.name == "service.loop"]
     held = [m for m in told if "hold_the_loop_computing" in m]  # a busy machine may add
     assert len(held) == 1, told  # holds of its own; this one is told once
@@ -99,14 +100,10 @@ async def test_with_stacks_on_a_hold_past_50ms_logs_the_code_that_held_the_loop_
 
 async def test_without_stacks_a_hold_logs_nothing(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING, logger="service.loop")
-    watch = LoopWatch(every=0.005)
-    watch.start()
-    try:
+    async with watching(every=0.005) as watch:
         await asyncio.sleep(0.02)
         hold_the_loop_computing(0.15)
         await asyncio.sleep(0.02)
-    finally:
-        await watch.stop()
     assert watch.figures()["over_50ms"] >= 1
     assert not [r for r in caplog.records if r.name == "service.loop"]
 
@@ -121,17 +118,13 @@ class Knot:
 async def test_with_stacks_a_collection_past_50ms_logs_what_the_collector_walks(
         caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING, logger="service.loop")
-    watch = LoopWatch(every=0.005, stacks=True)
-    watch.start()
-    try:
+    async with watching(every=0.005, stacks=True) as watch:
         kept = [Knot() for _ in range(50_000)]
-        watch.collector.long = (2, 0.064, 0.061, 12)  # as the collector notes one past 50 ms
+        watch.collector.long = Collection(2, 0.064, 0.061, 12)  # as noted past 50 ms
         for _ in range(200):
             if any("a collection of generation 2" in r.getMessage() for r in caplog.records):
                 break
             await asyncio.sleep(0.01)
-    finally:
-        await watch.stop()
     told = [r.getMessage() for r in caplog.records if "a collection of" in r.getMessage()]
     assert len(told) == 1, told
     assert "took 64 ms (its thread computing 61 ms of them) and freed 12 objects" in told[0]
