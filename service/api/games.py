@@ -181,6 +181,9 @@ async def game_summary(game_id: GameId, request: Request) -> Summary:
              response_model=None, responses=answers(201, Joined, 401, 404, 409, *BODY, *LIMITS))
 async def join(game_id: GameId, side: Annotated[str, Path(max_length=40)], body: JoinSeat,
                request: Request) -> Joined:
+    if await elsewhere(request, game_id):  # a big game's: its state is a worker's
+        return await heavy_change(request, referee.join_seat, game_id, side,
+                                  body.model_dump(), game=game_id)
     async with work(request) as uow:
         return await referee.join_seat(uow, game_id, side, body.model_dump())
 

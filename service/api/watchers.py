@@ -15,7 +15,7 @@ from service.answers import (
     SpectatorIssued,
     SpectatorList,
 )
-from service.api.auth import bearer, work
+from service.api.auth import bearer, elsewhere, heavy_change, work
 from service.api.contract import BEARER, BODY, LIMITS, answers
 from service.api.games import GameId
 from service.api.numbers import JsonRoute
@@ -96,6 +96,9 @@ async def my_key_requests(game_id: GameId, request: Request) -> KeyRequestList:
              responses=answers(200, KeyReplaced, 401, 403, 404, 409, *BODY, *LIMITS))
 async def bind_key(game_id: GameId, body: KeyConsentBody, request: Request) -> KeyReplaced:
     token = bearer(request)
+    if await elsewhere(request, game_id):  # a big game's: its state is a worker's
+        return await heavy_change(request, devices.bind_with_consent, game_id, token,
+                                  body.public_key, body.consent, game=game_id)
     async with work(request) as uow:
         return await devices.bind_with_consent(uow, game_id, token, body.public_key,
                                                body.consent)

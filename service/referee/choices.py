@@ -127,7 +127,8 @@ def _kept(game: Game) -> None:
 async def unit_choices(uow: UnitOfWork, game_id: str, token: str, unit: str) -> bytes:
     """Every choice `unit` has now, and why it has not the others, as JSON."""
     m = await members.member(uow, game_id, token)
-    state = m.game.state
+    game = await uow.games.with_state(m.row)
+    state = game.state
     found = state.units.get(unit)
     if found is None:
         gone = unit in state.modes.eliminated
@@ -137,11 +138,11 @@ async def unit_choices(uow: UnitOfWork, game_id: str, token: str, unit: str) -> 
     if m.player is not None and m.player.side != side:
         raise Denied("options/not_your_unit", f"{unit} is a unit of {side}: players see "
                      "their own side's options", errors=[("/unit", "another side's unit")])
-    version = _version(m.game)
+    version = _version(game)
     answer: UnitOptions = {**version.unit(unit), "position": version.position,
-                           "version": m.game.version}
+                           "version": game.version}
     body = orjson.dumps(answer)
-    _kept(m.game)
+    _kept(game)
     return body
 
 
@@ -176,21 +177,22 @@ async def side_choices(uow: UnitOfWork, game_id: str, token: str, side: str | No
     default, for the GM the side awaited first (or the scenario's first)."""
     page = page or Page()
     m = await members.member(uow, game_id, token)
-    sides = m.game.setup.sides
+    game = await uow.games.with_state(m.row)
+    sides = game.setup.sides
     if side is None:
         if m.player is not None:
             side = m.player.side
         else:
-            side = next((a["side"] for a in awaiting(m.game.state)), sides[0])
+            side = next((a["side"] for a in awaiting(game.state)), sides[0])
     if side not in sides:
         raise NotFound("options/unknown_side", f"no side {side!r} in this game",
                        errors=[("/side", f"one of {', '.join(sides)}")])
     if m.player is not None and m.player.side != side:
         raise Denied("options/not_your_side", f"players see their own side's options, not "
                      f"{side}'s", errors=[("/side", "another side")])
-    version = _version(m.game)
-    ids = _selected(m.game, side, page)
-    head: SideOptions = {"position": version.position, "version": m.game.version,
+    version = _version(game)
+    ids = _selected(game, side, page)
+    head: SideOptions = {"position": version.position, "version": game.version,
                          "side": side, "units": {}, "total": len(ids), "next_after": None}
     parts: list[bytes] = []
     # The head as it will be, `next_after` naming the longest id it may name.
@@ -203,7 +205,7 @@ async def side_choices(uow: UnitOfWork, game_id: str, token: str, side: str | No
         size += len(part) + 1
     if len(parts) < len(ids):
         head["next_after"] = ids[len(parts) - 1]
-    _kept(m.game)
+    _kept(game)
     return _with_units(head, parts)
 
 
@@ -224,11 +226,12 @@ async def combat_odds(uow: UnitOfWork, game_id: str, token: str, by: str, hex_id
         raise Denied("options/players_only", "a combat's odds are a player's dry run: the "
                      "GM playing a side sees them in the log once it is fought",
                      errors=[("/", "not a player")])
-    state = m.game.state
+    game = await uow.games.with_state(m.row)
+    state = game.state
     actor = Actor(id=m.player.id, role="player", side=m.player.side,
                   powers=tuple(m.player.powers))
     preview = await in_thread(combat_preview, state, actor,
                               {"by": by, "hex": hex_id, "attackers": attackers},
                               rfc3339(utc_now()))
-    answer: CombatOdds = {**preview, "position": position(state), "version": m.game.version}
+    answer: CombatOdds = {**preview, "position": position(state), "version": game.version}
     return orjson.dumps(answer)

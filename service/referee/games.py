@@ -12,8 +12,7 @@ from service.clock import rfc3339, utc_now
 from service.crypto import chain, identity, signing, tokens
 from service.crypto import dice as crypto_dice
 from service.crypto.canonical import canonical_bytes, sha256_hex
-from service.referee import members
-from service.referee.awaited import awaited
+from service.referee import members, summaries
 from service.referee.dice import new_dice
 from service.referee.errors import NotFound, RefereeError, Unauthorized
 from service.referee.ledger import Applied, append, apply, record_of
@@ -24,7 +23,6 @@ from service.rules import (
     Setup,
     decide,
     initial_state,
-    position,
 )
 from service.rules.errors import Malformed, Refused, RulesError
 from service.rules.options import resolve_options
@@ -164,6 +162,7 @@ async def create_game(uow: UnitOfWork, request: Mapping[str, Any],
         gm_public_key=gm_key,
         join_codes={s: tokens.hash_token(c) for s, c in codes.items()}, state={},
         head_seq=0, head_hash=chain.genesis_hash(game_id), rules_version=RULES_VERSION,
+        hexes=len(scenario.map.hexes), units=len(scenario.units),
     )
     uow.games.add(row)
     await uow.games.flush()
@@ -242,31 +241,17 @@ async def join_seat(uow: UnitOfWork, game_id: str, side: str, body: Mapping[str,
 
 def summary(game: Game) -> Summary:
     """A game's summary: where it stands and who must act."""
-    state = game.state
-    return {
-        "id": game.id,
-        "name": game.row.name,
-        "status": state.status,
-        "version": game.version,
-        "scenario": state.setup.scenario.id,
-        "dice_mode": game.row.dice["mode"],
-        "turn": state.turn.number,
-        "round": state.turn.round,
-        "impulse": state.turn.impulse,
-        "step": state.turn.step,
-        "phasing_side": state.turn.phasing_side,
-        "awaiting": awaited(state),
-        "position": position(state),
-        "head": {"seq": game.head_seq, "hash": game.head_hash},
-    }
+    return summaries.summary(game.row, summaries.state_summary(
+        game.state, {"seq": game.head_seq, "hash": game.head_hash}))
 
 
 async def game_summary(uow: UnitOfWork, game_id: str, token: str) -> Summary:
-    """The summary as the caller sees it: the GM also sees the replay-check flag."""
+    """The summary as the caller sees it: the GM also sees the replay-check flag. From
+    rows alone when the row's summary is current (docs/api.md)."""
     m = await members.member(uow, game_id, token, watching=True)
-    found = summary(m.game)
+    found = summaries.summary(m.row, await summaries.state_summary_of(uow, m.row))
     if m.is_gm:
-        found["divergence"] = cast(Divergence | None, m.game.row.divergence)
+        found["divergence"] = cast(Divergence | None, m.row.divergence)
     return found
 
 
@@ -274,13 +259,14 @@ async def list_games(uow: UnitOfWork, token: str, *, limit: int, after: str | No
                      ) -> GameList:
     """The games the token belongs to, a page at a time (401 for a token of none)."""
     digest = tokens.hash_token(token)
-    games = await uow.games.of_token(digest, after=after, limit=limit + 1)
-    if not games and not after:
+    rows = await uow.games.of_token(digest, after=after, limit=limit + 1)
+    if not rows and not after:
         raise Unauthorized("auth/bad_token", "unknown token", headers=members.BEARER)
     members.seen_valid(digest)
-    page = games[:limit]
-    return {"games": [summary(g) for g in page],
-            "next": page[-1].id if len(games) > limit else None}
+    page = rows[:limit]
+    return {"games": [summaries.summary(row, await summaries.state_summary_of(uow, row))
+                      for row in page],
+            "next": page[-1].id if len(rows) > limit else None}
 
 
 def gm_actor_command(kind: str, body: Mapping[str, Any],
@@ -307,17 +293,18 @@ async def sweep_deadlines(uow: UnitOfWork, now: Any = None, limit: int = 20) -> 
 
 
 async def sweep(uow: UnitOfWork, now: Any = None, limit: int = 20, *,
-                leave: Callable[[Game], bool] | None = None,
+                leave: Callable[[GameRow], bool] | None = None,
                 game_id: str | None = None) -> Swept:
     """`sweep_deadlines`, only `game_id`'s if given; a game `leave` picks (a big one,
     whose default may plan every face-down unit) is listed instead, for a worker
     process to sweep (`sweep_game`)."""
     now = now or utc_now()
     swept = Swept()
-    for game in await uow.games.claim_due(now, limit, game_id):
-        if leave is not None and leave(game):
-            swept.left.append(game.id)
+    for row in await uow.games.claim_due(now, limit, game_id):
+        if leave is not None and leave(row):
+            swept.left.append(row.id)
             continue
+        game = await uow.games.with_state(row)
         command = Command(kind="clock.expire", body={}, actor=Actor(id="clock", role="clock"),
                           at=rfc3339(now))
         try:

@@ -123,6 +123,7 @@ async def import_game(uow: UnitOfWork, verified: Verified) -> Imported:
         gm_public_key=export["game"].get("gm_public_key"),
         next_deadline=moment(next_due(state)),
         step_started_at=moment(clock_started(state)), substitute_codes={},
+        hexes=len(scenario.map.hexes), units=len(scenario.units),
     ))
     await uow.games.flush()
     await uow.log.append(game_id, [

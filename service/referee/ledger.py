@@ -9,7 +9,7 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from service.answers import Head, Outcome
 from service.clock import utc_now
@@ -17,6 +17,7 @@ from service.crypto import chain
 from service.referee.awaited import awaited
 from service.referee.dice import ServerDice, load_dice
 from service.referee.notifications import enqueue
+from service.referee.summaries import state_summary
 from service.rules import Command, Decision, State, clock_started, decide, next_due, position
 from service.rules.codec import to_data
 from service.rules.events import EventRecord
@@ -108,7 +109,8 @@ async def append(uow: UnitOfWork, game: Game, decision: Decision,
     version = await uow.games.advance(
         game, head_seq=seq, head_hash=digest, state=after, snapshot_seq=snapshot_seq,
         next_deadline=moment(next_due(after)), now=utc_now(),
-        step_started_at=moment(clock_started(after)))
+        step_started_at=moment(clock_started(after)),
+        summary=cast(dict[str, Any], state_summary(after, {"seq": seq, "hash": digest})))
     if game.has_webhooks is not False:  # the lock's read says whether the game has any
         await enqueue(uow, game.id, version, before, after, records)
     if records:

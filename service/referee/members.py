@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from service.crypto.tokens import hash_token
 from service.referee.errors import Denied, NotFound, Unauthorized
 from service.rules.view import Viewer
-from service.store.games import Game, GameNotFound
-from service.store.models import PlayerRow, SpectatorRow
+from service.store.games import GameNotFound
+from service.store.models import GameRow, PlayerRow, SpectatorRow
 from service.store.uow import UnitOfWork
 
 BEARER = {"WWW-Authenticate": "Bearer"}
@@ -37,7 +37,10 @@ def known_token(token: str) -> bool:
 
 @dataclass
 class Member:
-    game: Game
+    """The caller's seat in a game, and the game's row (its state is loaded only by
+    the use cases that need it: `uow.games.with_state(member.row)`)."""
+
+    row: GameRow
     player: PlayerRow | None
     spectator: SpectatorRow | None = None
 
@@ -76,10 +79,10 @@ async def member_by_digest(uow: UnitOfWork, game_id: str, digest: str, *,
                            watching: bool = False) -> Member:
     """`member`, from the digest of the token (what a stream ticket keeps)."""
     try:
-        game = await uow.games.get(game_id)
+        game = await uow.games.row(game_id)
     except GameNotFound:
         raise NotFound("game/not_found", f"no game {game_id}") from None
-    if digest == game.row.gm_token_hash:
+    if digest == game.gm_token_hash:
         seen_valid(digest)
         return Member(game, None)
     player = await uow.players.by_token(game_id, digest)

@@ -24,11 +24,11 @@ import httpx
 from service.answers import TestSent
 from service.clock import rfc3339, utc_now
 from service.crypto import webhooks
-from service.referee import channels, egress, members
-from service.referee.awaited import awaited
+from service.referee import channels, egress, members, summaries
 from service.referee.errors import Conflict, NotFound
+from service.referee.summaries import must_act
 from service.referee.webhooks import owner_of as webhooks_owner
-from service.rules import State, awaiting, position
+from service.rules import State, position
 from service.rules.awaiting import AwaitingEntry
 from service.rules.awaiting import deadline as step_deadline
 from service.store.uow import Transactions, UnitOfWork
@@ -62,18 +62,6 @@ def next_attempt(attempts: int, now: datetime, rand: Random = _system_random
         return None
     factor = 1 - JITTER + 2 * JITTER * min(max(rand(), 0.0), 1.0)
     return now + RETRY_DELAYS[attempts - 1] * factor
-
-
-def must_act(state: State) -> list[AwaitingEntry]:
-    """The entries of `awaited` whose side may act now: in the Reaction step only the
-    first side not yet done (the sides react one after the other, RULES-NOTES 31; the
-    next is told when its turn comes); a combat's question is its side's to answer."""
-    entries = list(awaited(state))
-    t = state.turn
-    if t.step == "reaction" and state.status == "active" and state.proposal is None:
-        first = next((x for x in t.step_sides if x not in t.sides_done), None)
-        entries = [e for e in entries if e["step"] != "reaction" or e["side"] == first]
-    return entries
 
 
 def _awaits(entries: list[AwaitingEntry], powers: tuple[str, ...]
@@ -162,12 +150,13 @@ async def enqueue_reminders(uow: UnitOfWork, now: datetime | None = None) -> int
     rows = []
     for game_id, started, deadline, owner, powers, channel in \
             await uow.outbox.reminder_candidates(now):
-        game = await uow.games.get(game_id)
+        # From the row's summary when current: a big game's state is not loaded here.
+        kept = await summaries.state_summary_of(uow, await uow.games.row(game_id))
         if powers is None:  # the GM's webhook: a notice of every side still awaited
-            waiting: object = awaiting(game.state)
+            waiting: object = kept["awaiting"]
             kind = "game.deadline_notice"
         else:
-            waiting = _awaits(must_act(game.state), tuple(powers))
+            waiting = _awaits(summaries.acting(kept), tuple(powers))
             kind = "game.deadline_reminder"
         if not waiting:
             continue

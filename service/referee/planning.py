@@ -32,7 +32,7 @@ async def reorg_options(uow: UnitOfWork, game_id: str, token: str, unit: str
                         ) -> ReorgPlan:
     """Every way to reorganize `unit` now, and why each other method would not work."""
     m = await members.member(uow, game_id, token)
-    game = m.game
+    game = await uow.games.with_state(m.row)
     found = game.state.units.get(unit)
     if found is None:
         raise NotFound("reorg/unknown_unit", f"no unit {unit!r} is in the game",
@@ -55,7 +55,7 @@ async def reorg_repairs(uow: UnitOfWork, game_id: str, token: str) -> ReorgRepai
     """The damaged ports of the reader's side (the GM: every side's), each with the ways
     to repair it now (11.18.4)."""
     m = await members.member(uow, game_id, token)
-    game = m.game
+    game = await uow.games.with_state(m.row)
     repairs = _planner(game).repairs(m.player.side if m.player is not None else None)
     return {"position": position(game.state), "version": game.version,
             "ports": [r.as_data(game.state) for r in repairs]}

@@ -23,10 +23,10 @@ from service.answers import (
     WebhookStatus,
 )
 from service.crypto import dice as crypto_dice
-from service.referee import members, receipts, webhooks
+from service.referee import members, receipts, summaries, webhooks
 from service.referee.abandoned import annotate, rollbacks, rolled_back
 from service.referee.awaited import linked
-from service.rules import Event, State
+from service.rules import Event
 from service.rules.board import SupplyMemo, SupplyStatus, supply_memo, supply_since
 from service.rules.codec import to_data
 from service.rules.events import EventRecord
@@ -34,15 +34,17 @@ from service.rules.view import (
     COMBAT_KINDS,
     SEALED_KINDS,
     Divergence,
+    Now,
     UnitViews,
     Viewer,
     is_sealed,
     unit_views,
     view,
 )
-from service.store.games import Game, known_size
+from service.store.games import Game
 from service.store.log import DICE_KINDS
 from service.store.memory import BUDGET, estimate
+from service.store.models import GameRow
 from service.store.threads import in_thread, measured, state_class
 from service.store.uow import UnitOfWork
 
@@ -92,24 +94,36 @@ def _sealed_command(command: dict[str, Any], sealed: set[int], last: int,
     return command
 
 
-def sealed_seqs(records: list[EventRecord], state: State, viewer: Viewer) -> set[int]:
+def sealed_seqs(records: list[EventRecord], state: Now, viewer: Viewer) -> set[int]:
     """The events sealed from `viewer` now: other sides' reroll answers while their
     window is open, and the arming of their reroll standing orders (issue 20)."""
     return {r["seq"] for r in records if is_sealed(Event.from_record(r), state, viewer)}
 
 
-def visible(records: list[EventRecord], state: State, viewer: Viewer) -> list[EventRecord]:
+def visible(records: list[EventRecord], state: Now, viewer: Viewer) -> list[EventRecord]:
     """Events as `viewer` may see them now: sealed decisions of other sides redacted."""
     return [_redact(r) if is_sealed(Event.from_record(r), state, viewer) else r
             for r in records]
 
 
-async def events_for(uow: UnitOfWork, game: Game, viewer: Viewer, *, after: int,
+async def now_of(uow: UnitOfWork, row: GameRow) -> Now:
+    """What sealing depends on at the row's head: from the row's summary when current (a
+    big game's state is not loaded in a serving process), else from the state."""
+    kept = summaries.current(row)
+    if kept is not None:
+        return summaries.Moment.of(kept)
+    return (await uow.games.with_state(row)).state
+
+
+async def events_for(uow: UnitOfWork, row: GameRow, viewer: Viewer, *, after: int,
                      limit: int) -> list[EventRecord]:
     """A page of the log as `viewer` sees it, rolled-back events marked."""
-    records = await uow.log.since(game.id, after, limit)
-    abandoned = await rollbacks(uow, game.id) if records else []
-    return [annotate(r, abandoned) for r in visible(records, game.state, viewer)]
+    records = await uow.log.since(row.id, after, limit)
+    if not records:
+        return []
+    abandoned = await rollbacks(uow, row.id)
+    now = await now_of(uow, row)
+    return [annotate(r, abandoned) for r in visible(records, now, viewer)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,12 +141,12 @@ async def stream_page(uow: UnitOfWork, game_id: str, digest: str, *, after: int,
     or through a ticket): the token is checked again each time, so a stream ends when
     its seat is revoked or its key replaced with a new token."""
     m = await members.member_by_digest(uow, game_id, digest, watching=True)
-    page = await events_for(uow, m.game, m.viewer, after=after, limit=limit)
-    return [Streamed(r, await opened(uow, m.game, m.viewer, r)
+    page = await events_for(uow, m.row, m.viewer, after=after, limit=limit)
+    return [Streamed(r, await opened(uow, m.row, m.viewer, r)
                      if r["kind"] == "initiative.reroll_closed" else []) for r in page]
 
 
-async def opened(uow: UnitOfWork, game: Game, viewer: Viewer, close: EventRecord
+async def opened(uow: UnitOfWork, row: GameRow, viewer: Viewer, close: EventRecord
                  ) -> list[EventRecord]:
     """What closing the reroll window of `close`'s turn opens to `viewer`: the other
     sides' answers in it, and their reroll standing orders armed for it (none for the
@@ -141,7 +155,7 @@ async def opened(uow: UnitOfWork, game: Game, viewer: Viewer, close: EventRecord
     if viewer.role == "gm":
         return []
     turn, seq = int(close["turn"]), int(close["seq"])
-    found = await uow.log.of_kinds(game.id, SEALED_KINDS, turns=(turn - 1, turn), before=seq)
+    found = await uow.log.of_kinds(row.id, SEALED_KINDS, turns=(turn - 1, turn), before=seq)
     out = []
     for r in found:
         data = r["data"]
@@ -154,21 +168,21 @@ async def opened(uow: UnitOfWork, game: Game, viewer: Viewer, close: EventRecord
                                     or data.get("step") == "initiative.reroll"
                                     or data.get("kind") == "initiative.reroll"):
             out.append(r)
-    return visible(out, game.state, viewer)
+    return visible(out, await now_of(uow, row), viewer) if out else out
 
 
 async def log(uow: UnitOfWork, game_id: str, token: str, *, after: int, limit: int
               ) -> LogPage:
     m = await members.member(uow, game_id, token, watching=True)
-    events = await events_for(uow, m.game, m.viewer, after=after, limit=limit)
+    events = await events_for(uow, m.row, m.viewer, after=after, limit=limit)
     nxt = events[-1]["seq"] if len(events) == limit else None
-    return {"events": events, "next_after": nxt, "head": m.game.head_seq}
+    return {"events": events, "next_after": nxt, "head": m.row.head_seq}
 
 
 async def dice(uow: UnitOfWork, game_id: str, token: str) -> DiceRecord:
     """The dice record (docs/dice.md): the seed chains with their anchors, and per turn
     what its seed must hash to, the seed once revealed, and every roll with its inputs."""
-    game = (await members.member(uow, game_id, token, watching=True)).game
+    game = (await members.member(uow, game_id, token, watching=True)).row
     abandoned = await rollbacks(uow, game.id)
     chains: list[Chain] = []
     turns: dict[int, TurnDice] = {}
@@ -195,7 +209,7 @@ async def dice(uow: UnitOfWork, game_id: str, token: str) -> DiceRecord:
             if rolled_back(row["seq"], abandoned):
                 roll["rolled_back"] = True
             turn_entry(int(data["turn"]))["rolls"].append(roll)
-    mode = game.row.dice["mode"]
+    mode = game.dice["mode"]
     return {"game": game.id, "mode": mode, "scripted": mode == "scripted",
             "algorithm": crypto_dice.ALGORITHM + " (docs/dice.md): die j of roll i of turn T "
                          "is HMAC-SHA256(seed_T, '{game}|{T}|{i}|{j}|{purpose}|{trigger}')",
@@ -205,7 +219,7 @@ async def dice(uow: UnitOfWork, game_id: str, token: str) -> DiceRecord:
 async def export(uow: UnitOfWork, game_id: str, token: str) -> Export:
     """Everything a third party needs to verify the game offline."""
     m = await members.member(uow, game_id, token, watching=True)
-    game, viewer = m.game, m.viewer
+    game, viewer = await uow.games.with_state(m.row), m.viewer
     state = game.state
     abandoned = await rollbacks(uow, game.id)
     records = [annotate(r, abandoned) for r in await uow.log.since(game.id, 0)]
@@ -343,44 +357,63 @@ def _big(hexes: int, units: int) -> bool:
     return hexes + 5 * units > BIG
 
 
-def big(game: Game) -> bool:
-    return _big(len(game.setup.scenario.map.hexes), len(game.state.units))
+# Each game's scenario counts (hexes, units) as seen on its row: a scenario never
+# changes, so a request about a game seen before is judged big or not before it reads.
+_SIZES: OrderedDict[str, tuple[int, int]] = OrderedDict()
+_SIZES_MAX = 100_000
+
+
+def _noted(game_id: str, size: tuple[int, int]) -> tuple[int, int]:
+    _SIZES[game_id] = size
+    _SIZES.move_to_end(game_id)
+    if len(_SIZES) > _SIZES_MAX:
+        _SIZES.popitem(last=False)
+    return size
+
+
+def big(row: GameRow) -> bool:
+    """Whether the game of this row is big (its scenario's counts, on the row)."""
+    return _big(*_noted(row.id, (row.hexes, row.units)))
 
 
 def known_big(game_id: str) -> bool | None:
-    """Whether a game this process holds is big; None when it does not hold it."""
-    size = known_size(game_id)
+    """Whether a game this process has seen is big; None when it has not seen it."""
+    size = _SIZES.get(game_id)
     return None if size is None else _big(*size)
 
 
 async def is_big(uow: UnitOfWork, game_id: str) -> bool:
-    """Whether a game is big; when this process does not hold it, by its scenario's
-    counts (PostgreSQL counts them: an anonymous request makes this process parse
-    nothing)."""
+    """Whether a game is big, by its scenario's counts on its row (nothing parsed)."""
     known = known_big(game_id)
-    return known if known is not None else _big(*await uow.games.size(game_id))
+    if known is not None:
+        return known
+    return _big(*_noted(game_id, await uow.games.size(game_id)))
 
 
 async def state_view(uow: UnitOfWork, game_id: str, token: str,
                      if_none_match: str | None, *, here: bool = False) -> StateView:
     """The caller's view, with the state of the caller's webhook (`webhook`: None when
     none is registered). The webhook's state is not part of the game's version, so the
-    ETag names it too: a webhook disabled or registered again changes the ETag. A big
-    game's view not rendered yet is left to a worker (`elsewhere`), unless `here`."""
+    ETag names it too: a webhook disabled or registered again changes the ETag. The
+    ETag, a 304 and a view already rendered need rows only; a big game's view not
+    rendered yet is left to a worker (`elsewhere`), unless `here`: a serving process
+    never loads a big game's state."""
     m = await members.member(uow, game_id, token, watching=True)
-    viewer = m.viewer
+    viewer, row = m.viewer, m.row
     hook = None if m.spectator else webhooks.status(
         await uow.webhooks.get(game_id, webhooks.owner_of(m)))
-    flagged = "-diverged" if viewer.role == "gm" and m.game.row.divergence else ""
-    etag = (f'W/"{m.game.version}-{viewer.role}-{viewer.player_id or ""}{flagged}'
+    flagged = "-diverged" if viewer.role == "gm" and row.divergence else ""
+    etag = (f'W/"{row.version}-{viewer.role}-{viewer.player_id or ""}{flagged}'
             f'{_webhook_tag(hook)}"')
     if if_none_match == etag:
         BUDGET.touch(game_id)
         return StateView(etag, None)
-    if not here and big(m.game):
-        cached = _cached_view(m.game, viewer, hook)
-        return StateView(etag, cached, elsewhere=cached is None)
-    return StateView(etag, await rendered_view(m.game, viewer, hook))
+    cached = _cached_view(row, viewer, hook)
+    if cached is not None:
+        return StateView(etag, cached)
+    if not here and big(row):
+        return StateView(etag, None, elsewhere=True)
+    return StateView(etag, await rendered_view(await uow.games.with_state(row), viewer, hook))
 
 
 async def state_elsewhere(uow: UnitOfWork, game_id: str, token: str,
@@ -407,10 +440,10 @@ async def rendered_view(game: Game, viewer: Viewer, hook: WebhookStatus | None =
     often than the game changes). (game id, version) names one committed state, as
     reads only see committed rows."""
     flag = game.row.divergence if viewer.role == "gm" else None
-    cached = _cached_view(game, viewer, hook)
+    cached = _cached_view(game.row, viewer, hook)
     if cached is not None:
         return cached
-    key = _view_key(game, viewer, hook)
+    key = _view_key(game.row, viewer, hook)
     rendered = await _rendered(game)
     body = await measured(("view", viewer.role, state_class(game.state)), _view_bytes, game,
                           viewer, hook, flag, rendered)
@@ -422,18 +455,18 @@ async def rendered_view(game: Game, viewer: Viewer, hook: WebhookStatus | None =
     return body
 
 
-def _view_key(game: Game, viewer: Viewer, hook: WebhookStatus | None
+def _view_key(row: GameRow, viewer: Viewer, hook: WebhookStatus | None
               ) -> tuple[int, Viewer, str, str]:
-    flag = game.row.divergence if viewer.role == "gm" else None
-    return (game.version, viewer, str(flag.get("checked_at")) if flag else "",
+    flag = row.divergence if viewer.role == "gm" else None
+    return (row.version, viewer, str(flag.get("checked_at")) if flag else "",
             _webhook_tag(hook))
 
 
-def _cached_view(game: Game, viewer: Viewer, hook: WebhookStatus | None) -> bytes | None:
-    views = _VIEWS.get(game.id)
-    cached = views.get(_view_key(game, viewer, hook)) if views is not None else None
+def _cached_view(row: GameRow, viewer: Viewer, hook: WebhookStatus | None) -> bytes | None:
+    views = _VIEWS.get(row.id)
+    cached = views.get(_view_key(row, viewer, hook)) if views is not None else None
     if cached is not None:
-        BUDGET.touch(game.id)
+        BUDGET.touch(row.id)
     return cached
 
 

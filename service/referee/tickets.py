@@ -42,7 +42,7 @@ async def issue(uow: UnitOfWork, game_id: str, token: str, now: datetime | None 
                           expires_at=expires, now=now)
     return {"ticket": ticket, "expires_at": rfc3339(expires),
             "url": f"/v1/games/{game_id}/stream?ticket={ticket}",
-            "head_seq": member.game.head_seq}
+            "head_seq": member.row.head_seq}
 
 
 async def redeem(uow: UnitOfWork, game_id: str, ticket: str, now: datetime | None = None

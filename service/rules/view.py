@@ -6,7 +6,7 @@ Sealed decisions (reroll answers) stay hidden from other sides until the window 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, NotRequired, cast
+from typing import Any, Literal, NotRequired, Protocol, cast
 
 from typing_extensions import TypedDict
 
@@ -519,7 +519,24 @@ def _sides_view(state: State) -> dict[str, SideView]:
     return out
 
 
-def is_sealed(event: Event, state: State, viewer: Viewer) -> bool:
+class _TurnNow(Protocol):
+    @property
+    def number(self) -> int: ...
+    @property
+    def step(self) -> str: ...
+
+
+class Now(Protocol):
+    """What sealing depends on: the game's status, its turn's number and step. A state,
+    or what a server keeps of one (its summary) where it does not hold the state."""
+
+    @property
+    def status(self) -> str: ...
+    @property
+    def turn(self) -> _TurnNow: ...
+
+
+def is_sealed(event: Event, state: Now, viewer: Viewer) -> bool:
     """A reroll answer, signed or given by a standing order (`standing.answered`), is
     sealed from other sides while its window is still open, and so is the GM's answer
     for a side it plays (`gm.played`); the arming of a reroll standing order, by its side

@@ -228,8 +228,8 @@ class Games:
         self.session = session
         self.at_least = at_least
 
-    async def get(self, game_id: str) -> Game:
-        """The game (not locked) with its current state. On a replica, `Behind` when
+    async def row(self, game_id: str) -> GameRow:
+        """The game's row (not locked), without its state. On a replica, `Behind` when
         its copy is older than the version and head seq the caller knows."""
         row = await self.session.get(GameRow, game_id)
         if row is None:
@@ -237,7 +237,11 @@ class Games:
         if self.at_least is not None and (row.version < self.at_least[0]
                                           or row.head_seq < self.at_least[1]):
             raise Behind(f"game {game_id}: version {row.version} at seq {row.head_seq}")
-        return await self._with_state(row)
+        return row
+
+    async def get(self, game_id: str) -> Game:
+        """The game (not locked) with its current state (`row`, then `with_state`)."""
+        return await self.with_state(await self.row(game_id))
 
     async def lock(self, game_id: str) -> Game:
         """The game, locked until the end of the transaction, with its state.
@@ -274,7 +278,7 @@ class Games:
                 "game": game_id, "player": order[0], "seq": order[1], "prev": order[2]})).first()
         if found is None:
             raise GameNotFound(game_id)
-        game = await self._with_state(found[0])
+        game = await self.with_state(found[0])
         game.has_webhooks = bool(found[1])
         if order is None:
             return game, None, None
@@ -289,7 +293,7 @@ class Games:
             .execution_options(populate_existing=True))).scalar_one_or_none()
         if row is None:
             raise GameNotFound(game_id)
-        game = await self._with_state(row)
+        game = await self.with_state(row)
         if order is None:
             return game, None, None
         found = (await self.session.execute(
@@ -304,7 +308,7 @@ class Games:
                         tuple(player.keys or ()) if player else (), prev_known)
         return game, stored, signer
 
-    async def _with_state(self, row: GameRow) -> Game:
+    async def with_state(self, row: GameRow) -> Game:
         """This process's cached state when it is at the row's head; else that state
         caught up with the events since; else the newest snapshot plus the events since."""
         known = _CACHE.match(row) or await self._catch_up(row)
@@ -325,15 +329,13 @@ class Games:
         return setup
 
     async def size(self, game_id: str) -> tuple[int, int]:
-        """A game's hexes and units as its scenario gives them, counted by PostgreSQL
-        (nothing is parsed or kept here)."""
+        """A game's hexes and units as its scenario gives them (counted once, when the
+        game was created: nothing is parsed here)."""
         found = (await self.session.execute(
-            select(func.jsonb_array_length(GameRow.scenario["map"]["hexes"]),
-                   func.jsonb_array_length(GameRow.scenario["units"]))
-            .where(GameRow.id == game_id))).first()
+            select(GameRow.hexes, GameRow.units).where(GameRow.id == game_id))).first()
         if found is None:
             raise GameNotFound(game_id)
-        return int(found[0] or 0), int(found[1] or 0)
+        return int(found[0]), int(found[1])
 
     async def scenario(self, game_id: str) -> dict[str, Any]:
         found: dict[str, Any] | None = await self.session.scalar(
@@ -378,19 +380,22 @@ class Games:
 
     async def advance(self, game: Game, *, head_seq: int, head_hash: str, state: State,
                       snapshot_seq: int, next_deadline: datetime | None,
-                      step_started_at: datetime | None, now: datetime) -> int:
-        """Bump the game's version to its new head (the events are stored by the log) and
-        remember the state it leads to. Returns the new version."""
+                      step_started_at: datetime | None, now: datetime,
+                      summary: dict[str, Any] | None = None) -> int:
+        """Bump the game's version to its new head (the events are stored by the log),
+        with the summary of the state at it, and remember the state it leads to. Returns
+        the new version."""
         version = game.version + 1
         await self.session.execute(_UPDATE_HEAD, {
             "game": game.id, "version": version, "head_seq": head_seq,
             "head_hash": head_hash, "status": state.status, "next_deadline": next_deadline,
-            "updated_at": now, "step_started_at": step_started_at,
+            "updated_at": now, "step_started_at": step_started_at, "summary": summary,
         })
         row = game.row
         # As written above: the ORM has nothing left to flush.
         for name, value in (("version", version), ("head_seq", head_seq),
-                            ("head_hash", head_hash), ("status", state.status)):
+                            ("head_hash", head_hash), ("status", state.status),
+                            ("summary", summary)):
             set_committed_value(row, name, value)
         game.state, game.snapshot_seq = state, snapshot_seq
         _CACHE.remember(game.id, _Known(head_seq, head_hash, snapshot_seq, state))
@@ -399,15 +404,16 @@ class Games:
     async def update(self, game_id: str, **values: object) -> None:
         await self.session.execute(update(GameRow).where(GameRow.id == game_id).values(**values))
 
-    async def of_token(self, digest: str, *, after: str | None, limit: int) -> list[Game]:
-        """The games a token belongs to (as a player's or the GM's), by id."""
+    async def of_token(self, digest: str, *, after: str | None, limit: int
+                       ) -> list[GameRow]:
+        """The rows of the games a token belongs to (as a player's or the GM's), by id."""
         ids = select(PlayerRow.game_id).where(PlayerRow.token_hash == digest).union(
             select(GameRow.id).where(GameRow.gm_token_hash == digest)).subquery()
         query = select(GameRow).where(GameRow.id.in_(select(ids.c[0])))
         if after:
             query = query.where(GameRow.id > after)
-        rows = (await self.session.execute(query.order_by(GameRow.id).limit(limit))).scalars()
-        return [await self._with_state(row) for row in rows]
+        return list((await self.session.execute(
+            query.order_by(GameRow.id).limit(limit))).scalars())
 
     async def gm_of(self, digest: str) -> str | None:
         """The id of a game whose GM token has this hash, if any."""
@@ -416,11 +422,11 @@ class Games:
         return found
 
     async def claim_due(self, now: datetime, limit: int, game_id: str | None = None
-                        ) -> list[Game]:
-        """Games whose deadline (or maximum pause) has passed (of them only `game_id`'s
-        if given), locked for this sweeper: FOR UPDATE SKIP LOCKED, and with
-        GAME_LOCK=advisory the game's advisory lock too, skipping a game an order holds
-        (the next sweep sees it again)."""
+                        ) -> list[GameRow]:
+        """The rows of the games whose deadline (or maximum pause) has passed (of them
+        only `game_id`'s if given), locked for this sweeper: FOR UPDATE SKIP LOCKED, and
+        with GAME_LOCK=advisory the game's advisory lock too, skipping a game an order
+        holds (the next sweep sees it again)."""
         due = select(GameRow).where(GameRow.status.in_(("active", "paused")),
                                     GameRow.next_deadline <= now)
         if game_id is not None:
@@ -434,7 +440,7 @@ class Games:
             if advisory and not await self.session.scalar(
                     select(func.pg_try_advisory_xact_lock(game_lock_key(row.id)))):
                 continue
-            claimed.append(await self._with_state(row))
+            claimed.append(row)
         return claimed
 
     async def in_play(self, statuses: Sequence[str] | None, ids: Sequence[str] | None
@@ -444,7 +450,7 @@ class Games:
             query = query.where(GameRow.status.in_(list(statuses)))
         if ids is not None:
             query = query.where(GameRow.id.in_(list(ids)))
-        return [await self._with_state(row)
+        return [await self.with_state(row)
                 for row in (await self.session.execute(query)).scalars().all()]
 
 

@@ -84,6 +84,15 @@ class GameRow(Base):
     divergence: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     # The GM's Ed25519 key (base64url) when the GM signs their acts (docs/security.md).
     gm_public_key: Mapped[str | None] = mapped_column(Text)
+    # The scenario's map hexes and units, counted once: whether the game is big
+    # (referee.reads.BIG) is read from the row, never from the scenario.
+    hexes: Mapped[int] = mapped_column(Integer, server_default=text("0"))
+    units: Mapped[int] = mapped_column(Integer, server_default=text("0"))
+    # The summary of the state at a head ({"head": {seq, hash}, status, turn, ...,
+    # awaiting, position}: referee.summaries), written by the process that applied the
+    # change; current when its head is the row's. A serving process reads a big game's
+    # summary, log and ETag from rows alone and never loads its state.
+    summary: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     created_at: Mapped[datetime] = _now()
     updated_at: Mapped[datetime] = _now()
 

@@ -27,6 +27,7 @@ from service.referee.errors import NotFound
 from service.referee.offload import Limits, Offload, Overloaded, Throttled, Where
 from service.referee.work import Reads
 from service.store.database import make_engine, make_sessionmaker
+from service.store.games import known_size
 from service.store.memory import BUDGET
 from service.store.uow import Transactions
 
@@ -203,13 +204,13 @@ async def test_a_big_games_orders_and_acts_are_decided_by_a_worker(
     monkeypatch.setattr(reads, "BIG", 0)
     done = app.state.offload.served["done"]
     position = await axis.position()
-    BUDGET.forget(game.id)  # this process holds nothing of it: PostgreSQL counts its size
-    assert reads.known_big(game.id) is None
+    BUDGET.forget(game.id)  # this process holds nothing of it: its row says it is big
+    assert known_size(game.id) is None
 
     envelope = axis.envelope("roll", {"dice": "2d10", "purpose": "test"}, position)
     dry = await client.post(f"{url}?dry_run=true", json=envelope, headers=axis.headers)
     assert dry.status_code == 200 and dry.json()["valid"], dry.text
-    assert reads.known_big(game.id) is None  # nothing of it parsed here
+    assert known_size(game.id) is None  # nothing of it parsed here
     first = await client.post(url, json=envelope, headers=axis.headers)
     assert first.status_code == 201, first.text
     assert heard == [(game.id, first.json()["head"]["seq"])]
@@ -225,6 +226,59 @@ async def test_a_big_games_orders_and_acts_are_decided_by_a_worker(
     assert app.state.offload.served["done"] == done + 4  # dry run, order, replay, act
     assert (await client.get(f"/v1/games/{game.id}", headers=game.gm)).json()["status"] \
         == "paused"
+
+
+async def test_a_serving_process_never_loads_a_big_games_state(
+        client: httpx.AsyncClient, app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A big game's state lives in a worker only (issue 33: a big map's setup is a third
+    of what the cyclic collector walks in a serving process). Its summary, its entry in
+    the list of games, its ETag and 304, its log and a stream ticket are answered from
+    rows: the summary of the state at the head, which the worker writes on the row with
+    each change (service/referee/summaries.py); its view, orders and acts by a worker.
+    The summary from the row is the one the state gives."""
+    from service.referee.games import summary
+    from service.store import games as stored
+
+    game = await full_game(client, dice=AXIS_FIRST)
+    axis = await to_action(game)
+    position = await axis.position()
+    monkeypatch.setattr(reads, "BIG", 0)
+    BUDGET.forget(game.id)
+    base = f"/v1/games/{game.id}"
+    done = app.state.offload.served["done"]
+
+    roll = await client.post(f"{base}/orders", headers=axis.headers, json=axis.envelope(
+        "roll", {"dice": "2d10", "purpose": "test"}, position))
+    assert roll.status_code == 201, roll.text
+    head = roll.json()["head"]
+    mine = (await client.get(base, headers=axis.headers)).json()
+    assert mine["head"] == head and mine["position"] == position and "divergence" not in mine
+    assert [a["side"] for a in mine["awaiting"]] == ["axis"]
+    gms = (await client.get(base, headers=game.gm)).json()
+    assert gms == {**mine, "divergence": None}
+    listed = (await client.get("/v1/games", headers=game.gm)).json()["games"]
+    assert [g for g in listed if g["id"] == game.id] == [mine]
+    view = await client.get(f"{base}/state", headers=axis.headers)
+    assert view.status_code == 200 and view.json()["game"]["version"] == mine["version"]
+    again = await client.get(f"{base}/state",
+                             headers={**axis.headers, "If-None-Match": view.headers["etag"]})
+    assert again.status_code == 304
+    log = await client.get(f"{base}/log", params={"after": head["seq"] - 1},
+                           headers=axis.headers)
+    assert log.status_code == 200 and log.json()["head"] == head["seq"]
+    assert [e["kind"] for e in log.json()["events"]] == ["dice.rolled"]
+    ticket = await client.post(f"{base}/stream/tickets", headers=axis.headers)
+    assert ticket.status_code == 201 and ticket.json()["head_seq"] == head["seq"]
+    pause = await game.admin("pause", {"reason": "a worker decides it"})
+    assert pause.status_code == 200, pause.text
+    paused = (await client.get(base, headers=axis.headers)).json()
+    assert paused["status"] == "paused" and paused["awaiting"] == []
+    assert app.state.offload.served["done"] == done + 3  # the order, the view, the act
+    assert known_size(game.id) is None and stored._CACHE.setup(game.id) is None
+
+    async with app.state.transactions() as uow:  # the state's own summary
+        from_state = summary(await uow.games.get(game.id))
+    assert from_state == paused
 
 
 async def test_a_big_games_deadline_is_swept_by_a_worker(
