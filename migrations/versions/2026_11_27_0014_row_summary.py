@@ -26,7 +26,7 @@ def upgrade() -> None:
                                      nullable=False))
     op.add_column("games", sa.Column("units", sa.Integer(), server_default=sa.text("0"),
                                      nullable=False))
-    op.add_column("games", sa.Column("summary", postgresql.JSONB()))
+    op.add_column("games", sa.Column("summary", postgresql.JSON()))
     op.execute("UPDATE games SET"
                " hexes = coalesce(jsonb_array_length(scenario->'map'->'hexes'), 0),"
                " units = coalesce(jsonb_array_length(scenario->'units'), 0)")

@@ -26,6 +26,7 @@ from service.crypto import dice as crypto_dice
 from service.referee import members, receipts, summaries, webhooks
 from service.referee.abandoned import annotate, rollbacks, rolled_back
 from service.referee.awaited import linked
+from service.referee.errors import NotFound
 from service.rules import Event
 from service.rules.board import SupplyMemo, SupplyStatus, supply_memo, supply_since
 from service.rules.codec import to_data
@@ -41,7 +42,7 @@ from service.rules.view import (
     unit_views,
     view,
 )
-from service.store.games import Game
+from service.store.games import Game, GameNotFound
 from service.store.log import DICE_KINDS
 from service.store.memory import BUDGET, estimate
 from service.store.models import GameRow
@@ -383,11 +384,16 @@ def known_big(game_id: str) -> bool | None:
 
 
 async def is_big(uow: UnitOfWork, game_id: str) -> bool:
-    """Whether a game is big, by its scenario's counts on its row (nothing parsed)."""
+    """Whether a game is big, by its scenario's counts on its row (nothing parsed); 404
+    for no such game (on a replica, which may not have it yet, the primary is asked)."""
     known = known_big(game_id)
     if known is not None:
         return known
-    return _big(*_noted(game_id, await uow.games.size(game_id)))
+    try:
+        size = await uow.games.size(game_id)
+    except GameNotFound:
+        raise NotFound("game/not_found", f"no game {game_id}") from None
+    return _big(*_noted(game_id, size))
 
 
 async def state_view(uow: UnitOfWork, game_id: str, token: str,

@@ -92,7 +92,7 @@ class GameRow(Base):
     # awaiting, position}: referee.summaries), written by the process that applied the
     # change; current when its head is the row's. A serving process reads a big game's
     # summary, log and ETag from rows alone and never loads its state.
-    summary: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    summary: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     created_at: Mapped[datetime] = _now()
     updated_at: Mapped[datetime] = _now()
 

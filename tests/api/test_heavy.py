@@ -253,6 +253,8 @@ async def test_a_serving_process_never_loads_a_big_games_state(
     head = roll.json()["head"]
     mine = (await client.get(base, headers=axis.headers)).json()
     assert mine["head"] == head and mine["position"] == position and "divergence" not in mine
+    # Kept as written (JSON, not JSONB): the page keys its forms on the position's text.
+    assert list(mine["position"]) == list(position) == ["turn", "impulse", "step"]
     assert [a["side"] for a in mine["awaiting"]] == ["axis"]
     gms = (await client.get(base, headers=game.gm)).json()
     assert gms == {**mine, "divergence": None}
