@@ -484,6 +484,25 @@ def test_only_the_side_whose_turn_it_is_to_react_is_told() -> None:
     assert second.moves["p-communists"]["data"]["awaiting"]["step"] == "reaction"
 
 
+def test_the_summary_on_the_row_knows_who_may_react_now() -> None:
+    """The deadline reminders read who may act from the game row's summary (a serving
+    process does not load a big game's state, issue 33): in the Reaction step only the
+    first side not yet done, as from the state (RULES-NOTES 31)."""
+    from modes_kit import game as rules_game
+
+    from service.referee.summaries import acting, must_act, state_summary
+
+    t = rules_game()
+    t.act("done", side="axis")
+    for reacting in ("allies", "communists"):
+        kept = state_summary(t.state, {"seq": 1, "hash": "h"})
+        assert [a["side"] for a in kept["awaiting"]] == ["allies", "communists"][
+            ["allies", "communists"].index(reacting):]
+        assert acting(kept) == must_act(t.state)
+        assert [a["side"] for a in acting(kept)] == [reacting]
+        t.act("done", side=reacting)
+
+
 async def test_a_refused_email_is_logged_and_retried_until_it_goes(
         rig: Rig, smtp: tuple[Mailbox, int]) -> None:
     """The SMTP server refuses the recipient: the attempt is in the delivery log with
