@@ -161,9 +161,12 @@ async def select_on_map(page: Page, hex_id: str, unit: str) -> None:
     stack fans out."""
     await page.locator(f"#map .stack[data-stack='{hex_id}']").click()
     fanned = page.locator(f"#map .fan [data-unit='{unit}']")
+    selected = page.locator("[data-form=play] .selected-unit")
+    # The fan is drawn after the click is handled (later on a busy machine): wait for it,
+    # or for the unit selected (a lone counter), before deciding which it is.
+    await expect(fanned.or_(selected.locator("h3", has_text=unit)).first).to_be_visible()
     if await fanned.count():
         await fanned.click()
-    selected = page.locator("[data-form=play] .selected-unit")
     await expect(selected.locator("h3")).to_contain_text(unit)
     await expect(selected).not_to_contain_text("Checking what it may do")
 
