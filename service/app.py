@@ -145,9 +145,11 @@ def collect_less(thresholds: tuple[int, ...]) -> None:
 
 def settle(app: FastAPI, settings: Settings) -> None:
     """The last of starting: the routes prepared, the collector and the C allocator told
-    (service/store/allocator.py), the threads' turns set (`threads.SWITCH_INTERVAL`)."""
+    (service/store/allocator.py), the threads started and their turns set
+    (`threads.SWITCH_INTERVAL`)."""
     ready_routes(app)
     allocator.tune()
+    threads.start()
     collect_less(settings.gc_threshold)
     sys.setswitchinterval(threads.SWITCH_INTERVAL)
 

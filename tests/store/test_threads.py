@@ -81,3 +81,29 @@ def test_size_classes_double() -> None:
     state = initial_state(Setup(game_id="g", scenario=scenario, options=resolve_options(
         {}, len(scenario.sides)), dice_mode="seeded"))
     assert state_class(state) == size_class(164, 144)
+
+
+def test_every_thread_is_started_when_the_process_starts(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`threads.start()` (the serving process calls it as it starts, `app.settle`): a
+    submission that finds no idle thread starts one, and the loop waits until it runs
+    (a 59 ms hold under the soak, on a busy machine). Once started, a job starts none."""
+    from service.store import threads
+
+    monkeypatch.setattr(threads, "_pool", None)
+    threads.start()
+    pool = threads._executor()
+    try:
+        started = set(pool._threads)
+        assert len(started) == threads.THREADS
+        assert all(t.is_alive() for t in started)
+        pool.submit(time.sleep, 0).result()
+        assert set(pool._threads) == started
+    finally:
+        pool.shutdown()
+
+
+async def test_the_server_starts_its_threads(app: object) -> None:
+    from service.store import threads
+
+    assert len(threads._executor()._threads) == threads.THREADS
