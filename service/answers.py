@@ -145,15 +145,12 @@ class Joined(TypedDict):
     head: Head
 
 
-class Summary(TypedDict):
-    """A game in brief: status, where it stands, who must act."""
+class StateSummary(TypedDict):
+    """Where the state after the event `head` stands and who must act (what a game row
+    keeps of it, service/referee/summaries.py)."""
 
-    id: str
-    name: str
     status: Status
-    version: int
     scenario: str
-    dice_mode: DiceMode
     turn: int
     round: int
     impulse: int
@@ -162,6 +159,15 @@ class Summary(TypedDict):
     awaiting: list[AwaitingEntry]
     position: Position
     head: Head
+
+
+class Summary(StateSummary):
+    """A game in brief: status, where it stands, who must act."""
+
+    id: str
+    name: str
+    version: int
+    dice_mode: DiceMode
     divergence: NotRequired[Divergence | None]
 
 

@@ -1,13 +1,13 @@
 """A game's summary: where it stands and who must act (docs/api.md, "Who must act").
 
-Its state's part (`StateSummary`: status, turn, step, who is awaited, position) is written on
-the game row by the process that applies a change, with the head it describes
-(`ledger.append`). While that head is the row's, a summary, a page of games, a page of
-the log or a live stream of the game needs rows only: a serving process answers them for
-a big game (`reads.BIG`) without loading its state, which only a worker holds (issue 33).
-A row whose summary is behind its head (an order taken in one call, `one_call`, does not
-write it; a game from before migration 0014 has none) is summarized from the state, as
-before.
+Its state's part (`answers.StateSummary`: status, turn, step, who is awaited, position)
+is written on the game row by the process that applies a change, with the head it
+describes (`ledger.append`; the row keeps it as `Kept`). While that head is the row's, a
+summary, a page of games, a page of the log or a live stream of the game needs rows
+only: a serving process answers them for a big game (`reads.BIG`) without loading its
+state, which only a worker holds (issue 33). A row whose summary is behind its head (an
+order taken in one call, `one_call`, does not write it; a game from before migration
+0014 has none) is summarized from the state, as before.
 """
 
 from __future__ import annotations
@@ -15,31 +15,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, cast
 
-from typing_extensions import TypedDict
-
-from service.answers import Head, Summary
+from service.answers import Head, StateSummary, Summary
 from service.referee.awaited import awaited
 from service.rules import State, position
-from service.rules.awaiting import AwaitingEntry, Position
-from service.rules.state import PositionStep
-from service.rules.view import Status
+from service.rules.awaiting import AwaitingEntry
 from service.store.models import GameRow
 from service.store.uow import UnitOfWork
 
 
-class StateSummary(TypedDict):
-    """The state's part of a summary, at a head (`games.summary`)."""
+class Kept(StateSummary):
+    """The state's summary as a game row keeps it (`games.summary`)."""
 
-    head: Head
-    status: Status
-    scenario: str
-    turn: int
-    round: int
-    impulse: int
-    step: PositionStep
-    phasing_side: str | None
-    awaiting: list[AwaitingEntry]
-    position: Position
     # The entries of `awaiting` (their indexes) whose side may act now (`must_act`): not
     # part of the API's summary; the deadline reminders read it.
     acting: list[int]
@@ -61,7 +47,7 @@ def _acts(state: State, entries: list[AwaitingEntry]) -> list[bool]:
     return [True] * len(entries)
 
 
-def state_summary(state: State, head: Head) -> StateSummary:
+def state_summary(state: State, head: Head) -> Kept:
     """The summary of `state`, the state after the event `head`."""
     turn, entries = state.turn, awaited(state)
     return {"head": head, "status": state.status,
@@ -71,15 +57,15 @@ def state_summary(state: State, head: Head) -> StateSummary:
             "acting": [i for i, acts in enumerate(_acts(state, entries)) if acts]}
 
 
-def current(row: GameRow) -> StateSummary | None:
+def current(row: GameRow) -> Kept | None:
     """The row's summary if it is of the row's head, else None."""
-    kept = cast(StateSummary | None, row.summary)
+    kept = cast(Kept | None, row.summary)
     if kept is None or kept["head"] != {"seq": row.head_seq, "hash": row.head_hash}:
         return None
     return kept
 
 
-async def state_summary_of(uow: UnitOfWork, row: GameRow) -> StateSummary:
+async def state_summary_of(uow: UnitOfWork, row: GameRow) -> Kept:
     """The state's summary at the row's head: the row's when current, else from the
     game's state."""
     kept = current(row)
@@ -89,7 +75,7 @@ async def state_summary_of(uow: UnitOfWork, row: GameRow) -> StateSummary:
     return state_summary(game.state, {"seq": row.head_seq, "hash": row.head_hash})
 
 
-def summary(row: GameRow, kept: StateSummary) -> Summary:
+def summary(row: GameRow, kept: Kept) -> Summary:
     """The game's summary: its row's facts and its state's summary."""
     found: dict[str, Any] = {"id": row.id, "name": row.name, **kept, "version": row.version,
                              "dice_mode": row.dice["mode"]}
@@ -97,7 +83,7 @@ def summary(row: GameRow, kept: StateSummary) -> Summary:
     return cast(Summary, found)
 
 
-def acting(kept: StateSummary) -> list[AwaitingEntry]:
+def acting(kept: Kept) -> list[AwaitingEntry]:
     """The entries of the summary's `awaiting` whose side may act now (`must_act`)."""
     return [kept["awaiting"][i] for i in kept["acting"]]
 
@@ -117,5 +103,5 @@ class Moment:
     turn: _Turn
 
     @classmethod
-    def of(cls, kept: StateSummary) -> Moment:
+    def of(cls, kept: Kept) -> Moment:
         return cls(kept["status"], _Turn(kept["turn"], kept["step"]))

@@ -5960,24 +5960,13 @@ export interface components {
          * @description A game in brief: status, where it stands, who must act.
          */
         Summary: {
-            /** Id */
-            id: string;
-            /** Name */
-            name: string;
             /**
              * Status
              * @enum {string}
              */
             status: "open" | "active" | "paused" | "finished";
-            /** Version */
-            version: number;
             /** Scenario */
             scenario: string;
-            /**
-             * Dice Mode
-             * @enum {string}
-             */
-            dice_mode: "fair" | "seeded" | "scripted";
             /** Turn */
             turn: number;
             /** Round */
@@ -5995,6 +5984,17 @@ export interface components {
             awaiting: components["schemas"]["AwaitingEntry"][];
             position: components["schemas"]["Position"];
             head: components["schemas"]["Head"];
+            /** Id */
+            id: string;
+            /** Name */
+            name: string;
+            /** Version */
+            version: number;
+            /**
+             * Dice Mode
+             * @enum {string}
+             */
+            dice_mode: "fair" | "seeded" | "scripted";
             divergence?: components["schemas"]["Divergence"] | null;
         };
         /**
