@@ -81,7 +81,7 @@ GameId = Annotated[str, Path(max_length=64, description="the game's id")]
 _MAX = 2**62
 
 
-def known_version(
+async def known_version(
     min_version: Annotated[int | None, Query(ge=0, le=_MAX, description=(
         "the newest game version the client knows (an order's answer `version`): the "
         "read is answered from data at least that new (docs/api.md, Read your writes)"

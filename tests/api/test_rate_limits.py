@@ -20,6 +20,8 @@ from support import create_game
 
 from service.app import create_app
 from service.referee.rates import Grant, SharedBudget
+from service.store.database import make_engine
+from service.store.rates import RateBuckets
 
 
 @contextlib.asynccontextmanager
@@ -105,7 +107,7 @@ async def test_a_lease_serves_several_requests_and_refusals_cost_no_statement(
     empty: str,
 ) -> None:
     """A burst of 400 leases 10 tokens at a time: 25 requests cost 3 statements. Once the
-    bucket is empty, further requests are refused here until a token is due."""
+    bucket is empty, further requests are refused here until a lease is due."""
     async with _client(empty, rate_limit=0.01, rate_burst=400) as (c, app):
         budget: SharedBudget = app.state.rate_budget
         assert budget.lease == 10
@@ -124,6 +126,32 @@ async def test_a_lease_serves_several_requests_and_refusals_cost_no_statement(
         before = budget.statements
         assert set(await _codes([c], path, game.gm, 100)) == {429}
         assert budget.statements == before
+
+
+async def test_a_client_asking_on_after_its_429_costs_a_statement_per_lease(
+    empty: str,
+) -> None:
+    """A client that keeps asking after its 429 (the attack benchmark's retries every
+    10 ms) is refused here until a whole lease is due (10 tokens at 50/s: 0.2 s), not
+    one token (0.02 s): one statement per lease, as for granted requests. The clock is
+    this process's monotonic one, given; the shared bucket refills by the database's."""
+    engine = make_engine(empty, pool_size=1)
+    try:
+        budget = SharedBudget(RateBuckets(engine), rate=50.0, burst=200)
+        assert budget.lease == 10
+        granted = 0
+        while (verdict := await budget.take("t:hammer", 0.0)).allowed:
+            granted += 1  # the burst, and what the bucket refilled meanwhile (real time)
+            assert granted < 400
+        assert granted >= 200 and verdict.retry_after == 1
+        refused_at = budget.statements
+        for now in (0.01, 0.05, 0.1, 0.15, 0.17):  # a token was due within 0.02 s
+            assert not (await budget.take("t:hammer", now)).allowed
+        assert budget.statements == refused_at
+        await budget.take("t:hammer", 0.25)  # a lease is due: the bucket is asked again
+        assert budget.statements == refused_at + 1
+    finally:
+        await engine.dispose()
 
 
 async def test_without_the_database_a_process_limits_by_itself() -> None:

@@ -107,3 +107,43 @@ async def test_the_server_starts_its_threads(app: object) -> None:
     from service.store import threads
 
     assert len(threads._executor()._threads) == threads.THREADS
+
+
+def test_no_route_sends_its_dependencies_or_itself_to_a_thread(migrated_url: str) -> None:
+    """FastAPI runs a plain `def` endpoint or dependency on a thread of its pool: a hop
+    there and back per request, and the interpreter handed over twice, for work of
+    microseconds (a `def known_version` did this for every state, log, dice, export and
+    stream read). Every endpoint and dependency of the API is `async def`."""
+    import inspect
+
+    from conftest import local_settings
+    from fastapi.dependencies.models import Dependant
+
+    from service.app import create_app
+
+    app = create_app(local_settings(migrated_url), database_url=migrated_url)
+    routes = [inner for route in app.routes
+              for inner in getattr(getattr(route, "original_router", None), "routes",
+                                   [route])]
+    threaded: list[str] = []
+
+    def walk(dependant: Dependant, path: str) -> None:
+        for dependency in dependant.dependencies:
+            call = dependency.call
+            method = type(call).__call__ if call is not None else None  # a class instance's
+            if call is not None and not (inspect.iscoroutinefunction(call) or
+                                         inspect.iscoroutinefunction(method)):
+                threaded.append(f"{path}: {getattr(call, '__name__', call)}")
+            walk(dependency, path)
+
+    checked = 0
+    for route in routes:
+        dependant = getattr(route, "dependant", None)
+        if dependant is None:
+            continue
+        checked += 1
+        if not inspect.iscoroutinefunction(getattr(route, "endpoint", None)):
+            threaded.append(f"{route.path}: the endpoint")
+        walk(dependant, route.path)
+    assert checked > 40  # the API's routes were found
+    assert threaded == []
