@@ -268,7 +268,8 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
     # and no query.
     app.add_middleware(RateLimit, rate=settings.rate_limit, burst=settings.rate_burst,
                        address_rate=settings.rate_limit_address,
-                       address_burst=settings.rate_burst_address)
+                       address_burst=settings.rate_burst_address,
+                       pause=settings.rate_limit_pause)
     # Outermost: every answer carries them, a refusal by the limits too.
     app.add_middleware(SecurityHeaders)
     problems.install(app, schemas.ORDER_KINDS | {"fair", "seeded", "scripted"})

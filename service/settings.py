@@ -60,6 +60,11 @@ class Settings(BaseSettings):
     one_call: bool = Field(default=True, description=(
         "take a player's order in one call to the database when this process has the "
         "game's head at hand (off: every order takes the long way; for measuring)"))
+    rate_limit_pause: float = Field(
+        default=1.0, ge=0, le=10, description="seconds a client refused by a rate limit "
+        "waits for its next 429 when it asks again before its Retry-After (0: answered at "
+        "once): a client hammering past its limit then costs a sleeping request, not a "
+        "busy loop")
     rate_limit_shared: bool = Field(
         default=True, description="the buckets are shared by every process through "
         "PostgreSQL (leased a few tokens at a time); false: each process keeps its own")

@@ -21,7 +21,8 @@ class Server:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "DATABASE_URL": database_url, "SWEEP_INTERVAL": str(sweep),
-               "LOG_LEVEL": "warning", "RATE_LIMIT": "0", **(env or {})}
+               "LOG_LEVEL": "warning", "RATE_LIMIT": "0", "RATE_LIMIT_PAUSE": "0",
+               **(env or {})}
         self.log = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "service", "serve", "--port", str(self.port),

@@ -149,7 +149,7 @@ async def limited(migrated_url: str) -> AsyncIterator[tuple[httpx.AsyncClient, A
 
     await empty_rate_buckets(migrated_url)
     app = create_app(Settings(database_url=migrated_url, rate_limit=1.0, rate_burst=10,
-                              rate_limit_address=0, sweep_interval=0),
+                              rate_limit_address=0, rate_limit_pause=0, sweep_interval=0),
                      database_url=migrated_url)
     async with app.router.lifespan_context(app):
         queries = [0]

@@ -18,6 +18,7 @@ from conftest import empty_rate_buckets, local_settings
 from processes import Server
 from support import create_game
 
+from service.api.limits import RateLimit
 from service.app import create_app
 from service.referee.rates import Grant, SharedBudget
 from service.store.database import make_engine
@@ -152,6 +153,47 @@ async def test_a_client_asking_on_after_its_429_costs_a_statement_per_lease(
         assert budget.statements == refused_at + 1
     finally:
         await engine.dispose()
+
+
+async def _ok(scope: Any, receive: Any, send: Any) -> None:
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": b"{}"})
+
+
+async def test_a_client_asking_again_before_its_retry_after_waits_for_its_429() -> None:
+    """Issue 33: a client that asks again before its Retry-After is up (the attack
+    benchmark's attacker retries every 10 ms) gets its next 429 after RATE_LIMIT_PAUSE,
+    so it sends one request a pause per connection; the first refusal, and a refusal of
+    a client that came back when told, are answered at once; past `max_paused` waiting
+    requests the rest are answered at once too. This process's budget (no database),
+    and a clock the test moves: 0.25 request/s, so a refusal says Retry-After: 4."""
+    clock = [0.0]
+    limit = RateLimit(_ok, rate=0.25, burst=1, pause=1.0, max_paused=1,
+                      clock=lambda: clock[0])
+    transport = httpx.ASGITransport(app=limit)
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+        async def get() -> httpx.Response:
+            return await c.get("/v1/games/g")
+
+        assert (await get()).status_code == 200
+        first = await get()  # refused, told to come back at 4
+        assert first.status_code == 429 and first.headers["retry-after"] == "4"
+        assert limit.paused_total == 0
+        clock[0] = 1.0  # early
+        early = asyncio.create_task(get())
+        for _ in range(10_000):  # until the early one waits for its 429
+            if limit.paused:
+                break
+            await asyncio.sleep(0)
+        assert limit.paused == 1
+        also_early = await get()  # past max_paused: answered at once
+        assert also_early.status_code == 429 and not early.done()
+        assert (await early).status_code == 429
+        assert limit.paused_total == 1 and limit.paused == 0
+        clock[0] = 6.0  # told (by the last answers) to come back at 5
+        assert (await get()).status_code == 200  # the bucket refilled: a token
+        refused = await get()  # came back when told, found the bucket spent: at once
+        assert refused.status_code == 429 and limit.paused_total == 1
 
 
 async def test_without_the_database_a_process_limits_by_itself() -> None:
