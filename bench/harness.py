@@ -35,6 +35,10 @@ from service.crypto import identity, signing  # noqa: E402
 PYTHON = sys.executable
 SIDES = ("axis", "allies", "communists")
 
+# SIGTERM (a `kill`, a timeout) ends a benchmark as Ctrl+C does: the servers and the
+# database it started are stopped on the way out (it left them running).
+signal.signal(signal.SIGTERM, signal.default_int_handler)
+
 
 # --------------------------------------------------------------------------- PostgreSQL
 

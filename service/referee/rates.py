@@ -6,12 +6,12 @@ A shared budget leases tokens: it takes up to `lease` tokens at a time from the 
 bucket in one statement (service.store.rates) and spends them here, so a client costs
 one statement per lease, not one per request. A leased token not spent within
 `LEASE_SECONDS` is dropped, so no process hoards a burst. A refused lease blocks the key
-here until the bucket will have a lease's worth of tokens again: a flood of refused
-requests costs one statement per lease, as granted ones do (in the attack benchmark the
-statements of refusals had taken a sixth of the serving process's time). The shared
-limit is never exceeded (every request spends a token the shared bucket granted); a
-client can at most lose the unspent rest of a lease. When PostgreSQL cannot be reached,
-the key falls back to this process's own bucket."""
+here until the bucket will have a lease's worth of tokens again (at most a second's
+worth): a flood of refused requests costs one statement per lease, as granted ones do
+(in the attack benchmark the statements of refusals had taken a sixth of the serving
+process's time). The shared limit is never exceeded (every request spends a token the
+shared bucket granted); a client can at most lose the unspent rest of a lease. When
+PostgreSQL cannot be reached, the key falls back to this process's own bucket."""
 
 from __future__ import annotations
 
@@ -144,11 +144,13 @@ class SharedBudget:
                 self._down_until = now + DOWN_SECONDS
                 return self.fallback.spend(key, now)
         if grant.granted == 0:
-            # Blocked until a whole lease is due, not one token: a client that keeps
-            # asking after its 429 (Retry-After is a second at least) then costs one
-            # statement per lease here too, and still gets the rate, a lease at a time.
+            # Blocked until a whole lease is due (or a second's worth of tokens, when
+            # that is fewer: Retry-After counts whole seconds), not one token: a client
+            # that keeps asking after its 429 then costs one statement per lease here
+            # too, and still gets the rate, a lease at a time.
+            due = min(float(self.lease), max(1.0, self.rate))
             lease.left = 0
-            lease.blocked_until = now + (self.lease - grant.left) / self.rate
+            lease.blocked_until = now + (due - grant.left) / self.rate
             return _verdict(self.rate, self.burst, grant.left, lease.blocked_until - now)
         lease.left, lease.until, lease.shared_left = grant.granted - 1, now + LEASE_SECONDS, \
             grant.left

@@ -420,12 +420,14 @@ export class WifProblem extends Error {
   /**
    * @param {number} status
    * @param {Partial<Problem> & Record<string, unknown>} problem
+   * @param {number | null} [retryAfter] the answer's Retry-After, in seconds (429, 503)
    */
-  constructor(status, problem) {
+  constructor(status, problem, retryAfter = null) {
     super(problem.detail || problem.title || `HTTP ${status}`);
     this.name = "WifProblem";
     this.status = status;
     this.problem = problem;
+    this.retryAfter = retryAfter;
   }
 
   /** The problem's stable code, e.g. "order/not_your_turn". */
@@ -494,7 +496,8 @@ export async function fetchJSON(url, { method = "GET", body, token, headers = {}
     const problem = data && typeof data === "object" ? data
       : { status: response.status,
         detail: String(data).trim().slice(0, 500) || `HTTP ${response.status}` };
-    throw new WifProblem(response.status, problem);
+    const retry = Number.parseInt(response.headers.get("retry-after") ?? "", 10);
+    throw new WifProblem(response.status, problem, Number.isFinite(retry) ? retry : null);
   }
   return { data: text ? data : null, response, notModified: false };
 }
@@ -653,7 +656,9 @@ export class WifClient {
 
   /**
    * POST a signed order (`sign`'s text) and, after a timeout, a lost connection, a 5xx
-   * or a 429, the identical bytes again. Never sign again an order the server may have
+   * or a 429, the identical bytes again, no sooner than the answer's Retry-After (a
+   * client asking sooner after a 429 waits for its next 429 anyway). Never sign again
+   * an order the server may have
    * seen: its signature keys its dice, so a re-signed order is a new roll. The server
    * answers a resent order it took with the stored answer. When every try goes
    * unanswered, throws WifProblem `order/unanswered` (status 0) with the text in
@@ -664,6 +669,7 @@ export class WifClient {
   async send(signed) {
     let why = "";
     for (const wait of [...this.resendWaits, null]) {
+      let told = 0;
       try {
         return await this.request(this.gamePath("/orders"), { method: "POST", body: signed,
           signal: AbortSignal.timeout(ORDER_TIMEOUT_MS) });
@@ -673,9 +679,10 @@ export class WifClient {
           : error instanceof DOMException && error.name === "TimeoutError";
         if (!lost) throw error;
         why = errorText(error);
+        told = error instanceof WifProblem ? Math.min(error.retryAfter ?? 0, 30) * 1000 : 0;
       }
       if (wait === null) break;
-      await new Promise((done) => setTimeout(done, wait));
+      await new Promise((done) => setTimeout(done, Math.max(wait, told)));
     }
     throw new WifProblem(0, { status: 0, code: "order/unanswered", sent: signed,
       detail: `the order got no answer (${why}); the server may have taken it: it is sent `

@@ -151,6 +151,16 @@ async def test_a_client_asking_on_after_its_429_costs_a_statement_per_lease(
         assert budget.statements == refused_at
         await budget.take("t:hammer", 0.25)  # a lease is due: the bucket is asked again
         assert budget.statements == refused_at + 1
+        # At 1 request/s a lease of 10 would be 10 s: blocked a second's worth at most.
+        slow = SharedBudget(RateBuckets(engine), rate=1.0, burst=200)
+        assert slow.lease == 10
+        while (await slow.take("t:slow", 0.0)).allowed:
+            pass
+        refused_at = slow.statements
+        assert not (await slow.take("t:slow", 0.5)).allowed
+        assert slow.statements == refused_at
+        await slow.take("t:slow", 1.1)
+        assert slow.statements == refused_at + 1
     finally:
         await engine.dispose()
 

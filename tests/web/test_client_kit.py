@@ -301,3 +301,43 @@ async def test_the_kit_resends_the_identical_signed_bytes_never_a_new_signature(
     assert got["code"] == "order/unanswered" and got["seq"] == 2
     log = (await http.get(f"/v1/games/{game.id}/log", headers=game.gm)).json()["events"]
     assert sum(1 for e in log if e["kind"] == "standing.armed") == 1
+
+
+NODE_WAITS_AS_TOLD = """
+  const sent = [];
+  let refuse = 1;
+  const fetch = async (url, init) => {
+    if (init.method === "POST" && new URL(url).pathname.endsWith("/orders")) {
+      sent.push(Date.now());
+      if (refuse > 0) {
+        refuse -= 1;
+        return new Response(JSON.stringify({status: 429, code: "request/rate_limited",
+          detail: "too many requests"}), {status: 429, headers: {
+            "Content-Type": "application/problem+json", "Retry-After": "1"}});
+      }
+    }
+    return globalThis.fetch(url, init);
+  };
+  const keys = await kit.importKeyPair(data.seed);
+  const client = await kit.WifClient.join(data.server, {game: data.game, side: "axis",
+    joinCode: data.code, name: "Node", keys}, {fetch, resendWaits: [10, 10, 10]});
+  const answer = await client.order("initiative.reroll", {demand: false});
+  return {waited: sent[1] - sent[0], tries: sent.length, accepted: answer.accepted};
+"""
+
+
+async def test_the_kit_resends_after_a_429_no_sooner_than_its_retry_after(
+    http: httpx.AsyncClient, kit_url: str,
+) -> None:
+    """Issue 33: a client asking again before its Retry-After gets its next 429 after a
+    pause (RATE_LIMIT_PAUSE); the kit waits as told (here 1 s, though its own wait
+    before a resend is 10 ms), then sends the same bytes, taken once."""
+    from service.crypto import signing
+
+    game = await _two_seated(http)
+    key = signing.new_private_key()
+    got = await asyncio.to_thread(run_kit, NODE_WAITS_AS_TOLD, {
+        "server": kit_url, "game": game.id, "code": game.join_codes["axis"],
+        "seed": signing.b64url_encode(key.private_bytes_raw())})
+    assert got["tries"] == 2 and got["accepted"] is True
+    assert got["waited"] >= 1000
